@@ -1,0 +1,85 @@
+import { apiLogState } from '../domain/apiLog';
+import { directory } from '../domain/directory';
+import { keysState } from '../domain/keys';
+import { listsState, listSummary } from '../domain/lists';
+import { paginate } from '../http/params';
+import type { SandboxModule } from './endpoint';
+
+/** Account, balance, summary, API log, bots and projects. */
+export const accountModule: SandboxModule = {
+  name: 'account',
+  endpoints: [
+    {
+      path: '/account/balance/get',
+      access: 'read',
+      scope: 'account:read',
+      handle: ({ store }) => ({ balance: directory(store).balance }),
+    },
+    {
+      path: '/account/get',
+      access: 'read',
+      scope: 'account:read',
+      handle: ({ store, options }) => {
+        const dir = directory(store);
+        const lists = listsState(store).lists;
+        return {
+          account: { ...dir.account, timezone: options.timezone },
+          tariff: { ...dir.tariff, rowCap: options.rowCap, rateLimit: options.rateLimit },
+          used: {
+            bots: dir.bots.length,
+            lists: lists.length,
+            rows: lists.reduce((sum, list) => sum + list.rows.length, 0),
+            keys: keysState(store).keys.filter((key) => !key.revoked).length,
+          },
+        };
+      },
+    },
+    {
+      path: '/account/summary',
+      access: 'read',
+      scope: 'account:read',
+      handle: ({ store, botAllowed }) => {
+        const dir = directory(store);
+        return {
+          bots: dir.bots.filter((bot) => botAllowed(bot.id)),
+          groups: dir.groups,
+          chains: dir.chains.filter((chain) => botAllowed(chain.botid)),
+          lists: listsState(store).lists.map(listSummary),
+        };
+      },
+    },
+    {
+      path: '/log/get',
+      access: 'read',
+      scope: 'log:read',
+      handle: ({ store, params }) => {
+        const path = params.string('path');
+        const status = params.int('status', { min: 100, max: 599 });
+        const failed = params.bool('failed');
+        const from = params.date('from');
+        const entries = apiLogState(store)
+          .entries.filter(
+            (entry) =>
+              (path === undefined || entry.path.includes(path)) &&
+              (status === undefined || entry.status === status) &&
+              (!failed || entry.failed) &&
+              (from === undefined || Date.parse(entry.time) >= from),
+          )
+          .reverse();
+        return paginate(entries, params);
+      },
+    },
+    {
+      path: '/bot/list',
+      access: 'read',
+      scope: 'bots:read',
+      handle: ({ store, botAllowed }) => ({ items: directory(store).bots.filter((bot) => botAllowed(bot.id)) }),
+    },
+    {
+      path: '/group/list',
+      access: 'read',
+      scope: 'bots:read',
+      handle: ({ store }) => ({ items: directory(store).groups }),
+    },
+  ],
+};

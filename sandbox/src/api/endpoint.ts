@@ -1,0 +1,51 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '../clock';
+import type { ResolvedOptions } from '../config';
+import type { Store } from '../store';
+import type { Params } from '../http/params';
+import type { ApiKey } from '../domain/keys';
+
+/** Event kinds the service delivers to hooks. */
+export type EventType = 'subscriber.new' | 'subscriber.stage' | 'payment.success';
+
+/** Where domain changes announce events; the hook dispatcher delivers them. */
+export interface EventSink {
+  emit(type: EventType, data: Record<string, unknown>): void;
+}
+
+/** What every handler and module sees of the running sandbox. */
+export interface SandboxContext {
+  store: Store;
+  clock: Clock;
+  options: ResolvedOptions;
+  events: EventSink;
+}
+
+/** One call of an API method, after authentication, scope check and rate limiting. */
+export interface ApiCall extends SandboxContext {
+  params: Params;
+  headers: IncomingHttpHeaders;
+  key: ApiKey;
+  /** Throws 403 bot_forbidden when the key is restricted to other bots. */
+  assertBot(botid: string): void;
+  /** False when the key is restricted to other bots (for filtering lists). */
+  botAllowed(botid: string): boolean;
+}
+
+/**
+ * A method of the API. `read` methods accept GET (query string) and POST (JSON body);
+ * `write` methods accept POST only and answer 405 to GET.
+ */
+export interface Endpoint {
+  path: string;
+  access: 'read' | 'write';
+  scope: string;
+  handle(call: ApiCall): unknown;
+}
+
+/** A domain area: its endpoints and, optionally, its demo data. */
+export interface SandboxModule {
+  name: string;
+  endpoints: Endpoint[];
+  seed?(context: SandboxContext): void;
+}

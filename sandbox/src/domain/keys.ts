@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store';
+
+export const SCOPE_AREAS = [
+  'account', 'bots', 'subscribers', 'messages', 'chains', 'broadcasts', 'lists',
+  'catalog', 'crm', 'stats', 'log', 'hooks', 'keys',
+] as const;
+
+export const ALL_SCOPES: string[] = SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]);
+
+export interface ApiKey {
+  id: string;
+  key: string;
+  name: string;
+  /** `*` for the account key: every scope. */
+  scopes: string[];
+  /** Bots this key may touch; empty means all. */
+  bots: string[];
+  created: string;
+  /** Epoch ms; null never expires. */
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
+interface KeysState {
+  keys: ApiKey[];
+}
+
+export const newKeyValue = () => `mbb_${randomBytes(24).toString('base64url')}`;
+
+export function keysState(store: Store): KeysState {
+  return store.slice<KeysState>('keys', () => ({ keys: [] }));
+}
+
+export function publicKey(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    scopes: key.scopes,
+    bots: key.bots,
+    created: key.created,
+    expires: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+    revoked: key.revoked,
+  };
+}
+
+/** The account key: all scopes, no bot restriction, no expiry. Created once per store. */
+export function ensureAccountKey(store: Store, fixedValue: string | undefined, nowIso: string): ApiKey {
+  const state = keysState(store);
+  let account = state.keys.find((key) => key.id === 'account');
+  if (!account) {
+    account = {
+      id: 'account', key: fixedValue ?? newKeyValue(), name: 'Account key', scopes: ['*'], bots: [],
+      created: nowIso, expiresAt: null, revoked: false,
+    };
+    state.keys.unshift(account);
+    store.changed();
+  } else if (fixedValue && account.key !== fixedValue) {
+    account.key = fixedValue;
+    store.changed();
+  }
+  return account;
+}
+
+export function hasScope(key: ApiKey, scope: string): boolean {
+  return key.scopes.includes('*') || key.scopes.includes(scope);
+}

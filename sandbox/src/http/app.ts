@@ -1,0 +1,105 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { ApiCall, Endpoint, SandboxContext } from '../api/endpoint';
+import { recordCall } from '../domain/apiLog';
+import { hasScope, keysState, type ApiKey } from '../domain/keys';
+import { RateLimiter } from '../rateLimit';
+import { ApiError, forbiddenBot, forbiddenScope, unauthorized } from './errors';
+import { Params } from './params';
+
+const JSON_LIMIT = '10mb';
+
+function sendError(res: Response, error: ApiError): void {
+  res.locals.errorCode = error.code;
+  if (error.status === 429 && error.extra.retryAfter !== undefined) {
+    res.setHeader('Retry-After', String(error.extra.retryAfter));
+  }
+  res.status(error.status).json(error.toBody());
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const bodyError = error as { type?: string; status?: number };
+  if (bodyError.type === 'entity.parse.failed') return new ApiError(400, 'invalid_json', 'The request body is not valid JSON');
+  if (bodyError.type === 'entity.too.large') return new ApiError(413, 'too_large', 'The request body is too large');
+  console.error('sandbox: unexpected error', error);
+  return new ApiError(500, 'internal', 'Internal error');
+}
+
+function authenticate(context: SandboxContext, req: Request): ApiKey {
+  const value = req.headers.authorization?.trim();
+  if (!value) throw unauthorized('The Authorization header with an API key is missing');
+  const key = keysState(context.store).keys.find((candidate) => candidate.key === value);
+  if (!key) throw unauthorized('The API key is not known');
+  if (key.revoked) throw unauthorized('The API key has been revoked');
+  if (key.expiresAt !== null && key.expiresAt <= context.clock.now()) throw unauthorized('The API key has expired');
+  return key;
+}
+
+/** Mounts every endpoint under /api with auth, scopes, bot restriction, rate limit and the call log. */
+export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): express.Router {
+  const router = express.Router();
+  const limiter = new RateLimiter(context.options.rateLimit);
+  const byPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+
+  router.use(express.json({ limit: JSON_LIMIT, type: () => true }));
+
+  router.use(async (req: Request, res: Response) => {
+    const started = performance.now();
+    const endpoint = byPath.get(req.path.replace(/\/+$/, ''));
+    let key: ApiKey | undefined;
+    try {
+      if (!endpoint) throw new ApiError(404, 'not_found', `Unknown method ${req.path}`);
+      const allowed = endpoint.access === 'read' ? ['GET', 'POST'] : ['POST'];
+      if (!allowed.includes(req.method)) {
+        res.setHeader('Allow', allowed.join(', '));
+        throw new ApiError(405, 'method_not_allowed', `${endpoint.path} accepts ${allowed.join(' or ')} only`);
+      }
+      key = authenticate(context, req);
+      const wait = limiter.take(key.id);
+      if (wait > 0) {
+        throw new ApiError(429, 'rate_limited', `Too many requests: at most ${context.options.rateLimit} per second`, {
+          retryAfter: wait,
+        });
+      }
+      if (!hasScope(key, endpoint.scope)) throw forbiddenScope(endpoint.scope);
+      const source = req.method === 'GET' ? (req.query as Record<string, unknown>) : (req.body ?? {});
+      if (typeof source !== 'object' || Array.isArray(source)) {
+        throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
+      }
+      const restricted = key.bots;
+      const call: ApiCall = {
+        ...context,
+        params: new Params(source as Record<string, unknown>),
+        headers: req.headers,
+        key,
+        botAllowed: (botid) => restricted.length === 0 || restricted.includes(botid),
+        assertBot: (botid) => {
+          if (restricted.length > 0 && !restricted.includes(botid)) throw forbiddenBot(botid);
+        },
+      };
+      const result = await endpoint.handle(call);
+      res.status(200).json(result ?? {});
+    } catch (error) {
+      sendError(res, toApiError(error));
+    } finally {
+      const failed = res.statusCode >= 400;
+      recordCall(context.store, {
+        time: context.clock.iso(),
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        failed,
+        code: failed ? (res.locals.errorCode ?? null) : null,
+        keyId: key?.id ?? null,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      });
+    }
+  });
+
+  return router;
+}
+
+/** Body-parser failures (bad JSON, too large) come here before the router's handler. */
+export function apiErrorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
+  sendError(res, toApiError(error));
+}
