@@ -1,0 +1,83 @@
+import { randomUUID, type KeyObject, type webcrypto } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { bodySha256, standardWebhooksMac } from './digest';
+import { decodeHookSecret } from './secret';
+
+export { generateHookSecret } from './secret';
+
+/** Default `iss` claim of delivery JWTs. */
+export const DEFAULT_ISSUER = 'messenger-bot-builder';
+/** Lifetime of a delivery JWT: `exp = iat + 300`. */
+export const JWT_LIFETIME_SECONDS = 300;
+
+export interface AsymmetricJwtKey {
+  alg: 'ES256' | 'EdDSA';
+  /** Key id published in the JWKS; receivers use it to pick the key. */
+  kid: string;
+  privateKey: webcrypto.CryptoKey | KeyObject;
+}
+
+export interface SignDeliveryInput {
+  /** The exact raw JSON body that will be sent. */
+  body: string;
+  /** The body's `id` (`evt_...`). */
+  eventId: string;
+  /** The hook id: the JWT `aud`. */
+  hookId: string;
+  /** The hook secret `whsec_<base64 of 32 bytes>`; always used for the Standard Webhooks HMAC. */
+  secret: string;
+  /** JWT `iss` (default `messenger-bot-builder`). */
+  issuer?: string;
+  /** JWT `jti`: the id of this delivery attempt (default random). */
+  attemptId?: string;
+  /** Unix seconds of this attempt (default now). */
+  timestamp?: number;
+  /** Sign the JWT with an account key instead of HS256 with the hook secret. */
+  jwtKey?: AsymmetricJwtKey;
+}
+
+/** The headers that carry a delivery's two signatures. */
+export interface DeliverySignatureHeaders extends Record<string, string> {
+  'x-signature': string;
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/**
+ * Signs one delivery attempt: a JWT in `x-signature` and the Standard Webhooks headers.
+ * Both cover the exact `body` string (UTF-8 bytes), so it must be sent unchanged.
+ */
+export async function signDelivery(input: SignDeliveryInput): Promise<DeliverySignatureHeaders> {
+  const secretBytes = decodeHookSecret(input.secret, 'secret');
+  if (typeof input.body !== 'string') throw new TypeError('body must be the raw JSON string that will be sent');
+  if (!input.eventId) throw new TypeError('eventId is required');
+  if (!input.hookId) throw new TypeError('hookId is required');
+  const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
+  if (!Number.isInteger(timestamp) || timestamp < 0) throw new TypeError('timestamp must be whole unix seconds');
+
+  const jwt = await signDeliveryJwt(input, timestamp, secretBytes);
+  const mac = standardWebhooksMac(secretBytes, input.eventId, timestamp, input.body);
+  return {
+    'x-signature': jwt,
+    'webhook-id': input.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': `v1,${mac.toString('base64')}`,
+  };
+}
+
+function signDeliveryJwt(input: SignDeliveryInput, timestamp: number, secretBytes: Uint8Array): Promise<string> {
+  const claims = { evt: input.eventId, body_sha256: bodySha256(input.body) };
+  const header = input.jwtKey
+    ? { alg: input.jwtKey.alg, kid: input.jwtKey.kid, typ: 'JWT' }
+    : { alg: 'HS256', kid: input.hookId, typ: 'JWT' };
+  const key = input.jwtKey ? input.jwtKey.privateKey : secretBytes;
+  return new SignJWT(claims)
+    .setProtectedHeader(header)
+    .setIssuer(input.issuer ?? DEFAULT_ISSUER)
+    .setAudience(input.hookId)
+    .setIssuedAt(timestamp)
+    .setExpirationTime(timestamp + JWT_LIFETIME_SECONDS)
+    .setJti(input.attemptId ?? `att_${randomUUID()}`)
+    .sign(key);
+}
