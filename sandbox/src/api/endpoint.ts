@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Router } from 'express';
 import type { Clock } from '../clock';
 import type { ResolvedOptions } from '../config';
 import type { Store } from '../store';
@@ -8,9 +9,12 @@ import type { ApiKey } from '../domain/keys';
 /** Event kinds the service delivers to hooks. */
 export type EventType = 'subscriber.new' | 'subscriber.stage' | 'payment.success';
 
-/** Where domain changes announce events; the hook dispatcher delivers them. */
+export type EventListener = (type: EventType, data: Record<string, unknown>) => void;
+
+/** Where domain changes announce events; the hook dispatcher listens and delivers them. */
 export interface EventSink {
   emit(type: EventType, data: Record<string, unknown>): void;
+  listen(listener: EventListener): void;
 }
 
 /** What every handler and module sees of the running sandbox. */
@@ -43,9 +47,14 @@ export interface Endpoint {
   handle(call: ApiCall): unknown;
 }
 
-/** A domain area: its endpoints and, optionally, its demo data. */
+/** A domain area: its API methods and, optionally, demo data, routes outside /api, and background work. */
 export interface SandboxModule {
   name: string;
   endpoints: Endpoint[];
+  /** Adds demo data to an empty store. */
   seed?(context: SandboxContext): void;
+  /** Routes outside /api (e.g. /sandbox/payments, download links). */
+  mount?(app: Router, context: SandboxContext): void;
+  /** Starts background work (timers, listeners on `events`); returns how to stop it. */
+  start?(context: SandboxContext): (() => Promise<void> | void) | void;
 }

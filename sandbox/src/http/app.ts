@@ -8,7 +8,7 @@ import { Params } from './params';
 
 const JSON_LIMIT = '10mb';
 
-function sendError(res: Response, error: ApiError): void {
+export function sendError(res: Response, error: ApiError): void {
   res.locals.errorCode = error.code;
   if (error.status === 429 && error.extra.retryAfter !== undefined) {
     res.setHeader('Retry-After', String(error.extra.retryAfter));
@@ -16,7 +16,7 @@ function sendError(res: Response, error: ApiError): void {
   res.status(error.status).json(error.toBody());
 }
 
-function toApiError(error: unknown): ApiError {
+export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const bodyError = error as { type?: string; status?: number };
   if (bodyError.type === 'entity.parse.failed') return new ApiError(400, 'invalid_json', 'The request body is not valid JSON');

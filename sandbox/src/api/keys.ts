@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { directory } from '../domain/directory';
+import { ALL_SCOPES, hasScope, keysState, newKeyValue, publicKey, type ApiKey } from '../domain/keys';
+import { ApiError, invalidParam, notFound } from '../http/errors';
+import type { SandboxModule } from './endpoint';
+
+const MAX_KEY_DAYS = 3650;
+
+/** API keys with restricted rights: create (shown once) and revoke. */
+export const keysModule: SandboxModule = {
+  name: 'keys',
+  endpoints: [
+    {
+      path: '/key/create',
+      access: 'write',
+      scope: 'keys:write',
+      handle: ({ store, clock, params, key: caller }) => {
+        const name = params.requiredString('name');
+        const scopes = params.requiredStringList('scopes');
+        const unknown = scopes.filter((scope) => !ALL_SCOPES.includes(scope));
+        if (unknown.length > 0) throw invalidParam('scopes', `has unknown scopes: ${unknown.join(', ')}`);
+        const beyond = scopes.filter((scope) => !hasScope(caller, scope));
+        if (beyond.length > 0) {
+          throw new ApiError(403, 'forbidden', `A key cannot grant scopes it lacks: ${beyond.join(', ')}`, { scope: beyond[0] });
+        }
+        const bots = params.stringList('bots') ?? [];
+        const knownBots = new Set(directory(store).bots.map((bot) => bot.id));
+        const unknownBot = bots.find((botid) => !knownBots.has(botid));
+        if (unknownBot !== undefined) throw notFound(`Bot ${unknownBot}`, 'bots');
+        if (caller.bots.length > 0 && (bots.length === 0 || bots.some((botid) => !caller.bots.includes(botid)))) {
+          throw new ApiError(403, 'bot_forbidden', 'A bot-restricted key can only create keys for its own bots', { param: 'bots' });
+        }
+        const days = params.int('days', { min: 1, max: MAX_KEY_DAYS });
+        const created: ApiKey = {
+          id: `key_${randomBytes(6).toString('hex')}`,
+          key: newKeyValue(),
+          name,
+          scopes: [...new Set(scopes)],
+          bots,
+          created: clock.iso(),
+          expiresAt: days === undefined ? null : clock.now() + days * 86_400_000,
+          revoked: false,
+        };
+        keysState(store).keys.push(created);
+        store.changed();
+        return { key: { ...publicKey(created), key: created.key } };
+      },
+    },
+    {
+      path: '/key/revoke',
+      access: 'write',
+      scope: 'keys:write',
+      handle: ({ store, params }) => {
+        const id = params.requiredString('id');
+        const key = keysState(store).keys.find((candidate) => candidate.id === id);
+        if (!key) throw notFound(`Key ${id}`, 'id');
+        if (key.id === 'account') throw invalidParam('id', 'names the account key, which cannot be revoked');
+        key.revoked = true;
+        store.changed();
+        return { ok: true, key: publicKey(key) };
+      },
+    },
+  ],
+};

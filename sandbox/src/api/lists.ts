@@ -1,0 +1,7 @@
+import type { SandboxModule } from './endpoint';
+
+/** Lists and their rows. */
+export const listsModule: SandboxModule = {
+  name: 'lists',
+  endpoints: [],
+};

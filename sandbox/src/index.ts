@@ -1,0 +1,2 @@
+export { startSandbox, type RunningSandbox } from './server';
+export type { SandboxOptions } from './config';

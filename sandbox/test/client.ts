@@ -1,0 +1,55 @@
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../src';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A thin client over real HTTP for tests: POST with a JSON body, or GET with a query string. */
+export class TestClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly key: string | undefined,
+  ) {}
+
+  withKey(key: string | undefined): TestClient {
+    return new TestClient(this.baseUrl, key);
+  }
+
+  async post<T = any>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(this.key ? { authorization: this.key } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: await parse(response) };
+  }
+
+  async get<T = any>(path: string, query: Record<string, string | number | boolean> = {}): Promise<ApiResponse<T>> {
+    const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]));
+    const suffix = search.size > 0 ? `?${search}` : '';
+    const response = await fetch(`${this.baseUrl}${path}${suffix}`, {
+      headers: this.key ? { authorization: this.key } : {},
+    });
+    return { status: response.status, headers: response.headers, body: await parse(response) };
+  }
+}
+
+async function parse(response: Response): Promise<any> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Starts a sandbox on a free port for one test file (rate limit off unless asked for) and returns
+ * a client holding the account key. Call `close` in afterAll.
+ */
+export async function openSandbox(options: SandboxOptions = {}): Promise<{ sandbox: RunningSandbox; api: TestClient; close: () => Promise<void> }> {
+  const sandbox = await startSandbox({ port: 0, rateLimit: 0, ...options });
+  return { sandbox, api: new TestClient(sandbox.baseUrl, sandbox.adminKey), close: () => sandbox.close() };
+}
