@@ -27,7 +27,7 @@ export class TestClient {
   }
 
   async get<T = any>(path: string, query: Record<string, string | number | boolean> = {}): Promise<ApiResponse<T>> {
-    const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]));
+    const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)] as [string, string]));
     const suffix = search.size > 0 ? `?${search}` : '';
     const response = await fetch(`${this.baseUrl}${path}${suffix}`, {
       headers: this.key ? { authorization: this.key } : {},
