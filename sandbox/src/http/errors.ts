@@ -27,7 +27,9 @@ export const invalidParam = (name: string, why: string) =>
   new ApiError(422, 'invalid_param', `Parameter "${name}" ${why}`, { param: name });
 
 export const notFound = (what: string, param?: string) =>
-  new ApiError(422, 'not_found', `${what} not found`, param ? { param } : {});
+  param
+    ? new ApiError(422, 'not_found', `Parameter "${param}": ${what} not found`, { param })
+    : new ApiError(422, 'not_found', `${what} not found`);
 
 export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
 
