@@ -83,6 +83,8 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
       sendError(res, toApiError(error));
     } finally {
       const failed = res.statusCode >= 400;
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      if (context.options.verbose) console.log(`${req.method} /api${req.path} ${res.statusCode} ${durationMs}ms`);
       recordCall(context.store, {
         time: context.clock.iso(),
         method: req.method,
@@ -91,7 +93,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
         failed,
         code: failed ? (res.locals.errorCode ?? null) : null,
         keyId: key?.id ?? null,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        durationMs,
       });
     }
   });
