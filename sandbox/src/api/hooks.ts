@@ -1,7 +1,151 @@
-import type { SandboxModule } from './endpoint';
+import { generateHookSecret } from '@messenger-bot-builder/receiver';
+import type { EventType, SandboxModule } from './endpoint';
+import { cancelHookDeliveries, deliveriesState, deliveryStats, deliveryView } from '../delivery/deliveries';
+import { DeliveryDispatcher } from '../delivery/dispatcher';
+import { ensureSigningKey, publicJwks } from '../delivery/signingKeys';
+import { EVENT_TYPES, findHook, hooksState, hookVisibleTo, newHookId, publicHook, type Hook } from '../domain/hooks';
+import { readPayment, recordPayment } from '../domain/hooksPayments';
+import { ApiError, invalidParam, notFound } from '../http/errors';
+import { paginate, type Params } from '../http/params';
+import { sandboxRoute } from '../http/sandboxRoute';
 
-/** Event subscriptions (hooks), signed deliveries, payments simulation. */
+const MAX_NAME_LENGTH = 200;
+const MAX_URL_LENGTH = 2048;
+
+function readHookUrl(params: Params): string {
+  const value = params.requiredString('url').trim();
+  if (value.length > MAX_URL_LENGTH) throw invalidParam('url', `must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidParam('url', 'must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParam('url', 'must be an absolute http or https URL');
+  return value;
+}
+
+function readEventTypes(params: Params): EventType[] {
+  const events = params.requiredStringList('events');
+  const unknown = events.filter((event) => !(EVENT_TYPES as readonly string[]).includes(event));
+  if (unknown.length > 0) {
+    throw invalidParam('events', `has unknown event kinds: ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`);
+  }
+  return [...new Set(events)] as EventType[];
+}
+
+function visibleHook(params: Params, hooks: Hook[], keyBots: string[]): Hook {
+  const id = params.requiredString('id');
+  const hook = hooks.find((candidate) => candidate.id === id);
+  if (!hook) throw notFound(`Hook ${id}`, 'id');
+  if (!hookVisibleTo(hook, keyBots)) throw new ApiError(403, 'bot_forbidden', `The API key may not manage hook ${id}`, { param: 'id' });
+  return hook;
+}
+
+/** Event subscriptions (hooks), signed deliveries with retries, the JWKS, simulated payments. */
 export const hooksModule: SandboxModule = {
   name: 'hooks',
-  endpoints: [],
+  endpoints: [
+    {
+      path: '/hook/create',
+      access: 'write',
+      scope: 'hooks:write',
+      handle: ({ store, clock, params, key }) => {
+        const name = params.requiredString('name');
+        if (name.length > MAX_NAME_LENGTH) throw invalidParam('name', `must be at most ${MAX_NAME_LENGTH} characters`);
+        const url = readHookUrl(params);
+        const events = readEventTypes(params);
+        const hook: Hook = {
+          id: newHookId(), name, url, events, created: clock.iso(), secret: generateHookSecret(),
+          bots: [...key.bots], disabledAt: null, disabledReason: null,
+        };
+        hooksState(store).hooks.push(hook);
+        store.changed();
+        return { hook: publicHook(hook), secret: hook.secret };
+      },
+    },
+    {
+      // Extension: not in the service's documented interface.
+      path: '/hook/list',
+      access: 'read',
+      scope: 'hooks:read',
+      handle: ({ store, params, key }) => {
+        const hooks = hooksState(store).hooks.filter((hook) => hookVisibleTo(hook, key.bots));
+        const views = hooks.map((hook) => ({
+          ...publicHook(hook),
+          disabled: hook.disabledAt !== null,
+          disabledAt: hook.disabledAt,
+          disabledReason: hook.disabledReason,
+          deliveries: deliveryStats(store, hook.id),
+        }));
+        return paginate(views, params);
+      },
+    },
+    {
+      // Extension: not in the service's documented interface.
+      path: '/hook/delete',
+      access: 'write',
+      scope: 'hooks:write',
+      handle: ({ store, params, key }) => {
+        const state = hooksState(store);
+        const hook = visibleHook(params, state.hooks, key.bots);
+        state.hooks = state.hooks.filter((candidate) => candidate !== hook);
+        cancelHookDeliveries(store, hook.id, 'hook deleted');
+        store.changed();
+        return { ok: true, id: hook.id };
+      },
+    },
+    {
+      // Extension: the delivery history (newest first), with every attempt.
+      path: '/hook/deliveries',
+      access: 'read',
+      scope: 'hooks:read',
+      handle: ({ store, params, key }) => {
+        const hookId = params.string('hook');
+        if (hookId !== undefined) {
+          const hook = findHook(store, hookId);
+          if (!hook) throw notFound(`Hook ${hookId}`, 'hook');
+          if (!hookVisibleTo(hook, key.bots)) throw new ApiError(403, 'bot_forbidden', `The API key may not see hook ${hookId}`, { param: 'hook' });
+        }
+        const status = params.choice('status', ['pending', 'delivered', 'failed', 'cancelled'] as const);
+        const event = params.string('event');
+        const visible = new Set(hooksState(store).hooks.filter((hook) => hookVisibleTo(hook, key.bots)).map((hook) => hook.id));
+        const deliveries = deliveriesState(store)
+          .deliveries.filter(
+            (delivery) =>
+              (hookId === undefined ? visible.has(delivery.hookId) || key.bots.length === 0 : delivery.hookId === hookId) &&
+              (status === undefined || delivery.status === status) &&
+              (event === undefined || delivery.eventId === event),
+          )
+          .reverse()
+          .map(deliveryView);
+        return paginate(deliveries, params);
+      },
+    },
+  ],
+
+  mount(app, context) {
+    app.get('/.well-known/jwks.json', (_req, res) => {
+      res.setHeader('cache-control', 'public, max-age=60');
+      res.json(publicJwks(context.store));
+    });
+    app.post(
+      '/sandbox/payments',
+      ...sandboxRoute(context, (params) => {
+        const payment = readPayment(params, context.store, context.clock);
+        recordPayment(context.store, payment);
+        context.events.emit('payment.success', { payment: { ...payment } });
+        return { payment };
+      }),
+    );
+  },
+
+  start(context) {
+    const alg = context.options.signingAlgorithm;
+    if (alg !== 'HS256') ensureSigningKey(context.store, alg, context.clock.iso());
+    const dispatcher = new DeliveryDispatcher(context);
+    context.events.listen((type, data) => dispatcher.publish(type, data));
+    dispatcher.resume();
+    return () => dispatcher.stop();
+  },
 };
