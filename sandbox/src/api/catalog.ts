@@ -1,7 +1,249 @@
-import type { SandboxModule } from './endpoint';
+import type { Request, Response, Router } from 'express';
+import {
+  catalogFile,
+  catalogState,
+  createLink,
+  deleteApp,
+  deleteItems,
+  findApp,
+  findItem,
+  findLink,
+  ITEM_FIELDS,
+  newItem,
+  readItemFields,
+  updateItem,
+  type CatalogItem,
+  type ItemFields,
+  type WebApp,
+} from '../domain/catalog';
+import { ApiError, invalidParam, missingParam, notFound } from '../http/errors';
+import type { Params } from '../http/params';
+import type { ApiCall, SandboxContext, SandboxModule } from './endpoint';
 
-/** Catalog items, download links and web apps. */
+/** Items one bulk request may carry (the service names no limit; the sandbox takes the lists' one). */
+export const MAX_ITEMS_PER_REQUEST = 500;
+/** Where download links point, outside /api: they carry their own token and need no API key. */
+const DOWNLOAD_PATH = '/files/catalog';
+const OK = 'ok';
+
+function appOf(store: ApiCall['store'], params: Params, param = 'webappid'): WebApp {
+  const webappid = params.requiredString(param);
+  const app = findApp(store, webappid);
+  if (!app) throw notFound(`Web app ${webappid}`, param);
+  return app;
+}
+
+/** The item `itemid` of `app` (or of any app when `app` is omitted). */
+function itemOf(store: ApiCall['store'], itemid: number, param: string, app?: WebApp): CatalogItem {
+  const item = findItem(store, itemid);
+  if (!item || (app && item.webappid !== app.id)) {
+    throw notFound(app ? `Item ${itemid} of web app ${app.id}` : `Item ${itemid}`, param);
+  }
+  return item;
+}
+
+function itemNumber(value: unknown, param: string): number {
+  if (value === undefined || value === null || value === '') throw missingParam(param);
+  const parsed = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : NaN;
+  if (!Number.isInteger(parsed) || parsed < 1) throw invalidParam(param, 'must be an item number (a positive integer)');
+  return parsed;
+}
+
+/** The `items` array of a bulk request: 1 to 500 objects, each holding only the allowed keys. */
+function bulkItems(params: Params, allowed: readonly string[]): Record<string, unknown>[] {
+  const items = params.requiredArray('items');
+  if (items.length === 0) throw invalidParam('items', 'must hold at least one item');
+  if (items.length > MAX_ITEMS_PER_REQUEST) {
+    throw new ApiError(422, 'too_many_items', `Parameter "items" holds ${items.length} items; at most ${MAX_ITEMS_PER_REQUEST} are accepted`, {
+      param: 'items',
+      max: MAX_ITEMS_PER_REQUEST,
+    });
+  }
+  return items.map((item, index) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw invalidParam(`items[${index}]`, 'must be an object');
+    const unknown = Object.keys(item).find((name) => !allowed.includes(name));
+    if (unknown !== undefined) throw invalidParam(`items[${index}].${unknown}`, 'is not an item field');
+    return item as Record<string, unknown>;
+  });
+}
+
+function fieldsOfBulkItem(item: Record<string, unknown>, index: number): ItemFields {
+  return readItemFields(
+    (field) => item[field],
+    (field) => `items[${index}].${field}`,
+  );
+}
+
+/** Distinct item numbers of a bulk request, each of an existing item (of `app` when given). */
+function bulkItemids(store: ApiCall['store'], items: Record<string, unknown>[], app?: WebApp): number[] {
+  const seen = new Set<number>();
+  return items.map((item, index) => {
+    const param = `items[${index}].itemid`;
+    const itemid = itemNumber(item.itemid, param);
+    if (seen.has(itemid)) throw invalidParam(param, `repeats item ${itemid}`);
+    seen.add(itemid);
+    itemOf(store, itemid, param, app);
+    return itemid;
+  });
+}
+
+/** GET /files/catalog/:token: the catalog file, while the link is valid. */
+function serveDownload(context: SandboxContext) {
+  return (req: Request, res: Response) => {
+    const token = String(req.params.token);
+    const link = findLink(context.store, token);
+    const app = link && findApp(context.store, link.webappid);
+    if (!link || !app) {
+      res.status(404).json({ code: 'not_found', error: 'No catalog file behind this link' });
+      return;
+    }
+    if (link.expiresAt <= context.clock.now()) {
+      res.status(410).json({ code: 'link_expired', error: 'This download link has expired; request a new one with /catalog/get' });
+      return;
+    }
+    res.setHeader('Content-Disposition', `attachment; filename="catalog-${encodeURIComponent(app.id)}.json"`);
+    res.status(200).json(catalogFile(context.store, app, context.clock.iso()));
+  };
+}
+
+function seedDemoShop({ store, clock }: SandboxContext): void {
+  const now = clock.iso();
+  catalogState(store).apps.push({ id: '1', name: 'Demo shop', created: now });
+  const items: ItemFields[] = [
+    { title: 'Classic T-shirt', description: 'Cotton, regular fit', price: 19.9, oldprice: '24.90', pieces: '40', code: 'TS-001', rubric: 'Clothes', szpieces: 'S:10,M:20,L:10', sizes: 'S,M,L', colors: 'white,black', order: 1 },
+    { title: 'Hoodie', description: 'Warm fleece hoodie', price: '49.00', pieces: '15', code: 'HD-002', rubric: 'Clothes', szpieces: 'M:8,L:7', sizes: 'M,L', colors: 'grey', order: 2 },
+    { title: 'Coffee mug', description: 'Ceramic, 330 ml', price: 9.5, pieces: '100', code: 'MG-003', rubric: 'Home', colors: 'white', order: 3 },
+    { title: 'Sticker pack', description: 'Ten vinyl stickers', price: 4, pieces: '250', code: 'ST-004', rubric: 'Accessories', order: 4 },
+    { title: 'Winter cap', description: 'Back in autumn', price: 15, pieces: '0', code: 'CP-005', rubric: 'Accessories', hide: true, order: 5 },
+  ];
+  for (const fields of items) newItem(store, '1', fields, now);
+  store.changed();
+}
+
+/**
+ * Web-app catalogs: items (single and bulk, all-or-nothing), download links served outside /api,
+ * and removal of a web app. Web apps belong to the account, not to a bot.
+ */
 export const catalogModule: SandboxModule = {
   name: 'catalog',
-  endpoints: [],
+  seed: seedDemoShop,
+  mount: (app: Router, context: SandboxContext) => {
+    app.get(`${DOWNLOAD_PATH}/:token`, serveDownload(context));
+  },
+  endpoints: [
+    {
+      path: '/catalog/item/create',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params, clock }) => {
+        const app = appOf(store, params);
+        const fields = readItemFields((field) => params.raw(field), (field) => field);
+        const item = newItem(store, app.id, fields, clock.iso());
+        store.changed();
+        return { id: item.id, result: OK };
+      },
+    },
+    {
+      path: '/catalog/item/edit',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params, clock }) => {
+        const app = appOf(store, params);
+        const item = itemOf(store, params.requiredInt('itemid', { min: 1 }), 'itemid', app);
+        const fields = readItemFields((field) => params.raw(field), (field) => field);
+        updateItem(item, fields, clock.iso());
+        store.changed();
+        return { result: OK };
+      },
+    },
+    {
+      path: '/catalog/item/delete',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params }) => {
+        const item = itemOf(store, params.requiredInt('itemid', { min: 1 }), 'itemid');
+        deleteItems(store, (candidate) => candidate === item);
+        store.changed();
+        return { result: OK };
+      },
+    },
+    {
+      path: '/catalog/item/bulk/create',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params, clock }) => {
+        const app = appOf(store, params);
+        const fields = bulkItems(params, ITEM_FIELDS).map(fieldsOfBulkItem);
+        const now = clock.iso();
+        const ids = fields.map((itemFields) => newItem(store, app.id, itemFields, now).id);
+        store.changed();
+        return { id: ids, result: OK };
+      },
+    },
+    {
+      path: '/catalog/item/bulk/edit',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params, clock }) => {
+        const app = appOf(store, params);
+        const items = bulkItems(params, ['itemid', ...ITEM_FIELDS]);
+        const itemids = bulkItemids(store, items, app);
+        const fields = items.map(fieldsOfBulkItem);
+        const now = clock.iso();
+        itemids.forEach((itemid, index) => updateItem(findItem(store, itemid)!, fields[index], now));
+        store.changed();
+        return { result: OK, updated: itemids.length };
+      },
+    },
+    {
+      path: '/catalog/item/bulk/delete',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params }) => {
+        const itemids = new Set(bulkItemids(store, bulkItems(params, ['itemid'])));
+        const deleted = deleteItems(store, (item) => itemids.has(item.id));
+        store.changed();
+        return { result: OK, deleted };
+      },
+    },
+    {
+      path: '/catalog/items/delete',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params }) => {
+        const app = appOf(store, params);
+        const deleted = deleteItems(store, (item) => item.webappid === app.id);
+        store.changed();
+        return { result: OK, deleted };
+      },
+    },
+    {
+      path: '/catalog/get',
+      access: 'read',
+      scope: 'catalog:read',
+      handle: ({ store, params, clock, headers, options }) => {
+        const app = appOf(store, params);
+        const link = createLink(store, app.id, clock.now());
+        store.changed();
+        const expires = new Date(link.expiresAt).toISOString();
+        const host = headers.host ?? `${options.host}:${options.port}`;
+        return {
+          link: `http://${host}${DOWNLOAD_PATH}/${link.token}`,
+          notice: `The link leads to the catalog file of web app ${app.id} and is valid for 2 minutes, until ${expires}.`,
+          expires,
+        };
+      },
+    },
+    {
+      path: '/webapp/delete',
+      access: 'write',
+      scope: 'catalog:write',
+      handle: ({ store, params }) => {
+        const app = appOf(store, params, 'id');
+        const deleted = deleteApp(store, app.id);
+        store.changed();
+        return { result: OK, deleted };
+      },
+    },
+  ],
 };

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { invalidParam } from '../http/errors';
+import type { Store } from '../store';
+
+/** How each optional item field is typed by the service. */
+const ITEM_FIELD_KINDS = {
+  title: 'text',
+  description: 'text',
+  price: 'numberOrText',
+  oldprice: 'text',
+  hide: 'boolean',
+  pieces: 'text',
+  code: 'text',
+  rubric: 'text',
+  szpieces: 'sizeStock',
+  sizes: 'text',
+  colors: 'text',
+  order: 'numberOrText',
+} as const;
+
+export type ItemFieldName = keyof typeof ITEM_FIELD_KINDS;
+export const ITEM_FIELDS = Object.keys(ITEM_FIELD_KINDS) as ItemFieldName[];
+
+export interface CatalogItem {
+  id: number;
+  webappid: string;
+  title: string;
+  description: string;
+  price: number | string | null;
+  oldprice: string;
+  hide: boolean;
+  pieces: string;
+  code: string;
+  rubric: string;
+  /** Stock by size: `size:quantity` pairs separated by commas. */
+  szpieces: string;
+  sizes: string;
+  colors: string;
+  order: number | string | null;
+  created: string;
+  updated: string;
+}
+
+export type ItemFields = Partial<Pick<CatalogItem, ItemFieldName>>;
+
+export interface WebApp {
+  id: string;
+  name: string;
+  created: string;
+}
+
+/** A download link of a catalog file; it works until `expiresAt` (business time, epoch ms). */
+export interface DownloadLink {
+  token: string;
+  webappid: string;
+  expiresAt: number;
+}
+
+interface CatalogState {
+  apps: WebApp[];
+  items: CatalogItem[];
+  nextItemId: number;
+  links: DownloadLink[];
+}
+
+/** Validity of a download link. */
+export const LINK_LIFETIME_MS = 2 * 60 * 1000;
+/** Expired links are kept this long (answering 410 Gone) before they are forgotten (404). */
+const EXPIRED_LINK_MEMORY_MS = 24 * 60 * 60 * 1000;
+
+export function catalogState(store: Store): CatalogState {
+  return store.slice<CatalogState>('catalog', () => ({ apps: [], items: [], nextItemId: 1, links: [] }));
+}
+
+export function findApp(store: Store, webappid: string): WebApp | undefined {
+  return catalogState(store).apps.find((app) => app.id === webappid);
+}
+
+export function findItem(store: Store, itemid: number): CatalogItem | undefined {
+  return catalogState(store).items.find((item) => item.id === itemid);
+}
+
+export function itemsOf(store: Store, webappid: string): CatalogItem[] {
+  return catalogState(store).items.filter((item) => item.webappid === webappid);
+}
+
+const SIZE_STOCK_PAIR = /^[^:,]+:\s*\d+$/;
+
+function fieldValue(field: ItemFieldName, value: unknown, param: string): ItemFields[ItemFieldName] {
+  const kind = ITEM_FIELD_KINDS[field];
+  if (kind === 'boolean') {
+    if (typeof value === 'boolean') return value;
+    if (value === 'true' || value === '1' || value === 1) return true;
+    if (value === 'false' || value === '0' || value === 0) return false;
+    throw invalidParam(param, 'must be true or false');
+  }
+  if (kind === 'numberOrText') {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    throw invalidParam(param, 'must be a number or a string');
+  }
+  // Text fields: a number is accepted and kept as its text (the service declares scalars as strings).
+  const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+  if (text === undefined) throw invalidParam(param, 'must be a string');
+  if (kind === 'sizeStock' && text.trim() !== '' && !text.split(',').every((pair) => SIZE_STOCK_PAIR.test(pair.trim()))) {
+    throw invalidParam(param, 'must be size:quantity pairs separated by commas, e.g. "S:3,M:5"');
+  }
+  return text;
+}
+
+/**
+ * The item fields present in a request, validated. `read` gives a field's raw value (absent or null
+ * means not given); `paramOf` names the field in errors (e.g. `items[2].price`).
+ */
+export function readItemFields(read: (field: ItemFieldName) => unknown, paramOf: (field: ItemFieldName) => string): ItemFields {
+  const fields: Record<string, unknown> = {};
+  for (const field of ITEM_FIELDS) {
+    const value = read(field);
+    if (value === undefined || value === null) continue;
+    fields[field] = fieldValue(field, value, paramOf(field));
+  }
+  return fields as ItemFields;
+}
+
+export function newItem(store: Store, webappid: string, fields: ItemFields, now: string): CatalogItem {
+  const item: CatalogItem = {
+    id: catalogState(store).nextItemId++,
+    webappid,
+    title: '',
+    description: '',
+    price: null,
+    oldprice: '',
+    hide: false,
+    pieces: '',
+    code: '',
+    rubric: '',
+    szpieces: '',
+    sizes: '',
+    colors: '',
+    order: null,
+    ...fields,
+    created: now,
+    updated: now,
+  };
+  catalogState(store).items.push(item);
+  return item;
+}
+
+export function updateItem(item: CatalogItem, fields: ItemFields, now: string): void {
+  Object.assign(item, fields, { updated: now });
+}
+
+/** Deletes items by id; returns how many were deleted. */
+export function deleteItems(store: Store, matches: (item: CatalogItem) => boolean): number {
+  const state = catalogState(store);
+  const before = state.items.length;
+  state.items = state.items.filter((item) => !matches(item));
+  return before - state.items.length;
+}
+
+export function deleteApp(store: Store, webappid: string): number {
+  const state = catalogState(store);
+  state.apps = state.apps.filter((app) => app.id !== webappid);
+  state.links = state.links.filter((link) => link.webappid !== webappid);
+  return deleteItems(store, (item) => item.webappid === webappid);
+}
+
+/** A new download link for an app's catalog; long-expired links are forgotten on the way. */
+export function createLink(store: Store, webappid: string, now: number): DownloadLink {
+  const state = catalogState(store);
+  state.links = state.links.filter((link) => link.expiresAt + EXPIRED_LINK_MEMORY_MS > now);
+  const link: DownloadLink = { token: randomBytes(18).toString('base64url'), webappid, expiresAt: now + LINK_LIFETIME_MS };
+  state.links.push(link);
+  return link;
+}
+
+export function findLink(store: Store, token: string): DownloadLink | undefined {
+  return catalogState(store).links.find((link) => link.token === token);
+}
+
+/** The catalog file a download link serves: the app and all its items (hidden ones carry `hide: true`). */
+export function catalogFile(store: Store, app: WebApp, generated: string) {
+  return { webapp: { id: app.id, name: app.name }, generated, items: itemsOf(store, app.id) };
+}
