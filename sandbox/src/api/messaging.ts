@@ -1,7 +1,135 @@
-import type { SandboxModule } from './endpoint';
+import type { Chain } from '../domain/directory';
+import { findBroadcast, planBroadcast, sendNextBroadcastMessage, stopBroadcast } from '../domain/messagingBroadcasts';
+import { sendToChat } from '../domain/messagingChat';
+import { clearDeferred, deliverDueSteps, startChainAt, stopChains, withDueSteps } from '../domain/messagingChains';
+import { subscribersState, writeVariables } from '../domain/subscribers';
+import {
+  assertNotBlocked,
+  optionalBot,
+  optionalText,
+  readButtons,
+  readChain,
+  readTags,
+  readVariables,
+  requireSubscriber,
+  requireText,
+} from '../domain/subscribersParams';
+import { invalidParam, notFound } from '../http/errors';
+import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
+
+const MAX_BROADCAST_NAME = 200;
+
+function sendMessage(call: ApiCall) {
+  const card = requireSubscriber(call);
+  const text = requireText(call.params);
+  const buttons = readButtons(call.params);
+  assertNotBlocked(card);
+  sendToChat(call, card, { text, buttons, source: 'api' });
+  return { ok: true, sent: 1 };
+}
+
+/** `block`: a number counted from 1 within the step, or a block ID of that step; the first block when absent. */
+function readBlockIndex(call: ApiCall, chain: Chain, stepIndex: number): number {
+  const blocks = chain.steps[stepIndex].blocks;
+  const value = call.params.string('block');
+  if (value === undefined) {
+    if (blocks.length === 0) throw invalidParam('stepcode', 'names a step without blocks');
+    return 0;
+  }
+  const byId = blocks.findIndex((block) => block.id === value);
+  if (byId >= 0) return byId;
+  if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= blocks.length) return Number(value) - 1;
+  throw notFound(`Block ${value} in step ${chain.steps[stepIndex].code} of chain ${chain.code}`, 'block');
+}
+
+function startBlock(call: ApiCall) {
+  const card = requireSubscriber(call);
+  const chain = readChain(call.params, call.store, card.botid, true);
+  const stepcode = call.params.requiredString('stepcode');
+  const stepIndex = chain.steps.findIndex((step) => step.code === stepcode);
+  if (stepIndex < 0) throw notFound(`Step ${stepcode} of chain ${chain.code}`, 'stepcode');
+  const blockIndex = readBlockIndex(call, chain, stepIndex);
+  const data = readVariables(call.params, 'data', false);
+  assertNotBlocked(card);
+  if (data) writeVariables(card, chain.code, data);
+  const run = startChainAt(call, card, chain, stepIndex, blockIndex, 'block');
+  return { ok: true, block: run.block };
+}
+
+function startChain(call: ApiCall) {
+  const card = requireSubscriber(call);
+  const chain = readChain(call.params, call.store, card.botid, true);
+  if (chain.steps.length === 0) throw invalidParam('chaincode', `names chain ${chain.code}, which has no steps`);
+  const data = readVariables(call.params, 'data', false);
+  assertNotBlocked(card);
+  if (data) writeVariables(card, chain.code, data);
+  startChainAt(call, card, chain, 0, 0, 'chain');
+  return { ok: true };
+}
+
+function stopChain(call: ApiCall) {
+  const card = requireSubscriber(call);
+  const chain = readChain(call.params, call.store, card.botid, false);
+  return { ok: true, stopped: stopChains(call.store, card, chain?.code) };
+}
+
+function sendBroadcast(call: ApiCall) {
+  const { params } = call;
+  const text = requireText(params);
+  const buttons = readButtons(params);
+  const bot = optionalBot(call);
+  const tags = readTags(params, 'tag', false);
+  const dialogOnly = params.bool('dialog') ?? false;
+  const name = optionalText(params, 'name', MAX_BROADCAST_NAME) || null;
+  const recipients = subscribersState(call.store).subscribers.filter(
+    (card) =>
+      (bot ? card.botid === bot.id : call.botAllowed(card.botid)) &&
+      !card.blocked &&
+      (tags === undefined || tags.some((tag) => card.tags.includes(tag))) &&
+      (!dialogOnly || card.dialog),
+  );
+  const broadcast = planBroadcast(call, { name, text, buttons }, recipients);
+  return { ok: true, planned: broadcast.planned, code: broadcast.code };
+}
+
+function stopBroadcastCall(call: ApiCall) {
+  const code = call.params.requiredString('code');
+  const broadcast = findBroadcast(call.store, code);
+  if (!broadcast) throw notFound(`Broadcast ${code}`, 'code');
+  for (const botid of broadcast.bots) call.assertBot(botid);
+  return { ok: true, cleared: stopBroadcast(call.store, broadcast) };
+}
+
+const endpoints: Endpoint[] = [
+  { path: '/message/send', access: 'write', scope: 'messages:write', handle: sendMessage },
+  {
+    path: '/message/next/clear',
+    access: 'write',
+    scope: 'messages:write',
+    handle: (call) => ({ result: 'cleared', cleared: clearDeferred(call.store, requireSubscriber(call)) }),
+  },
+  { path: '/block/start', access: 'write', scope: 'chains:write', handle: startBlock },
+  { path: '/chain/start', access: 'write', scope: 'chains:write', handle: startChain },
+  { path: '/chain/stop', access: 'write', scope: 'chains:write', handle: stopChain },
+  { path: '/broadcast/send', access: 'write', scope: 'broadcasts:write', handle: sendBroadcast },
+  { path: '/broadcast/stop', access: 'write', scope: 'broadcasts:write', handle: stopBroadcastCall },
+];
 
 /** Messages, blocks, chains and broadcasts. */
 export const messagingModule: SandboxModule = {
   name: 'messaging',
-  endpoints: [],
+  endpoints: endpoints.map(withDueSteps),
+  /** The send queue: one broadcast message leaves per interval; due chain steps go out on the same beat. */
+  start: (context) => {
+    const timer = setInterval(() => {
+      try {
+        deliverDueSteps(context);
+        sendNextBroadcastMessage(context);
+      } catch (error) {
+        console.error('sandbox: the send queue failed', error);
+      }
+    }, Math.max(1, context.options.broadcastIntervalMs));
+    timer.unref();
+    return () => clearInterval(timer);
+  },
 };

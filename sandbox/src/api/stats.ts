@@ -1,7 +1,40 @@
-import type { SandboxModule } from './endpoint';
+import { withDueSteps } from '../domain/messagingChains';
+import { countsOn } from '../domain/statsCounters';
+import { optionalBot, readDay } from '../domain/subscribersParams';
+import { invalidParam } from '../http/errors';
+import type { ApiCall, SandboxModule } from './endpoint';
+
+/** The longest range one /stat/get call may ask for. */
+export const MAX_STAT_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+/** Every calendar day from `from` to `to`, both included. */
+function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let time = Date.parse(`${from}T00:00:00Z`); time <= Date.parse(`${to}T00:00:00Z`); time += DAY_MS) {
+    days.push(new Date(time).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
+function statistics(call: ApiCall) {
+  const from = readDay(call.params, 'from', true)!;
+  const to = readDay(call.params, 'to', true)!;
+  if (to < from) throw invalidParam('to', `must not be before "from" (${from})`);
+  const days = daysBetween(from, to);
+  if (days.length > MAX_STAT_DAYS) throw invalidParam('to', `must be at most ${MAX_STAT_DAYS} days after "from"`);
+  const bot = optionalBot(call);
+  const includeBot = (botid: string) => (bot ? botid === bot.id : call.botAllowed(botid));
+  const items = days.map((date) => ({ date, ...countsOn(call.store, date, includeBot) }));
+  const total = items.reduce(
+    (sum, day) => ({ subscribers: sum.subscribers + day.subscribers, messages: sum.messages + day.messages }),
+    { subscribers: 0, messages: 0 },
+  );
+  return { from, to, timezone: call.options.timezone, items, total };
+}
 
 /** Statistics by day. */
 export const statsModule: SandboxModule = {
   name: 'stats',
-  endpoints: [],
+  endpoints: [withDueSteps({ path: '/stat/get', access: 'read', scope: 'stats:read', handle: statistics })],
 };

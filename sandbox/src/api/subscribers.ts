@@ -1,7 +1,238 @@
-import type { SandboxModule } from './endpoint';
+import { directory, findChain } from '../domain/directory';
+import { chatOf, forgetChat } from '../domain/messagingChat';
+import { runsOf, runView, startTriggeredChains, stopChains, withDueSteps } from '../domain/messagingChains';
+import { countDay } from '../domain/statsCounters';
+import {
+  addSubscriber,
+  addTags,
+  findSubscriber,
+  findSubscriberById,
+  removeSubscriber,
+  removeTags,
+  subscriberCard,
+  subscribersState,
+  writeVariables,
+  type Subscriber,
+} from '../domain/subscribers';
+import {
+  optionalBot,
+  optionalText,
+  readChain,
+  readTags,
+  readTimeBound,
+  readVariables,
+  requireBot,
+  requireSubscriber,
+} from '../domain/subscribersParams';
+import { seedSubscribers } from '../domain/subscribersSeed';
+import { ApiError, invalidParam, notFound } from '../http/errors';
+import { paginate } from '../http/params';
+import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
+
+const MAX_CLIENTID_LENGTH = 100;
+
+/** /subscriber/get: by `subscriber` (internal number) or by botid + clientid [+ messenger]. */
+function getSubscriber(call: ApiCall) {
+  if (call.params.has('subscriber')) {
+    const id = call.params.requiredInt('subscriber', { min: 1 });
+    const card = findSubscriberById(call.store, id);
+    if (!card) throw notFound(`Subscriber ${id}`, 'subscriber');
+    call.assertBot(card.botid);
+    return { subscriber: subscriberCard(card) };
+  }
+  if (!call.params.has('botid')) {
+    throw new ApiError(422, 'missing_param', 'Parameter "botid" is required (with "clientid"), or give "subscriber"', { param: 'botid' });
+  }
+  return { subscriber: subscriberCard(requireSubscriber(call)) };
+}
+
+/** Cards of the bots the key may see (one bot when botid is given). */
+function visibleCards(call: ApiCall): Subscriber[] {
+  const bot = optionalBot(call);
+  return subscribersState(call.store).subscribers.filter((card) => (bot ? card.botid === bot.id : call.botAllowed(card.botid)));
+}
+
+function findSubscribers(call: ApiCall) {
+  const query = call.params.requiredString('query').trim().toLowerCase();
+  const tag = call.params.string('tag');
+  const cards = visibleCards(call);
+  const matches = cards.filter(
+    (card) =>
+      (tag === undefined || card.tags.includes(tag)) &&
+      [card.name, card.username, card.clientid, String(card.id), card.note].some((field) => field.toLowerCase().includes(query)),
+  );
+  return paginate(matches.map(subscriberCard), call.params);
+}
+
+function listSubscribers(call: ApiCall) {
+  const { params } = call;
+  const messenger = params.string('messenger');
+  const tag = params.string('tag');
+  const active = params.bool('active');
+  const blocked = params.bool('blocked');
+  const dialog = params.bool('dialog');
+  const from = readTimeBound(call, 'from');
+  const to = readTimeBound(call, 'to');
+  const sort = params.choice('sort', ['new', 'old'] as const) ?? 'old';
+  const matches = visibleCards(call).filter(
+    (card) =>
+      (messenger === undefined || card.messenger === messenger) &&
+      (tag === undefined || card.tags.includes(tag)) &&
+      (active === undefined || card.active === active) &&
+      (blocked === undefined || card.blocked === blocked) &&
+      (dialog === undefined || card.dialog === dialog) &&
+      (from === undefined || from(card.subscribed)) &&
+      (to === undefined || to(card.subscribed)),
+  );
+  // Subscription time, then card number: a stable order for paging.
+  matches.sort((a, b) => a.subscribed.localeCompare(b.subscribed) || a.id - b.id);
+  if (sort === 'new') matches.reverse();
+  return paginate(matches.map(subscriberCard), params);
+}
+
+function chainVariables(call: ApiCall) {
+  const card = requireSubscriber(call);
+  const only = readChain(call.params, call.store, card.botid, false);
+  const codes = only ? [only.code] : Object.keys(card.variables).filter((code) => Object.keys(card.variables[code]).length > 0);
+  return {
+    chains: codes.map((chaincode) => ({
+      chaincode,
+      name: findChain(call.store, chaincode)?.name ?? null,
+      variables: { ...(card.variables[chaincode] ?? {}) },
+    })),
+  };
+}
+
+function createSubscriber(call: ApiCall) {
+  const { params, store, clock, options, events } = call;
+  const bot = requireBot(call);
+  const clientid = params.requiredString('clientid');
+  if (clientid.length > MAX_CLIENTID_LENGTH) throw invalidParam('clientid', `must be at most ${MAX_CLIENTID_LENGTH} characters`);
+  const messenger = params.string('messenger');
+  if (messenger !== undefined && messenger !== bot.messenger) {
+    throw invalidParam('messenger', `must be the bot's messenger "${bot.messenger}"`);
+  }
+  const fields = { name: optionalText(params, 'name'), username: optionalText(params, 'username'), note: optionalText(params, 'note') };
+  const existing = findSubscriber(store, bot.id, clientid);
+  if (existing) {
+    applyFields(existing, fields);
+    store.changed();
+    return { subscriber: subscriberCard(existing), created: false };
+  }
+  const card = addSubscriber(store, { botid: bot.id, clientid, messenger: bot.messenger, ...fields, subscribed: clock.iso() });
+  countDay(store, options.timezone, clock.now(), bot.id, 'subscribers');
+  events.emit('subscriber.new', { subscriber: subscriberCard(card) });
+  return { subscriber: subscriberCard(card), created: true };
+}
+
+function applyFields(card: Subscriber, fields: { name?: string; username?: string; note?: string }): void {
+  if (fields.name !== undefined) card.name = fields.name;
+  if (fields.username !== undefined) card.username = fields.username;
+  if (fields.note !== undefined) card.note = fields.note;
+}
+
+function setData(call: ApiCall) {
+  const card = requireSubscriber(call);
+  const data = readVariables(call.params, 'data', true)!;
+  const only = readChain(call.params, call.store, card.botid, false);
+  const chains = only ? [only] : directory(call.store).chains.filter((chain) => chain.botid === card.botid);
+  for (const chain of chains) writeVariables(card, chain.code, data);
+  call.store.changed();
+  return { ok: true, chains: chains.length };
+}
+
+function setBlocked(blocked: boolean) {
+  return (call: ApiCall) => {
+    const card = requireSubscriber(call);
+    card.blocked = blocked;
+    call.store.changed();
+    return { subscriber: subscriberCard(card) };
+  };
+}
+
+function deleteSubscriber(call: ApiCall) {
+  const bot = requireBot(call);
+  const clientid = call.params.requiredString('clientid');
+  const messenger = call.params.requiredString('messenger');
+  const card = findSubscriber(call.store, bot.id, clientid);
+  if (!card) throw notFound(`Subscriber ${clientid} of bot ${bot.id}`, 'clientid');
+  if (card.messenger !== messenger) throw notFound(`Subscriber ${clientid} of bot ${bot.id} in messenger ${messenger}`, 'messenger');
+  stopChains(call.store, card);
+  forgetChat(call.store, card);
+  removeSubscriber(call.store, card);
+  return { result: `Subscriber ${clientid} of bot ${bot.id} deleted` };
+}
+
+const endpoints: Endpoint[] = [
+  { path: '/subscriber/get', access: 'read', scope: 'subscribers:read', handle: getSubscriber },
+  { path: '/subscriber/find', access: 'read', scope: 'subscribers:read', handle: findSubscribers },
+  { path: '/subscriber/list', access: 'read', scope: 'subscribers:read', handle: listSubscribers },
+  {
+    path: '/subscriber/tag/list',
+    access: 'read',
+    scope: 'subscribers:read',
+    handle: (call) => ({ tags: [...requireSubscriber(call).tags] }),
+  },
+  { path: '/subscriber/data/get', access: 'read', scope: 'subscribers:read', handle: chainVariables },
+  {
+    path: '/subscriber/chat/get',
+    access: 'read',
+    scope: 'subscribers:read',
+    // Newest first: the first page is the latest conversation.
+    handle: (call) => paginate([...chatOf(call.store, requireSubscriber(call))].reverse(), call.params),
+  },
+  {
+    path: '/subscriber/chains/get',
+    access: 'read',
+    scope: 'subscribers:read',
+    handle: (call) => ({ chains: runsOf(call.store, requireSubscriber(call)).map((run) => runView(call.store, run)) }),
+  },
+  { path: '/subscriber/create', access: 'write', scope: 'subscribers:write', handle: createSubscriber },
+  {
+    path: '/subscriber/update',
+    access: 'write',
+    scope: 'subscribers:write',
+    handle: (call) => {
+      const card = requireSubscriber(call);
+      const { params } = call;
+      applyFields(card, { name: optionalText(params, 'name'), username: optionalText(params, 'username'), note: optionalText(params, 'note') });
+      call.store.changed();
+      return { subscriber: subscriberCard(card) };
+    },
+  },
+  {
+    path: '/subscriber/tag/add',
+    access: 'write',
+    scope: 'subscribers:write',
+    handle: (call) => {
+      const card = requireSubscriber(call);
+      const tags = readTags(call.params, 'tag', true)!;
+      const added = addTags(card, tags);
+      call.store.changed();
+      const chains = startTriggeredChains(call, card, added);
+      return { tags: [...card.tags], chains };
+    },
+  },
+  {
+    path: '/subscriber/tag/remove',
+    access: 'write',
+    scope: 'subscribers:write',
+    handle: (call) => {
+      const card = requireSubscriber(call);
+      removeTags(card, readTags(call.params, 'tag', true)!);
+      call.store.changed();
+      return { tags: [...card.tags] };
+    },
+  },
+  { path: '/subscriber/data/set', access: 'write', scope: 'subscribers:write', handle: setData },
+  { path: '/subscriber/block', access: 'write', scope: 'subscribers:write', handle: setBlocked(true) },
+  { path: '/subscriber/unblock', access: 'write', scope: 'subscribers:write', handle: setBlocked(false) },
+  { path: '/subscriber/delete', access: 'write', scope: 'subscribers:write', handle: deleteSubscriber },
+];
 
 /** Subscriber cards, tags, variables, chat history, running chains, blocking. */
 export const subscribersModule: SandboxModule = {
   name: 'subscribers',
-  endpoints: [],
+  endpoints: endpoints.map(withDueSteps),
+  seed: seedSubscribers,
 };
