@@ -1,15 +1,19 @@
 /** One jest run for the whole repository: each package is a project. */
-const swc = [
-  '@swc/jest',
-  { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+const tsJest = [
+  'ts-jest',
+  {
+    // Transpile only: `npm run build` and `npm run typecheck` do the type checking.
+    isolatedModules: true,
+    tsconfig: { allowJs: true, module: 'commonjs', target: 'es2022', esModuleInterop: true, sourceMap: true },
+    diagnostics: false,
+  },
 ];
 // Some dependencies ship ES modules only (jose, @octokit/*); jest's CommonJS runtime needs them transformed.
 const esmOnly = ['jose', '@octokit', 'universal-user-agent', 'before-after-hook'];
-const transformIgnorePatterns = [`/node_modules/(?!(${esmOnly.join('|')})/)`];
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns,
+  transform: { '^.+\\.(t|j|mj)s$': tsJest },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };
 
