@@ -55,21 +55,23 @@ function singleDraft(list: List, params: Params, wholeRow: boolean): RowDraft {
   throw eitherMissing('row', 'values');
 }
 
-/** Values of the service columns for rows added by this call. */
-function serviceValues(call: ApiCall): ServiceValues {
-  const { params, store, clock, options } = call;
+/** Values of the service columns for rows added by this call at `now` (epoch ms). */
+function serviceValues(call: ApiCall, now: number): ServiceValues {
+  const { params, store, options } = call;
   const botid = params.string('botid');
   if (botid !== undefined) {
     call.assertBot(botid);
     if (!findBot(store, botid)) throw notFound(`Bot ${botid}`, 'botid');
   }
   return {
-    CreationDate: formatCreationDate(clock.now(), options.timezone),
+    CreationDate: formatCreationDate(now, options.timezone),
     ClientID: params.string('clientid'),
     Messenger: params.string('messenger'),
     BotID: botid,
   };
 }
+
+const isoOf = (epochMs: number) => new Date(epochMs).toISOString();
 
 function headersOf(params: Params): string[] {
   const headers = params.requiredArray('headers');
@@ -242,11 +244,12 @@ export const listsModule: SandboxModule = {
           key: idempotencyKeyOf(call.headers),
           fingerprint: rowAddFingerprint(params),
         };
-        return once(store, clock.now(), request, () => {
+        const now = clock.now();
+        return once(store, now, request, () => {
           const list = targetList(call);
           const draft = singleDraft(list, params, false);
-          const service = serviceValues(call);
-          const { added, removed } = appendRows(list, [completeRow(list, draft, service)], options.rowCap, clock.iso());
+          const service = serviceValues(call, now);
+          const { added, removed } = appendRows(list, [completeRow(list, draft, service)], options.rowCap, isoOf(now));
           store.changed();
           return { row: renderRow(list, added[0]), trimmed: removed > 0 };
         });
@@ -270,10 +273,11 @@ export const listsModule: SandboxModule = {
         }
         const list = targetList(call);
         const columns = columnIndex(list);
-        const service = serviceValues(call);
+        const now = clock.now();
+        const service = serviceValues(call, now);
         const drafts = rows.map((input, index) => draftFromEither(list, columns, input, `rows[${index}]`));
         const completed = drafts.map((draft) => completeRow(list, draft, service));
-        const { added, removed } = appendRows(list, completed, options.rowCap, clock.iso());
+        const { added, removed } = appendRows(list, completed, options.rowCap, isoOf(now));
         store.changed();
         return { rows: added.map((row) => renderRow(list, row)), count: completed.length, trimmed: removed > 0, removed };
       },
