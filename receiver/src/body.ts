@@ -1,0 +1,70 @@
+import type { IncomingMessage } from 'node:http';
+import { DeliveryError } from './errors';
+
+function tooLarge(limit: number): DeliveryError {
+  return new DeliveryError('body_too_large', `The body is larger than the limit of ${limit} bytes`);
+}
+
+/** Refuses early, from `Content-Length`, a body that cannot fit. */
+export function assertDeclaredLength(contentLength: string | null | undefined, limit: number): void {
+  if (contentLength && Number(contentLength) > limit) throw tooLarge(limit);
+}
+
+/** Reads a web stream up to `limit` bytes; stops reading (and cancels the stream) as soon as it is exceeded. */
+export async function readWebStream(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Buffer> {
+  if (!stream) return Buffer.alloc(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Reads a Node request up to `limit` bytes. On overflow it stops listening and pauses the request, so the rest is
+ * never buffered; the caller answers 413 and closes the connection.
+ */
+export function readNodeStream(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        cleanup();
+        request.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onAborted = () => onError(new Error('The request was aborted by the client'));
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('aborted', onAborted);
+  });
+}

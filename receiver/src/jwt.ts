@@ -1,0 +1,143 @@
+import { timingSafeEqual } from 'node:crypto';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import { bodySha256 } from './digest';
+import { DeliveryError } from './errors';
+import type { ResolvedVerifyOptions } from './options';
+import { SYMMETRIC_ALGORITHMS } from './options';
+
+/** Claims of a verified delivery JWT that the rest of the verification needs. */
+export interface VerifiedJwt {
+  eventId: string;
+  audience?: string;
+  attemptId?: string;
+  keyId?: string;
+  algorithm: string;
+}
+
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+function parseHeader(token: string): ProtectedHeaderParameters {
+  if (!COMPACT_JWS.test(token)) throw new DeliveryError('malformed_signature', 'X-Signature is not a compact JWT');
+  try {
+    return decodeProtectedHeader(token);
+  } catch {
+    throw new DeliveryError('malformed_signature', 'X-Signature has an unreadable JWT header');
+  }
+}
+
+/**
+ * base64url has several spellings of the same bytes (unused trailing bits); only the canonical one is accepted,
+ * so that a delivery's signature cannot be altered and still pass.
+ */
+function assertCanonicalSignatureSegment(token: string): void {
+  const segment = token.slice(token.lastIndexOf('.') + 1);
+  if (Buffer.from(segment, 'base64url').toString('base64url') !== segment) {
+    throw new DeliveryError('malformed_signature', 'X-Signature has a non-canonical base64url signature');
+  }
+}
+
+function claimError(error: InstanceType<typeof errors.JWTClaimValidationFailed>): DeliveryError {
+  const { claim, reason } = error;
+  if (reason === 'missing' || reason === 'invalid') {
+    return new DeliveryError('invalid_claims', `JWT claim "${claim}" is ${reason === 'missing' ? 'missing' : 'not of the expected type'}`);
+  }
+  switch (claim) {
+    case 'iat':
+    case 'nbf':
+      return new DeliveryError('not_yet_valid', `JWT "${claim}" lies in the future`);
+    case 'aud':
+      return new DeliveryError('audience_mismatch', 'JWT "aud" is not one of the configured audience (hook ids)');
+    case 'iss':
+      return new DeliveryError('issuer_mismatch', 'JWT "iss" is not the configured issuer');
+    default:
+      return new DeliveryError('invalid_claims', `JWT "${claim}" check failed`);
+  }
+}
+
+/** Turns a jose verification failure into the delivery error vocabulary. */
+function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  if (error instanceof errors.JWTExpired) return new DeliveryError('expired', 'JWT is expired');
+  if (error instanceof errors.JWTClaimValidationFailed) return claimError(error);
+  if (error instanceof errors.JOSEAlgNotAllowed) return new DeliveryError('algorithm_not_allowed', 'JWT "alg" is not allowed');
+  if (error instanceof errors.JWSSignatureVerificationFailed) return new DeliveryError('invalid_signature', 'JWT signature does not verify');
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) {
+    return new DeliveryError('malformed_signature', `X-Signature is not a valid JWT: ${error.message}`);
+  }
+  throw error;
+}
+
+async function resolvePublicKey(options: ResolvedVerifyOptions, header: ProtectedHeaderParameters & { alg: string }, token: string) {
+  const [protectedSegment, payload, signature] = token.split('.');
+  try {
+    return await options.keySet!(header, { protected: protectedSegment, payload, signature });
+  } catch (error) {
+    if (error instanceof errors.JWKSNoMatchingKey) {
+      throw new DeliveryError('key_not_found', `No key in the key set matches kid "${String(header.kid)}" and alg ${header.alg}`);
+    }
+    if (error instanceof errors.JWKSMultipleMatchingKeys) {
+      throw new DeliveryError('key_not_found', `Several keys in the key set match kid "${String(header.kid)}"`);
+    }
+    throw new DeliveryError('key_set_unavailable', 'The key set (JWKS) could not be fetched', { cause: error });
+  }
+}
+
+function verifyOptions(options: ResolvedVerifyOptions) {
+  return {
+    algorithms: options.algorithms,
+    audience: options.audience,
+    issuer: options.issuer,
+    typ: 'JWT',
+    currentDate: new Date(options.now() * 1000),
+    clockTolerance: options.clockSkewSeconds,
+    maxTokenAge: options.toleranceSeconds,
+    requiredClaims: ['iat', 'exp', 'evt', 'body_sha256'],
+  };
+}
+
+/** Verifies the JWT of `X-Signature` over the raw body: signature, times, audience, issuer and `body_sha256`. */
+export async function verifyJwtSignature(token: string, rawBody: Buffer, options: ResolvedVerifyOptions): Promise<VerifiedJwt> {
+  const header = parseHeader(token);
+  const alg = header.alg;
+  if (typeof alg !== 'string' || !(options.algorithms as string[]).includes(alg)) {
+    throw new DeliveryError('algorithm_not_allowed', `JWT "alg" ${JSON.stringify(alg ?? null)} is not allowed (allowed: ${options.algorithms.join(', ')})`);
+  }
+  assertCanonicalSignatureSegment(token);
+
+  let payload: JWTPayload | undefined;
+  try {
+    if ((SYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
+      for (const key of await options.hmacKeys) {
+        try {
+          ({ payload } = await jwtVerify(token, key, verifyOptions(options)));
+          break;
+        } catch (error) {
+          // A rotated-out secret simply does not match: try the next one.
+          if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw error;
+        }
+      }
+      if (!payload) throw new DeliveryError('invalid_signature', 'JWT signature matches none of the configured secrets');
+    } else {
+      const key = await resolvePublicKey(options, { ...header, alg }, token);
+      ({ payload } = await jwtVerify(token, key, verifyOptions(options)));
+    }
+  } catch (error) {
+    throw toDeliveryError(error);
+  }
+
+  const { evt, body_sha256: bodyHash } = payload as JWTPayload & { evt?: unknown; body_sha256?: unknown };
+  if (typeof evt !== 'string' || evt === '') throw new DeliveryError('invalid_claims', 'JWT claim "evt" must be the event id');
+  if (typeof bodyHash !== 'string') throw new DeliveryError('invalid_claims', 'JWT claim "body_sha256" must be a base64url string');
+  const expected = Buffer.from(bodySha256(rawBody));
+  const actual = Buffer.from(bodyHash);
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
+    throw new DeliveryError('body_hash_mismatch', 'JWT "body_sha256" does not match the SHA-256 of the raw body');
+  }
+  return {
+    eventId: evt,
+    audience: typeof payload.aud === 'string' ? payload.aud : undefined,
+    attemptId: payload.jti,
+    keyId: typeof header.kid === 'string' ? header.kid : undefined,
+    algorithm: alg,
+  };
+}

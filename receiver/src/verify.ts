@@ -1,0 +1,124 @@
+import type { z } from 'zod';
+import { DeliveryError } from './errors';
+import { deliveryEnvelopeSchema, eventSchemas, isKnownEventType, type DeliveryEvent } from './events';
+import { readHeaders, type HeaderSource } from './headers';
+import { verifyJwtSignature } from './jwt';
+import { resolveClock, resolveVerifyOptions, type Clock, type ResolvedVerifyOptions, type SignatureScheme, type VerifyOptions } from './options';
+import { verifyStandardWebhooksSignature } from './standardWebhooks';
+
+/** The raw request body exactly as received. */
+export type RawBody = string | Uint8Array;
+
+/** A verified delivery and how it was verified. */
+export interface VerifiedDelivery {
+  event: DeliveryEvent;
+  scheme: SignatureScheme;
+  /** JWT `jti`: the id of this delivery attempt (JWT scheme only). */
+  attemptId?: string;
+  /** JWT `kid` (JWT scheme only). */
+  keyId?: string;
+}
+
+export interface DeliveryVerifier {
+  /** Verifies a delivery; rejects with a {@link DeliveryError} saying what failed. */
+  verify(rawBody: RawBody, headers: HeaderSource, at?: { now?: Clock }): Promise<VerifiedDelivery>;
+  readonly maxBodyBytes: number;
+}
+
+function toBuffer(rawBody: RawBody): Buffer {
+  if (typeof rawBody === 'string') return Buffer.from(rawBody, 'utf8');
+  if (rawBody instanceof Uint8Array) return Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  throw new TypeError('rawBody must be the raw request body as a string or bytes (not a parsed object)');
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+    .join('; ');
+}
+
+interface SignatureCheck {
+  scheme: SignatureScheme;
+  eventId: string;
+  attemptId?: string;
+  keyId?: string;
+}
+
+async function verifySignature(body: Buffer, headerSource: HeaderSource, options: ResolvedVerifyOptions): Promise<SignatureCheck> {
+  const headers = readHeaders(headerSource);
+  const token = headers.get('x-signature');
+  if (token !== undefined && token !== '' && options.jwtEnabled) {
+    const jwt = await verifyJwtSignature(token, body, options);
+    return { scheme: 'jwt', eventId: jwt.eventId, attemptId: jwt.attemptId, keyId: jwt.keyId };
+  }
+  const signatures = headers.getAll('webhook-signature').filter((value) => value !== '');
+  if (signatures.length > 0 && options.standardWebhooksEnabled) {
+    const id = headers.get('webhook-id');
+    const timestamp = headers.get('webhook-timestamp');
+    if (!id || !timestamp) {
+      throw new DeliveryError('missing_signature', `webhook-signature needs webhook-id and webhook-timestamp (missing: ${!id ? 'webhook-id' : 'webhook-timestamp'})`);
+    }
+    const eventId = verifyStandardWebhooksSignature({ id, timestamp, signatures }, body, options);
+    return { scheme: 'standard-webhooks', eventId };
+  }
+  const accepted = [options.jwtEnabled && 'X-Signature', options.standardWebhooksEnabled && 'webhook-id/webhook-timestamp/webhook-signature'];
+  throw new DeliveryError('missing_signature', `No signature: expected ${accepted.filter(Boolean).join(' or ')}`);
+}
+
+/** Parses the signed body and checks it against the signature's event id, the audience and the event schemas. */
+function parseEvent(body: Buffer, signature: SignatureCheck, options: ResolvedVerifyOptions): DeliveryEvent {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new DeliveryError('malformed_json', 'The body is not valid JSON');
+  }
+  const envelope = deliveryEnvelopeSchema.safeParse(json);
+  if (!envelope.success) throw new DeliveryError('invalid_payload', `The body is not an event: ${describeIssues(envelope.error)}`);
+  const { id, type, hook } = envelope.data;
+  if (id !== signature.eventId) {
+    throw new DeliveryError('event_id_mismatch', `The signed event id differs from the body's id "${id}"`);
+  }
+  if (signature.scheme === 'standard-webhooks' && options.audience && !options.audience.includes(hook)) {
+    throw new DeliveryError('audience_mismatch', `The body's hook "${hook}" is not one of the configured audience`);
+  }
+  if (!isKnownEventType(type)) return envelope.data;
+  const event = eventSchemas[type].safeParse(json);
+  if (!event.success) throw new DeliveryError('invalid_payload', `Invalid ${type} event: ${describeIssues(event.error)}`);
+  return event.data;
+}
+
+/** Checks options once (secrets, keys, algorithms) and returns a verifier for many deliveries. */
+export function createVerifier(options: VerifyOptions): DeliveryVerifier {
+  const resolved = resolveVerifyOptions(options);
+  return {
+    maxBodyBytes: resolved.maxBodyBytes,
+    async verify(rawBody, headers, at) {
+      const body = toBuffer(rawBody);
+      const current = at?.now === undefined ? resolved : { ...resolved, now: resolveClock(at.now) };
+      if (body.byteLength > current.maxBodyBytes) {
+        throw new DeliveryError('body_too_large', `The body has ${body.byteLength} bytes; the limit is ${current.maxBodyBytes}`);
+      }
+      const signature = await verifySignature(body, headers, current);
+      const event = parseEvent(body, signature, current);
+      return { event, scheme: signature.scheme, attemptId: signature.attemptId, keyId: signature.keyId };
+    },
+  };
+}
+
+const verifiers = new WeakMap<VerifyOptions, DeliveryVerifier>();
+
+/**
+ * Verifies one delivery: the signature (JWT in `X-Signature`, or Standard Webhooks headers) over the exact raw body,
+ * then the event itself. Resolves to the typed event; rejects with a {@link DeliveryError} whose `code` says what failed.
+ * Reusing the same `options` object reuses its imported keys and fetched key set.
+ */
+export async function verifyDelivery(rawBody: RawBody, headers: HeaderSource, options: VerifyOptions): Promise<DeliveryEvent> {
+  let verifier = verifiers.get(options);
+  if (!verifier) {
+    verifier = createVerifier(options);
+    verifiers.set(options, verifier);
+  }
+  return (await verifier.verify(rawBody, headers)).event;
+}
