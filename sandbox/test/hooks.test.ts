@@ -56,6 +56,7 @@ describe('sandbox hooks API: /hook/create, /hook/list, /hook/delete, /hook/deliv
     ['no name', { url: 'http://127.0.0.1:1/x', events: ['subscriber.new'] }, 'missing_param', 'name'],
     ['no url', { name: 'x', events: ['subscriber.new'] }, 'missing_param', 'url'],
     ['url not a URL', { name: 'x', url: 'not a url', events: ['subscriber.new'] }, 'invalid_param', 'url'],
+    ['credentials in the url', { name: 'x', url: 'http://user:pw@127.0.0.1/x', events: ['subscriber.new'] }, 'invalid_param', 'url'],
     ['ftp url', { name: 'x', url: 'ftp://127.0.0.1/x', events: ['subscriber.new'] }, 'invalid_param', 'url'],
     ['no events', { name: 'x', url: 'http://127.0.0.1:1/x' }, 'missing_param', 'events'],
     ['empty events', { name: 'x', url: 'http://127.0.0.1:1/x', events: [] }, 'invalid_param', 'events'],

@@ -22,6 +22,8 @@ function readHookUrl(params: Params): string {
     throw invalidParam('url', 'must be an absolute http or https URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParam('url', 'must be an absolute http or https URL');
+  // Deliveries are plain POSTs: credentials in the URL would not be sent (and must not be stored or logged).
+  if (url.username || url.password) throw invalidParam('url', 'must not include a user name or password');
   return value;
 }
 

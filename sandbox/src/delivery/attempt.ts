@@ -45,10 +45,8 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
   }
 }
 
-/** The cause of a fetch failure (e.g. ECONNREFUSED), without the URL, which may hold credentials. */
+/** The cause of a fetch failure (e.g. ECONNREFUSED), never the URL (its query may carry a token). */
 function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return cause && typeof cause.code === 'string' ? cause.code : 'the request could not be sent';
 }
