@@ -1,0 +1,61 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/** API key of a messenger-bot builder account, and the address of its API. */
+export class MessengerBotBuilderApi implements ICredentialType {
+	name = 'messengerBotBuilderApi';
+
+	displayName = 'Messenger Bot Builder API';
+
+	icon: Icon = {
+		light: 'file:../nodes/MessengerBotBuilder/messengerBotBuilder.svg',
+		dark: 'file:../nodes/MessengerBotBuilder/messengerBotBuilder.dark.svg',
+	};
+
+	documentationUrl = 'https://github.com/messenger-bot-builder/n8n-nodes-messenger-bot-builder#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'The account key, or a key made with "API Key → Create" that has the scopes your workflow needs',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: 'http://127.0.0.1:8787/api',
+			placeholder: 'https://api.example.com/api',
+			required: true,
+			description: 'Address of the API including the /api path prefix, without a trailing slash',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '={{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	// A read-only call that every account key may make: "Test" proves both the key and the address.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/account/balance/get',
+			method: 'GET',
+		},
+	};
+}

@@ -1,0 +1,107 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/**
+ * Building blocks for operation properties, so that the same parameter looks and behaves the
+ * same in every operation.
+ */
+
+type Extra = Partial<INodeProperties>;
+
+/** A picker that lists records through `searchMethod` and also accepts an ID or an expression. */
+export function locator(
+	name: string,
+	displayName: string,
+	searchMethod: string,
+	idHint: { placeholder: string; description: string },
+	extra: Extra = {},
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: searchMethod, searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: idHint.placeholder,
+			},
+		],
+		description: idHint.description,
+		...extra,
+	};
+}
+
+export const botField = (extra: Extra = {}): INodeProperties =>
+	locator('botId', 'Bot', 'searchBots', {
+		placeholder: 'e.g. bot_tg',
+		description: 'The bot (BotID). Pick it from the list, or give its ID.',
+	}, extra);
+
+export const clientIdField = (extra: Extra = {}): INodeProperties => ({
+	displayName: 'Client ID',
+	name: 'clientId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. 123456789',
+	description: "The subscriber's ID inside the messenger (ClientID)",
+	...extra,
+});
+
+export const messengerField = (extra: Extra = {}): INodeProperties => ({
+	displayName: 'Messenger',
+	name: 'messenger',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. telegram',
+	description: 'Name of the messenger of the subscriber, e.g. telegram or whatsapp',
+	...extra,
+});
+
+export const chainField = (extra: Extra = {}): INodeProperties =>
+	locator('chainCode', 'Chain', 'searchChains', {
+		placeholder: 'e.g. 1001',
+		description: 'The chain (its code, a string of digits). Pick it from the list, or give its code.',
+	}, extra);
+
+export const projectField = (extra: Extra = {}): INodeProperties =>
+	locator('group', 'Project', 'searchProjects', {
+		placeholder: 'e.g. grp_main',
+		description: 'The project (its code). Pick it from the list, or give its code.',
+	}, extra);
+
+export const listField = (extra: Extra = {}): INodeProperties =>
+	locator('listId', 'List', 'searchLists', {
+		placeholder: 'e.g. 1',
+		description: 'The list. Pick it from the list, or give its number.',
+	}, extra);
+
+export const returnAllField: INodeProperties = {
+	displayName: 'Return All',
+	name: 'returnAll',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return all results or only up to a given limit',
+};
+
+export const limitField: INodeProperties = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 50,
+	description: 'Max number of results to return',
+	displayOptions: { show: { returnAll: [false] } },
+};
+
+/** Return All + Limit, as every "Get Many" operation shows them. */
+export const pagingFields: INodeProperties[] = [returnAllField, limitField];

@@ -1,0 +1,75 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { Paging } from '../../transport/pagination';
+
+/** Reads a text parameter, trimmed; an empty required one is an error that names it. */
+export function text(this: IExecuteFunctions, name: string, itemIndex: number, required = false): string {
+	const raw = this.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
+	const value = raw === undefined || raw === null ? '' : String(raw).trim();
+	if (required && value === '') {
+		throw new NodeOperationError(this.getNode(), `The parameter "${name}" is empty`, {
+			itemIndex,
+			description: `Give a value for "${name}" (an expression such as {{ $json.${name} }} works too).`,
+		});
+	}
+	return value;
+}
+
+/** Bot and subscriber as the service addresses a subscriber: botid + clientid. */
+export function subscriberKey(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	return {
+		botid: text.call(this, 'botId', itemIndex, true),
+		clientid: text.call(this, 'clientId', itemIndex, true),
+	};
+}
+
+export function paging(this: IExecuteFunctions, itemIndex: number): Paging {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? 0 : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	return { returnAll, limit };
+}
+
+/** A JSON parameter that may arrive as text (typed in) or as an object (from an expression). */
+export function jsonObject(this: IExecuteFunctions, name: string, itemIndex: number): IDataObject {
+	const raw = this.getNodeParameter(name, itemIndex, {}) as unknown;
+	let value = raw;
+	if (typeof raw === 'string') {
+		if (raw.trim() === '') return {};
+		try {
+			value = JSON.parse(raw);
+		} catch {
+			throw new NodeOperationError(this.getNode(), `The parameter "${name}" is not valid JSON`, { itemIndex });
+		}
+	}
+	if (!value || typeof value !== 'object' || Array.isArray(value)) {
+		throw new NodeOperationError(this.getNode(), `The parameter "${name}" must be a JSON object`, { itemIndex });
+	}
+	return value as IDataObject;
+}
+
+/** Name/value pairs of a fixedCollection (`{ values: [{ name, value }] }`) as one object. */
+export function pairs(this: IExecuteFunctions, name: string, itemIndex: number): IDataObject {
+	const collection = this.getNodeParameter(name, itemIndex, {}) as { values?: Array<{ name: string; value: unknown }> };
+	const result: IDataObject = {};
+	for (const entry of collection.values ?? []) {
+		if (entry.name) result[entry.name] = entry.value as IDataObject[string];
+	}
+	return result;
+}
+
+/** A comma-separated text or an array from an expression, as a list of non-empty strings. */
+export function stringList(this: IExecuteFunctions, name: string, itemIndex: number): string[] {
+	const raw = this.getNodeParameter(name, itemIndex, '') as unknown;
+	const parts = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+	return parts.map((part) => part.trim()).filter((part) => part !== '');
+}
+
+/** The records of a list answer, whatever field the service put them in. */
+export function recordsOf(answer: unknown, ...fields: string[]): IDataObject[] {
+	if (Array.isArray(answer)) return answer as IDataObject[];
+	const object = (answer ?? {}) as IDataObject;
+	for (const field of [...fields, 'items']) {
+		if (Array.isArray(object[field])) return object[field] as IDataObject[];
+	}
+	return [];
+}

@@ -1,0 +1,54 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { resources } from './resources';
+import type { Operation } from './types';
+
+function findOperation(this: IExecuteFunctions, resourceName: string, operationName: string): Operation {
+	const operation = resources
+		.find((resource) => resource.value === resourceName)
+		?.operations.find((candidate) => candidate.value === operationName);
+	if (!operation) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resourceName}" is not known`);
+	}
+	return operation;
+}
+
+/** What continueOnFail puts out for a failed item: the message and, for API errors, the service's code. */
+export function failureJson(error: Error & { context?: IDataObject; description?: string | null }): IDataObject {
+	const json: IDataObject = { error: error.message };
+	for (const field of ['code', 'status', 'scope', 'param'] as const) {
+		if (error.context?.[field] !== undefined) json[field] = error.context[field];
+	}
+	if (error.description) json.description = error.description;
+	return json;
+}
+
+/** Runs the selected operation: once per item, or once for all items when it batches. */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operation = findOperation.call(this, resource, operationName);
+
+	if (operation.executeAll) return [await operation.executeAll.call(this, items)];
+
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const result = await operation.execute!.call(this, itemIndex);
+			const records = Array.isArray(result) ? result : [result];
+			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
+		} catch (error) {
+			if (this.continueOnFail()) {
+				output.push({ json: failureJson(error), pairedItem: { item: itemIndex } });
+				continue;
+			}
+			if (error instanceof NodeOperationError || (error as { context?: IDataObject }).context) {
+				(error as { context: IDataObject }).context.itemIndex = itemIndex;
+				throw error;
+			}
+			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+		}
+	}
+	return [output];
+}

@@ -1,0 +1,6 @@
+import { searchBots, searchChains, searchLists, searchProjects, searchStages } from './listSearch';
+import { getListColumns } from './resourceMapping';
+
+export const listSearch = { searchBots, searchChains, searchLists, searchProjects, searchStages };
+
+export const resourceMapping = { getListColumns };

@@ -1,0 +1,81 @@
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import { recordsOf } from '../actions/common/params';
+import { apiRequest } from '../transport/request';
+
+function matching(items: INodeListSearchItems[], filter?: string): INodeListSearchResult {
+	const needle = filter?.trim().toLowerCase();
+	const results = needle
+		? items.filter((item) => `${item.name} ${item.value}`.toLowerCase().includes(needle))
+		: items;
+	return { results };
+}
+
+function currentValue(context: ILoadOptionsFunctions, name: string): string {
+	try {
+		const value = context.getCurrentNodeParameter(name, { extractValue: true });
+		return value === undefined || value === null ? '' : String(value);
+	} catch {
+		return '';
+	}
+}
+
+const label = (record: IDataObject, ...fields: string[]) =>
+	String(fields.map((field) => record[field]).find((value) => value !== undefined && value !== '') ?? '');
+
+export async function searchBots(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const bots = recordsOf(await apiRequest.call(this, { method: 'POST', path: '/bot/list', readOnly: true }), 'bots');
+	return matching(
+		bots.map((bot) => {
+			const id = label(bot, 'id', 'botid', 'BotID');
+			const messenger = label(bot, 'messenger');
+			return { name: `${label(bot, 'name') || id}${messenger ? ` (${messenger})` : ''}`, value: id };
+		}),
+		filter,
+	);
+}
+
+export async function searchProjects(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const groups = recordsOf(await apiRequest.call(this, { method: 'GET', path: '/group/list' }), 'groups');
+	return matching(
+		groups.map((group) => {
+			const code = label(group, 'code', 'id');
+			return { name: label(group, 'name') || code, value: code };
+		}),
+		filter,
+	);
+}
+
+/** Chains come from the account summary; when a bot is already chosen, only its chains. */
+export async function searchChains(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const summary = await apiRequest.call(this, { method: 'GET', path: '/account/summary' });
+	const bot = currentValue(this, 'botId');
+	const chains = recordsOf(summary, 'chains').filter((chain) => !bot || !chain.botid || chain.botid === bot);
+	return matching(
+		chains.map((chain) => {
+			const code = label(chain, 'code', 'chaincode', 'id');
+			return { name: `${label(chain, 'name') || code} (${code})`, value: code };
+		}),
+		filter,
+	);
+}
+
+export async function searchLists(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const lists = recordsOf(await apiRequest.call(this, { method: 'GET', path: '/list/all' }), 'lists');
+	return matching(
+		lists.map((list) => ({ name: `${label(list, 'name')} (${label(list, 'count')} rows)`, value: String(list.id) })),
+		filter,
+	);
+}
+
+/** Funnel stages, from the CRM board. */
+export async function searchStages(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const board = await apiRequest.call(this, { method: 'GET', path: '/crm/board' });
+	const stages = recordsOf(board, 'stages');
+	return matching(
+		stages.map((stage) => {
+			const name = typeof stage === 'string' ? stage : label(stage, 'name', 'stage');
+			return { name, value: name };
+		}),
+		filter,
+	);
+}

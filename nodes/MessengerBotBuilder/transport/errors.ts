@@ -1,0 +1,80 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/** The body of an error answer: `{ code, error }`, plus `param` for 422 and `scope` for 403. */
+export interface ServiceErrorBody {
+	code?: string;
+	error?: string;
+	param?: string;
+	scope?: string;
+}
+
+const HINTS: Record<number, string> = {
+	401: 'The API key was not accepted: check the key and the base URL in the credential, and that the key has not expired or been revoked.',
+	429: 'The service received too many requests and kept refusing after several waits. Run fewer workflows with this key at once.',
+};
+
+/** Replaces every occurrence of the key so it can never leak through a message. */
+export function redact(text: string, secret: string): string {
+	return secret ? text.split(secret).join('***') : text;
+}
+
+function describe(status: number, body: ServiceErrorBody): string | undefined {
+	if (status === 403 && body.scope) {
+		return `The API key lacks the scope "${body.scope}". Use a key that has it (API Key → Create with scopes), or the account key.`;
+	}
+	if (status === 422 && body.param) return `Check the parameter "${body.param}".`;
+	return HINTS[status];
+}
+
+/** A NodeApiError for a non-2xx answer that carries the service's `code`, `error` and (403) `scope`. */
+export function serviceError(
+	node: INode,
+	status: number,
+	rawBody: unknown,
+	secret: string,
+	itemIndex?: number,
+): NodeApiError {
+	const body: ServiceErrorBody =
+		rawBody && typeof rawBody === 'object' ? (rawBody as ServiceErrorBody) : {};
+	const text = body.error ?? (typeof rawBody === 'string' && rawBody ? rawBody.slice(0, 300) : `HTTP ${status}`);
+	const code = body.code ?? `http_${status}`;
+	const details: JsonObject = { code, error: redact(text, secret), status };
+	if (body.param) details.param = body.param;
+	if (body.scope) details.scope = body.scope;
+	const error = new NodeApiError(node, details, {
+		message: redact(`${text} [${code}]`, secret),
+		description: describe(status, body),
+		httpCode: String(status),
+		itemIndex,
+	});
+	Object.assign(error.context, details);
+	return error;
+}
+
+/**
+ * A request that got no answer (connection refused, timeout) or a 5xx on a call that may have
+ * taken effect. Only the message of the low-level error is kept: its request options hold the key.
+ */
+export function transportError(
+	node: INode,
+	cause: { message?: string; code?: string } | undefined,
+	secret: string,
+	what: { path: string; status?: number; repeated: boolean; itemIndex?: number },
+): NodeApiError {
+	const reason = cause?.message ?? `HTTP ${what.status}`;
+	const code = what.status ? `http_${what.status}` : (cause?.code ?? 'no_response');
+	const description = what.repeated
+		? 'The request was repeated and still failed.'
+		: `${what.path} changes data and may have taken effect, so it was not repeated automatically. Check the result in the service before running it again.`;
+	const details: JsonObject = { code, error: redact(reason, secret) };
+	if (what.status) details.status = what.status;
+	const error = new NodeApiError(node, details, {
+		message: redact(`${what.path} failed: ${reason}`, secret),
+		description,
+		httpCode: what.status ? String(what.status) : undefined,
+		itemIndex: what.itemIndex,
+	});
+	Object.assign(error.context, details);
+	return error;
+}

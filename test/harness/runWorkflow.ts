@@ -1,0 +1,130 @@
+import './env';
+import { randomUUID } from 'node:crypto';
+import { ExecutionLifecycleHooks, ExternalSecretsProxy, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialType,
+	IConnections,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IRun,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { ApplicationError, Workflow } from 'n8n-workflow';
+import { HarnessCredentialsHelper, type StoredCredential } from './credentialsHelper';
+import { credentialTypes, HarnessNodeTypes } from './nodeTypes';
+
+/** The parts of an n8n workflow export that an execution needs. */
+export interface WorkflowDefinition {
+	name?: string;
+	nodes: INode[];
+	connections: IConnections;
+}
+
+/** What came out of one execution. */
+export class RunResult {
+	constructor(readonly run: IRun) {}
+
+	/** The error that stopped the execution, if any. */
+	get error() {
+		return this.run.data.resultData.error;
+	}
+
+	/** Items the node put out on its first output, in its last run. */
+	output(nodeName: string): INodeExecutionData[] {
+		const runs = this.run.data.resultData.runData[nodeName];
+		if (!runs?.length) throw new ApplicationError(`The node "${nodeName}" did not run`);
+		const last = runs[runs.length - 1];
+		if (last.error) throw last.error;
+		return last.data?.main?.[0] ?? [];
+	}
+
+	/** The error of a node's last run, if it failed. */
+	nodeError(nodeName: string) {
+		const runs = this.run.data.resultData.runData[nodeName];
+		return runs?.[runs.length - 1]?.error;
+	}
+}
+
+const BASE = 'http://127.0.0.1:5678';
+
+function additionalData(
+	credentialsHelper: HarnessCredentialsHelper,
+	executionId: string,
+	hooks: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	const unsupported = (what: string) => async () => {
+		throw new ApplicationError(`${what} is not available in the harness`);
+	};
+	return {
+		credentialsHelper,
+		externalSecretsProxy: new ExternalSecretsProxy(),
+		executionId,
+		hooks,
+		executeWorkflow: unsupported('Executing a sub-workflow'),
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		startRunnerTask: unsupported('The task runner'),
+		logAiEvent: () => {},
+		currentNodeExecutionIndex: 0,
+		variables: {},
+		restApiUrl: `${BASE}/rest`,
+		instanceBaseUrl: `${BASE}/`,
+		formBaseUrl: `${BASE}/form`,
+		formWaitingBaseUrl: `${BASE}/form-waiting`,
+		formTestBaseUrl: `${BASE}/form-test`,
+		webhookBaseUrl: `${BASE}/webhook`,
+		webhookWaitingBaseUrl: `${BASE}/webhook-waiting`,
+		webhookTestBaseUrl: `${BASE}/webhook-test`,
+		mcpBaseUrl: `${BASE}/mcp`,
+		mcpTestBaseUrl: `${BASE}/mcp-test`,
+	} as IWorkflowExecuteAdditionalData;
+}
+
+/**
+ * Runs workflow definitions through n8n-core's own engine (`WorkflowExecute`), with the node and
+ * credential types given, and credentials held in memory.
+ */
+export class Harness {
+	readonly nodeTypes: HarnessNodeTypes;
+
+	readonly credentials: HarnessCredentialsHelper;
+
+	constructor(options: { nodes: INodeType[]; credentials: ICredentialType[] }) {
+		this.nodeTypes = new HarnessNodeTypes(options.nodes);
+		this.credentials = new HarnessCredentialsHelper(credentialTypes(options.credentials));
+	}
+
+	addCredential(credential: StoredCredential): void {
+		this.credentials.add(credential);
+	}
+
+	/** Executes the workflow from `startNode` (default: its first node) and waits for the end. */
+	async run(definition: WorkflowDefinition, startNode?: string): Promise<RunResult> {
+		const workflow = new Workflow({
+			id: randomUUID(),
+			name: definition.name ?? 'harness',
+			nodes: definition.nodes,
+			connections: definition.connections,
+			active: false,
+			nodeTypes: this.nodeTypes,
+			settings: { executionOrder: 'v1' },
+		});
+		const start = workflow.getNode(startNode ?? definition.nodes[0].name);
+		if (!start) throw new ApplicationError(`No node "${startNode}" in the workflow`);
+		const executionId = randomUUID();
+		const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+			id: workflow.id,
+			name: workflow.name ?? 'harness',
+			active: false,
+			activeVersionId: null,
+			isArchived: false,
+			nodes: definition.nodes,
+			connections: definition.connections,
+			createdAt: new Date(),
+			updatedAt: new Date(),
+		});
+		const execute = new WorkflowExecute(additionalData(this.credentials, executionId, hooks), 'manual');
+		return new RunResult(await execute.run({ workflow, startNode: start }));
+	}
+}

@@ -1,0 +1,81 @@
+import { startTestBed, type NodeTestBed } from '../support/sandbox';
+
+/** 401, 403, 422 and 429 through a real execution, and "On Error: Continue" per item. */
+describe('errors and rate limits', () => {
+	let bed: NodeTestBed;
+
+	beforeAll(async () => {
+		bed = await startTestBed();
+	});
+	afterAll(async () => bed.close());
+
+	it('401: an unknown key fails with the service code and never shows the key', async () => {
+		const secret = 'mbb_not-a-real-key-0123456789';
+		bed.node.useKey('unknown', secret, bed.baseUrl);
+		const error = await bed.node.failure({ resource: 'account', operation: 'getBalance' }, { credential: 'unknown' });
+		expect(error.httpCode).toBe('401');
+		expect(error.context.code).toBe('unauthorized');
+		expect(error.message).toContain('unauthorized');
+		expect(error.description).toMatch(/key/i);
+		expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(secret);
+	});
+
+	it('403: a key without the scope names the missing scope', async () => {
+		const key = await bed.api.keyWith(['account:read']);
+		bed.node.useKey('narrow', key, bed.baseUrl);
+		const error = await bed.node.failure({ resource: 'bot', operation: 'getMany' }, { credential: 'narrow' });
+		expect(error.httpCode).toBe('403');
+		expect(error.context).toMatchObject({ code: 'forbidden', scope: 'bots:read' });
+		expect(error.description).toContain('bots:read');
+		expect(error.message).not.toContain(key);
+	});
+
+	it('422: a bad parameter fails with the service code and the parameter named', async () => {
+		const error = await bed.node.failure({
+			resource: 'account',
+			operation: 'getApiLog',
+			returnAll: true,
+			filters: { status: 42 },
+		});
+		expect(error.httpCode).toBe('422');
+		expect(error.context).toMatchObject({ code: 'invalid_param', param: 'status' });
+		expect(error.description).toContain('status');
+	});
+
+	it('continueOnFail: the failing item becomes an error item, the others go on, all paired', async () => {
+		await bed.api.call('/account/balance/get'); // so that the log has an entry with status 200
+		const items = await bed.node.items(
+			{
+				resource: 'account',
+				operation: 'getApiLog',
+				returnAll: false,
+				limit: 1,
+				filters: { status: '={{ $json.status }}' },
+			},
+			{ items: [{ status: 200 }, { status: 42 }, { status: 200 }], continueOnFail: true },
+		);
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(items[1].json).toMatchObject({ code: 'invalid_param', param: 'status', status: 422 });
+		expect(items[0].json.status).toBe(200);
+		expect(items[2].json.status).toBe(200);
+	});
+
+	it('429: waits Retry-After and retries when another client used up the key', async () => {
+		const key = await bed.api.keyWith(['account:read', 'log:read']);
+		bed.node.useKey('busy', key, bed.baseUrl);
+		// Someone else spends the key's whole bucket just before the workflow runs.
+		await Promise.all(
+			Array.from({ length: 15 }, () =>
+				fetch(`${bed.baseUrl}/account/balance/get`, { headers: { Authorization: key } }),
+			),
+		);
+		const [item] = await bed.node.json({ resource: 'account', operation: 'getBalance' }, { credential: 'busy' });
+		expect(item).toHaveProperty('balance');
+
+		const log = await bed.api.call('/log/get', { path: '/account/balance/get', limit: 1000 });
+		const forKey = (log.items as Array<{ keyId: string; status: number }>).filter((entry) => entry.keyId !== 'account');
+		const refusedByService = forKey.filter((entry) => entry.status === 429).length;
+		expect(refusedByService).toBeGreaterThan(5); // the burst, and the node's first try
+		expect(forKey[0].status).toBe(200); // newest entry: the node's retry
+	});
+});

@@ -1,0 +1,24 @@
+import { startSandbox, type SandboxOptions } from '../../sandbox/src';
+import { NodeRunner } from './nodeRun';
+import { SandboxApi } from './sandboxApi';
+
+export interface NodeTestBed {
+	node: NodeRunner;
+	api: SandboxApi;
+	baseUrl: string;
+	close(): Promise<void>;
+}
+
+/**
+ * A sandbox on a free port, seeded with demo data, and a node runner whose `main` credential is
+ * the account key. Rate limiting stays on unless `rateLimit: 0` is given.
+ */
+export async function startTestBed(options: SandboxOptions = {}): Promise<NodeTestBed> {
+	const sandbox = await startSandbox({ port: 0, ...options });
+	return {
+		node: new NodeRunner(sandbox.baseUrl, sandbox.adminKey),
+		api: new SandboxApi(sandbox.baseUrl, sandbox.adminKey),
+		baseUrl: sandbox.baseUrl,
+		close: () => sandbox.close(),
+	};
+}
