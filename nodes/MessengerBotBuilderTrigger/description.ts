@@ -1,0 +1,60 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { ALL_EVENTS, EVENT_KINDS } from './events';
+
+export const OUTPUT_DATA = 'data';
+export const OUTPUT_ENVELOPE = 'envelope';
+
+export const triggerProperties: INodeProperties[] = [
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		required: true,
+		default: [ALL_EVENTS],
+		description: 'The events that start the workflow',
+		options: [
+			{ name: 'All Events', value: ALL_EVENTS, description: 'Every event kind the service documents' },
+			...EVENT_KINDS.map(({ name, value, description }) => ({ name, value, description })),
+		],
+	},
+	{
+		displayName: 'Bot Names or IDs',
+		name: 'botIds',
+		type: 'multiOptions',
+		typeOptions: { loadOptionsMethod: 'getBots' },
+		default: [],
+		description:
+			'Only events about subscribers or payments of these bots start the workflow; none means every bot. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				default: OUTPUT_DATA,
+				options: [
+					{ name: 'Event Data Only', value: OUTPUT_DATA, description: 'The event\'s "data" object' },
+					{
+						name: 'Whole Event',
+						value: OUTPUT_ENVELOPE,
+						description: 'ID, type, creation time, hook and data',
+					},
+				],
+			},
+			{
+				displayName: 'Pass Unknown Event Kinds',
+				name: 'passUnknownEvents',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether events of kinds this node does not know yet (the service may add kinds) also start the workflow',
+			},
+		],
+	},
+];

@@ -1,0 +1,29 @@
+/** The event kinds the service documents. It may add kinds; the node can pass those on too. */
+export const EVENT_KINDS = [
+	{ value: 'subscriber.new', name: 'New Subscriber', description: 'A new subscriber appeared in a bot' },
+	{ value: 'subscriber.stage', name: 'Subscriber Stage Changed', description: "A subscriber's CRM funnel stage changed" },
+	{ value: 'payment.success', name: 'Payment Succeeded', description: 'A payment went through' },
+] as const;
+
+export type EventKind = (typeof EVENT_KINDS)[number]['value'];
+
+/** Value of the "Events" parameter that stands for every documented kind. */
+export const ALL_EVENTS = '*';
+
+const KNOWN = new Set<string>(EVENT_KINDS.map((kind) => kind.value));
+
+export const isKnownEventKind = (type: string): type is EventKind => KNOWN.has(type);
+
+/** The kinds to subscribe the hook to, sorted so that the same choice always compares equal. */
+export function subscribedKinds(selected: string[]): EventKind[] {
+	const kinds = selected.includes(ALL_EVENTS) ? EVENT_KINDS.map((kind) => kind.value) : selected.filter(isKnownEventKind);
+	return [...new Set(kinds)].sort();
+}
+
+/** The bot an event concerns: the subscriber's bot, or the bot a payment was made in. */
+export function botOfEvent(data: unknown): string | undefined {
+	if (!data || typeof data !== 'object') return undefined;
+	const { subscriber, payment } = data as { subscriber?: { botid?: unknown }; payment?: { botid?: unknown } };
+	const botid = subscriber?.botid ?? payment?.botid;
+	return botid === undefined || botid === null ? undefined : String(botid);
+}

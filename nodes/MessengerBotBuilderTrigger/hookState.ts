@@ -1,0 +1,28 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * What the node remembers about its hook, in the node's static data: n8n persists it with the
+ * workflow, so every process (main, webhook, worker in queue mode) reads the same values.
+ */
+export interface HookState {
+	hookId?: string;
+	/** The signing secret, shown by the service only once, at creation. */
+	secret?: string;
+	/** The address and kinds the hook was made with, to notice when the node's settings changed. */
+	url?: string;
+	events?: string[];
+	/** Event id → unix seconds it was accepted; see seenEvents.ts. */
+	seen?: Record<string, number>;
+}
+
+export function readHookState(staticData: IDataObject): HookState {
+	return staticData as HookState;
+}
+
+export function rememberHook(staticData: IDataObject, hook: Required<Pick<HookState, 'hookId' | 'secret' | 'url' | 'events'>>): void {
+	Object.assign(staticData, hook, { seen: {} });
+}
+
+export function forgetHook(staticData: IDataObject): void {
+	for (const field of ['hookId', 'secret', 'url', 'events', 'seen']) delete staticData[field];
+}

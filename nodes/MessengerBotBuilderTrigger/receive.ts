@@ -1,0 +1,75 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { verifyDelivery, type RejectionCode, type DeliveryEvent } from './delivery';
+import { ALL_EVENTS, botOfEvent, isKnownEventKind } from './events';
+import { OUTPUT_ENVELOPE } from './description';
+import { readHookState } from './hookState';
+import { alreadyAccepted, markAccepted } from './seenEvents';
+
+/** Answer status per refusal: the body size and shape have their own, every signature problem is 401. */
+const REFUSAL_STATUS: Partial<Record<RejectionCode, number>> = {
+	body_too_large: 413,
+	malformed_json: 400,
+	invalid_payload: 400,
+};
+
+interface TriggerOptions {
+	output?: string;
+	passUnknownEvents?: boolean;
+}
+
+function refuse(context: IWebhookFunctions, status: number, code: string, error: string): IWebhookResponseData {
+	context.getResponseObject().status(status).json({ code, error });
+	return { noWebhookResponse: true };
+}
+
+/** A verified delivery that starts nothing still gets a 2xx, or the sender would retry it. */
+const ignored = (reason: string): IWebhookResponseData => ({ webhookResponse: { ok: true, ignored: reason } });
+
+/** n8n reads the body lazily; the signature covers the exact bytes, never a re-serialisation. */
+async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
+	const request = context.getRequestObject();
+	if (!Buffer.isBuffer(request.rawBody) && typeof request.readRawBody === 'function') await request.readRawBody();
+	return Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
+}
+
+function wanted(context: IWebhookFunctions, event: DeliveryEvent, options: TriggerOptions): string | undefined {
+	const events = context.getNodeParameter('events', [ALL_EVENTS]) as string[];
+	if (!isKnownEventKind(event.type)) {
+		return options.passUnknownEvents ? undefined : `event kind ${event.type} is not known to this trigger`;
+	}
+	if (!events.includes(ALL_EVENTS) && !events.includes(event.type)) return `event kind ${event.type} is not selected`;
+	const bots = (context.getNodeParameter('botIds', []) as Array<string | number>).map(String);
+	const bot = botOfEvent(event.data);
+	if (bots.length > 0 && (bot === undefined || !bots.includes(bot))) return 'the event is about another bot';
+	return undefined;
+}
+
+/**
+ * Handles one delivery: verify it with the hook's secret, answer 401 (starting nothing) when it is
+ * not genuine, 2xx without a new execution when it repeats an accepted event or is filtered out,
+ * and otherwise start the workflow with the event.
+ */
+export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const staticData = this.getWorkflowStaticData('node');
+	const state = readHookState(staticData);
+	if (!state.secret || !state.hookId) {
+		return refuse(this, 401, 'key_not_found', 'This trigger has no registered hook; activate the workflow again');
+	}
+	const verdict = verifyDelivery(
+		{ headers: this.getHeaderData() as Record<string, string | string[] | undefined>, rawBody: (await rawBodyOf(this)) ?? Buffer.alloc(0) },
+		{ secrets: [state.secret], audience: state.hookId },
+	);
+	if (!verdict.ok) {
+		this.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${verdict.reason}`, { code: verdict.code });
+		return refuse(this, REFUSAL_STATUS[verdict.code] ?? 401, verdict.code, verdict.reason);
+	}
+	const { event } = verdict;
+	if (alreadyAccepted(state, event.id)) return ignored('duplicate');
+	markAccepted(state, event.id, Math.floor(Date.now() / 1000));
+
+	const options = this.getNodeParameter('options', {}) as TriggerOptions;
+	const skip = wanted(this, event, options);
+	if (skip) return ignored(skip);
+	const json = (options.output === OUTPUT_ENVELOPE ? event : (event.data ?? {})) as IDataObject;
+	return { workflowData: [this.helpers.returnJsonArray(json)] };
+}
