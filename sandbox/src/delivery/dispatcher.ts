@@ -93,10 +93,12 @@ export class DeliveryDispatcher {
     } catch (error) {
       outcome = { status: null, error: `signing failed: ${(error as Error).message}`, durationMs: 0, abandoned: false };
     }
-    if (outcome.abandoned || delivery.status !== 'pending') return;
+    if (outcome.abandoned) return;
 
     delivery.attempts.push({ n: delivery.attempts.length + 1, id: attemptId, at, status: outcome.status, error: outcome.error, durationMs: outcome.durationMs });
-    this.settle(delivery, hook, outcome.status);
+    store.changed();
+    // The hook may have been deleted while the request was out: the attempt is recorded, nothing follows.
+    if (delivery.status === 'pending') this.settle(delivery, hook, outcome.status);
   }
 
   /** Decides what follows an attempt: done, hook disabled, another attempt later, or give up. */
