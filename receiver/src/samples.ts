@@ -12,7 +12,7 @@ export interface SampleEventOptions {
 }
 
 const sampleSubscriber = {
-  botid: 1001,
+  botid: '1001',
   clientid: '555000111',
   messenger: 'telegram',
   name: 'Ada Lovelace',
