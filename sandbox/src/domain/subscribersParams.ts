@@ -145,7 +145,10 @@ export function readDay(params: Params, name: string, required: boolean): string
 }
 
 export function isCalendarDay(value: string): boolean {
-  return CALENDAR_DAY.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+  if (!CALENDAR_DAY.test(value)) return false;
+  const time = Date.parse(`${value}T00:00:00Z`);
+  // Date.parse rolls 2026-02-30 over to March; a real day survives the round trip.
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
 }
 
 /**
