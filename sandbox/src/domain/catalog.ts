@@ -150,7 +150,7 @@ export function updateItem(item: CatalogItem, fields: ItemFields, now: string): 
   Object.assign(item, fields, { updated: now });
 }
 
-/** Deletes items by id; returns how many were deleted. */
+/** Deletes the items that `matches` selects; returns how many were deleted. */
 export function deleteItems(store: Store, matches: (item: CatalogItem) => boolean): number {
   const state = catalogState(store);
   const before = state.items.length;
