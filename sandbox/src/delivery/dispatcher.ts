@@ -56,7 +56,9 @@ export class DeliveryDispatcher {
     const timer = setTimeout(() => {
       this.timers.delete(delivery.id);
       if (delivery.nextAttemptAt !== null && delivery.nextAttemptAt > Date.now()) return this.schedule(delivery);
-      const running = this.attempt(delivery).finally(() => this.inFlight.delete(running));
+      const running = this.attempt(delivery)
+        .catch((error) => console.error(`sandbox: delivery ${delivery.id} failed unexpectedly`, error))
+        .finally(() => this.inFlight.delete(running));
       this.inFlight.add(running);
     }, Math.min(wait, MAX_TIMER_MS));
     timer.unref();
