@@ -1,0 +1,187 @@
+import '../harness/env';
+import { HookContext, WebhookContext } from 'n8n-core';
+import type { Request, Response } from 'express';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	IWebhookData,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { ApplicationError, NodeHelpers, Workflow } from 'n8n-workflow';
+import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi.credentials';
+import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
+import { HarnessCredentialsHelper } from '../harness/credentialsHelper';
+import { credentialTypes, HarnessNodeTypes, PACKAGE } from '../harness/nodeTypes';
+import { triggerAdditionalData, type WebhookBases } from './additionalData';
+
+export const TRIGGER_NAME = 'Messenger Bot Builder Trigger';
+
+/** Production (active workflow) or test ("listen for test event") registration. */
+export type WebhookMode = 'production' | 'test';
+
+export interface TriggerHarnessOptions extends WebhookBases {
+	/** The credential's base URL (with /api) and API key. */
+	apiBaseUrl: string;
+	apiKey: string;
+	/** The node's parameters; defaults are filled in as n8n does. */
+	parameters?: INodeParameters;
+	workflowName?: string;
+}
+
+/** One execution a delivery started: the items the trigger put out. */
+export type StartedExecution = INodeExecutionData[];
+
+/**
+ * One Messenger Bot Builder Trigger in one workflow, driven through n8n-core's own contexts: the
+ * hook lifecycle through `HookContext`, deliveries through `WebhookContext`.
+ *
+ * Queue mode is the model: the workflow's static data exists between calls only as a JSON
+ * snapshot (n8n keeps it in its database), each call loads it into a fresh `Workflow`, and the
+ * snapshot is replaced after the call. Nothing else carries over from one call to the next.
+ */
+export class TriggerHarness {
+	readonly nodeType = new MessengerBotBuilderTrigger();
+
+	readonly started: StartedExecution[] = [];
+
+	private readonly nodeTypes = new HarnessNodeTypes([this.nodeType]);
+
+	private readonly credentials = new HarnessCredentialsHelper(credentialTypes([new MessengerBotBuilderApi()]));
+
+	private readonly node: INode;
+
+	private savedStaticData = '{}';
+
+	constructor(private readonly options: TriggerHarnessOptions) {
+		this.credentials.add({
+			id: 'main',
+			name: 'main',
+			type: 'messengerBotBuilderApi',
+			data: { apiKey: options.apiKey, baseUrl: options.apiBaseUrl },
+		});
+		const parameters = NodeHelpers.getNodeParameters(
+			this.nodeType.description.properties,
+			options.parameters ?? {},
+			true,
+			false,
+			{ typeVersion: 1 },
+			this.nodeType.description,
+		);
+		this.node = {
+			id: 'trigger',
+			name: TRIGGER_NAME,
+			type: `${PACKAGE}.${this.nodeType.description.name}`,
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: '6f1c2f7e-4b8a-4d55-9a55-3c0f9d1e2a7b',
+			parameters: parameters ?? {},
+			credentials: { messengerBotBuilderApi: { id: 'main', name: 'main' } },
+		};
+	}
+
+	/** The node's static data as n8n would have stored it. */
+	get nodeStaticData(): IDataObject {
+		const all = JSON.parse(this.savedStaticData) as IDataObject;
+		return (all[`node:${TRIGGER_NAME}`] as IDataObject | undefined) ?? {};
+	}
+
+	/** Replaces the stored node static data (to model what another process or an old version left). */
+	setNodeStaticData(data: IDataObject): void {
+		this.savedStaticData = JSON.stringify({ [`node:${TRIGGER_NAME}`]: data });
+	}
+
+	private loadWorkflow(): Workflow {
+		return new Workflow({
+			id: 'wf-trigger-test',
+			name: this.options.workflowName ?? 'Trigger test',
+			nodes: [this.node],
+			connections: {},
+			active: true,
+			nodeTypes: this.nodeTypes,
+			staticData: JSON.parse(this.savedStaticData) as IDataObject,
+			settings: { executionOrder: 'v1' },
+		});
+	}
+
+	private save(workflow: Workflow): void {
+		this.savedStaticData = JSON.stringify(workflow.staticData);
+	}
+
+	private webhookData(workflow: Workflow, mode: WebhookMode): IWebhookData {
+		const description = this.nodeType.description.webhooks![0];
+		return {
+			httpMethod: 'POST',
+			node: this.node.name,
+			path: String(description.path),
+			webhookDescription: description,
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: triggerAdditionalData(this.credentials, this.options),
+			webhookId: this.node.webhookId,
+			isTest: mode === 'test',
+		};
+	}
+
+	/** Runs one `webhookMethods.default` method as n8n does when it (de)registers the webhook. */
+	async lifecycle(method: 'checkExists' | 'create' | 'delete', mode: WebhookMode = 'production'): Promise<boolean> {
+		const workflow = this.loadWorkflow();
+		const executeMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'trigger';
+		const activation: WorkflowActivateMode = mode === 'test' ? 'manual' : 'activate';
+		const context = new HookContext(
+			workflow,
+			this.node,
+			triggerAdditionalData(this.credentials, this.options),
+			executeMode,
+			activation,
+			this.webhookData(workflow, mode),
+		);
+		try {
+			return await this.nodeType.webhookMethods.default[method].call(context);
+		} finally {
+			this.save(workflow);
+		}
+	}
+
+	/** Activation: n8n asks `checkExists` and calls `create` only when it answers false. */
+	async activate(mode: WebhookMode = 'production'): Promise<void> {
+		if (await this.lifecycle('checkExists', mode)) return;
+		if (!(await this.lifecycle('create', mode))) throw new ApplicationError('create answered false');
+	}
+
+	/**
+	 * Hands one HTTP request to the node's `webhook()` in a `WebhookContext`, then answers it the way
+	 * n8n does for `responseMode: 'onReceived'`: the node's own answer if it sent one, otherwise
+	 * 200 at once, and the workflow starts when the node returned items.
+	 */
+	async deliver(request: Request, response: Response, mode: WebhookMode = 'production'): Promise<void> {
+		const workflow = this.loadWorkflow();
+		const additionalData = triggerAdditionalData(this.credentials, this.options, {
+			httpRequest: request,
+			httpResponse: response,
+		});
+		const context = new WebhookContext(
+			workflow,
+			this.node,
+			additionalData,
+			mode === 'test' ? 'manual' : 'webhook',
+			this.webhookData(workflow, mode),
+			[],
+			null,
+		);
+		let result;
+		try {
+			result = await this.nodeType.webhook.call(context);
+		} catch (error) {
+			if (!response.headersSent) response.status(500).json({ message: (error as Error).message });
+			return;
+		} finally {
+			this.save(workflow);
+		}
+		if (!result.noWebhookResponse && !response.headersSent) {
+			response.status(200).json(result.webhookResponse ?? { message: result.workflowData ? 'Workflow was started' : 'Webhook call received' });
+		}
+		if (result.workflowData) this.started.push(result.workflowData[0]);
+	}
+}

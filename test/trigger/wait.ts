@@ -1,0 +1,12 @@
+/** Polls `probe` until it returns something other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
