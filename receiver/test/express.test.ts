@@ -1,0 +1,132 @@
+import { request as httpRequest } from 'node:http';
+import express from 'express';
+import { captureRawBody, createReceiver, sampleEvent, signDelivery, type DeliveryEvent, type Receiver } from '../src';
+import { HOOK_ID, newSecret, serve, signedDelivery } from './helpers';
+
+const secret = newSecret();
+
+type Mount = (app: express.Express, receiver: Receiver) => void;
+const mounts: [string, Mount][] = [
+  ['mounted before any body parser', (app, receiver) => app.post('/hooks', receiver.middleware())],
+  ['after express.json()', (app, receiver) => app.use(express.json()).post('/hooks', receiver.middleware())],
+  ['after express.json({ verify: captureRawBody })', (app, receiver) => app.use(express.json({ verify: captureRawBody })).post('/hooks', receiver.middleware())],
+  ['after express.raw()', (app, receiver) => app.use(express.raw({ type: 'application/json' })).post('/hooks', receiver.middleware())],
+  ['after express.text()', (app, receiver) => app.use(express.text({ type: 'application/json' })).post('/hooks', receiver.middleware())],
+];
+
+async function startApp(mount: Mount, options: Parameters<typeof createReceiver>[0] = { secrets: secret }) {
+  const receiver = createReceiver(options);
+  const events: DeliveryEvent[] = [];
+  receiver.onAny((event) => void events.push(event));
+  const app = express();
+  mount(app, receiver);
+  const running = await serve(app);
+  return { receiver, events, running };
+}
+
+describe('receiver.middleware() in Express 5 over HTTP', () => {
+  describe.each(mounts)('%s', (_label, mount) => {
+    let app: Awaited<ReturnType<typeof startApp>>;
+    beforeAll(async () => {
+      app = await startApp(mount);
+    });
+    afterAll(() => app.running.close());
+
+    it('verifies, answers 200 and emits once; a retry is a 200 duplicate', async () => {
+      const delivery = await signedDelivery(secret, 'subscriber.stage');
+      const send = () => fetch(`${app.running.url}/hooks`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      const first = await send();
+      expect(first.status).toBe(200);
+      expect(await first.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
+      const again = await send();
+      expect(await again.json()).toMatchObject({ duplicate: true });
+      await app.receiver.idle();
+      expect(app.events.filter((event) => event.id === delivery.id)).toHaveLength(1);
+      expect(app.events.at(-1)).toMatchObject({ type: 'subscriber.stage', data: { stage: 'qualified' } });
+    });
+
+    it('refuses a tampered body with 401', async () => {
+      const delivery = await signedDelivery(secret);
+      const response = await fetch(`${app.running.url}/hooks`, {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body.replace('Ada', 'Eve'),
+      });
+      expect(response.status).toBe(401);
+    });
+  });
+
+  it('explains how to mount it when express.json() re-serialization cannot match the signed bytes', async () => {
+    const app = await startApp(mounts[1][1]);
+    try {
+      const event = sampleEvent('subscriber.new', { hook: HOOK_ID });
+      // Pretty-printed bytes are signed: express.json() drops the whitespace, so the re-serialized body differs.
+      const pretty = JSON.stringify(event, null, 2);
+      const headers = { 'content-type': 'application/json', ...(await signDelivery({ body: pretty, eventId: event.id, hookId: HOOK_ID, secret })) };
+      const response = await fetch(`${app.running.url}/hooks`, { method: 'POST', headers, body: pretty });
+      expect(response.status).toBe(401);
+      const answer = await response.json();
+      expect(answer.code).toBe('body_hash_mismatch');
+      expect(answer.error).toMatch(/mount the receiver before express\.json\(\), or use express\.json\(\{ verify: captureRawBody \}\)/);
+    } finally {
+      await app.running.close();
+    }
+  });
+
+  it('answers 405 and 415 before reading the body', async () => {
+    const app = await startApp((a, receiver) => a.use('/hooks', receiver.middleware()));
+    try {
+      const get = await fetch(`${app.running.url}/hooks`);
+      expect(get.status).toBe(405);
+      expect(get.headers.get('allow')).toBe('POST');
+      const text = await fetch(`${app.running.url}/hooks`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+      expect(text.status).toBe(415);
+    } finally {
+      await app.running.close();
+    }
+  });
+
+  it('answers 413 to a chunked body over the limit without reading all of it', async () => {
+    const app = await startApp(mounts[0][1], { secrets: secret, maxBodyBytes: 64 * 1024 });
+    try {
+      const { port } = new URL(app.running.url);
+      const result = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
+        let sent = 0;
+        let finished = false;
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/hooks', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          finished = true;
+          res.resume();
+          resolve({ status: res.statusCode!, sent });
+          req.destroy();
+        });
+        req.on('error', (error) => (finished ? undefined : reject(error)));
+        const chunk = Buffer.alloc(16 * 1024, 0x20);
+        // Keep sending until the server answers (or 50 MB, which would mean it read everything).
+        const pump = () => {
+          while (!finished && sent < 50 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once('drain', pump);
+          }
+          if (!finished) req.end();
+        };
+        pump();
+      });
+      expect(result.status).toBe(413);
+      expect(result.sent).toBeLessThan(50 * 1024 * 1024);
+    } finally {
+      await app.running.close();
+    }
+  });
+
+  it('works as a plain node:http handler', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const running = await serve(receiver.middleware() as never);
+    try {
+      const delivery = await signedDelivery(secret, 'payment.success');
+      const response = await fetch(`${running.url}/anything`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      expect(response.status).toBe(200);
+    } finally {
+      await running.close();
+    }
+  });
+});

@@ -1,0 +1,206 @@
+import { createReceiver, type DeliveryEvent } from '../src';
+import { jwtOnly, newSecret, signedDelivery, standardWebhooksOnly } from './helpers';
+
+const secret = newSecret();
+const post = (body: BodyInit | null, headers: Record<string, string>, method = 'POST') =>
+  new Request('http://127.0.0.1/hooks', { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+
+describe('createReceiver().handle (web Request)', () => {
+  it('answers 200 once verified, then runs typed listeners after the answer', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const seen: string[] = [];
+    receiver.on('subscriber.stage', (event) => {
+      seen.push(`stage:${event.data.stage}:${event.data.previous}`);
+    });
+    receiver.onAny((event) => {
+      seen.push(`any:${event.type}`);
+    });
+    const delivery = await signedDelivery(secret, 'subscriber.stage');
+    const response = await receiver.handle(post(delivery.body, delivery.headers));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
+    expect(seen).toEqual([]);
+    await receiver.idle();
+    expect(seen).toEqual(['stage:qualified:lead', 'any:subscriber.stage']);
+  });
+
+  it.each([
+    ['JWT', jwtOnly],
+    ['Standard Webhooks', standardWebhooksOnly],
+  ])('accepts %s alone', async (_scheme, pick) => {
+    const receiver = createReceiver({ secrets: secret, dedupe: false });
+    const delivery = await signedDelivery(secret, 'payment.success');
+    const response = await receiver.handle(post(delivery.body, pick(delivery.headers)));
+    expect(response.status).toBe(200);
+  });
+
+  it('answers a duplicate with 200 and does not emit it again', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const emitted: string[] = [];
+    receiver.onAny((event) => void emitted.push(event.id));
+    const delivery = await signedDelivery(secret);
+    const first = await receiver.handle(post(delivery.body, delivery.headers));
+    const again = await receiver.handle(post(delivery.body, standardWebhooksOnly(delivery.headers)));
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ duplicate: true });
+    await receiver.idle();
+    expect(emitted).toEqual([delivery.id]);
+  });
+
+  it('emits duplicates when deduplication is off', async () => {
+    const receiver = createReceiver({ secrets: secret, dedupe: false });
+    let count = 0;
+    receiver.onAny(() => void count++);
+    const delivery = await signedDelivery(secret);
+    await receiver.handle(post(delivery.body, delivery.headers));
+    await receiver.handle(post(delivery.body, delivery.headers));
+    await receiver.idle();
+    expect(count).toBe(2);
+  });
+
+  it('passes unknown event kinds to onAny only', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const typed = jest.fn();
+    const any: DeliveryEvent[] = [];
+    receiver.on('subscriber.new', typed).onAny((event) => void any.push(event));
+    const delivery = await signedDelivery(secret, 'subscriber.tagged', { data: { tag: 'vip' } });
+    expect((await receiver.handle(post(delivery.body, delivery.headers))).status).toBe(200);
+    await receiver.idle();
+    expect(typed).not.toHaveBeenCalled();
+    expect(any).toHaveLength(1);
+    expect(any[0]).toMatchObject({ type: 'subscriber.tagged', data: { tag: 'vip' } });
+  });
+
+  it('sends listener errors to onError, keeps running the other listeners, and has answered 200', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const failures: [unknown, string][] = [];
+    const after = jest.fn();
+    receiver
+      .on('subscriber.new', () => {
+        throw new Error('listener broke');
+      })
+      .onAny(after)
+      .onError((error, event) => void failures.push([error, event.id]));
+    const delivery = await signedDelivery(secret);
+    expect((await receiver.handle(post(delivery.body, delivery.headers))).status).toBe(200);
+    await receiver.idle();
+    expect(failures).toHaveLength(1);
+    expect((failures[0][0] as Error).message).toBe('listener broke');
+    expect(failures[0][1]).toBe(delivery.id);
+    expect(after).toHaveBeenCalledTimes(1);
+  });
+
+  it('hands the listeners to waitUntil for serverless platforms', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const done = jest.fn();
+    receiver.onAny(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      done();
+    });
+    const kept: Promise<unknown>[] = [];
+    const delivery = await signedDelivery(secret);
+    await receiver.handle(post(delivery.body, delivery.headers), { waitUntil: (promise) => kept.push(promise) });
+    expect(kept).toHaveLength(1);
+    expect(done).not.toHaveBeenCalled();
+    await kept[0];
+    expect(done).toHaveBeenCalled();
+  });
+
+  it('answers 405 to other methods, with Allow: POST', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const response = await receiver.handle(post(null, {}, 'GET'));
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(await response.json()).toMatchObject({ code: 'method_not_allowed' });
+  });
+
+  it.each([undefined, 'text/plain', 'application/x-www-form-urlencoded'])('answers 415 to Content-Type %s', async (type) => {
+    const receiver = createReceiver({ secrets: secret });
+    const delivery = await signedDelivery(secret);
+    const headers = { ...delivery.headers };
+    delete (headers as Record<string, string | undefined>)['content-type'];
+    const response = await receiver.handle(post(new TextEncoder().encode(delivery.body), type ? { ...headers, 'content-type': type } : headers));
+    expect(response.status).toBe(415);
+  });
+
+  it('accepts application/json with parameters and +json media types', async () => {
+    const receiver = createReceiver({ secrets: secret, dedupe: false });
+    const delivery = await signedDelivery(secret);
+    for (const type of ['application/json; charset=utf-8', 'application/vnd.mbb.event+json']) {
+      expect((await receiver.handle(post(delivery.body, { ...delivery.headers, 'content-type': type }))).status).toBe(200);
+    }
+  });
+
+  it('answers 401 with the reason and never emits', async () => {
+    const receiver = createReceiver({ secrets: newSecret() });
+    const emitted = jest.fn();
+    receiver.onAny(emitted);
+    const delivery = await signedDelivery(secret);
+    const response = await receiver.handle(post(delivery.body, delivery.headers));
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ code: 'invalid_signature', error: 'JWT signature matches none of the configured secrets' });
+    await receiver.idle();
+    expect(emitted).not.toHaveBeenCalled();
+  });
+
+  it('answers 400 to a signed payload that fails its schema', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const delivery = await signedDelivery(secret, 'payment.success', { data: { payment: { id: 'pay_1' } } });
+    const response = await receiver.handle(post(delivery.body, delivery.headers));
+    expect(response.status).toBe(400);
+    const answer = await response.json();
+    expect(answer.code).toBe('invalid_payload');
+    expect(answer.error).toMatch(/data\.payment\.amount/);
+  });
+
+  it('answers 413 from Content-Length before reading, and while streaming a body without one', async () => {
+    const receiver = createReceiver({ secrets: secret, maxBodyBytes: 1000 });
+    const delivery = await signedDelivery(secret);
+    const declared = await receiver.handle(post(delivery.body, { ...delivery.headers, 'content-length': '5000000' }));
+    expect(declared.status).toBe(413);
+
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(400).fill(32));
+      },
+    });
+    const streamed = await receiver.handle(post(endless, delivery.headers));
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toMatchObject({ code: 'body_too_large' });
+    expect(pulled).toBeLessThan(10);
+  });
+
+  it('answers 503 when the deduplication store fails, so the sender retries', async () => {
+    const receiver = createReceiver({ secrets: secret, dedupe: { claim: () => Promise.reject(new Error('store down')) } });
+    const emitted = jest.fn();
+    receiver.onAny(emitted);
+    const delivery = await signedDelivery(secret);
+    const response = await receiver.handle(post(delivery.body, delivery.headers));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'dedupe_unavailable' });
+    await receiver.idle();
+    expect(emitted).not.toHaveBeenCalled();
+  });
+
+  it('refuses bad options with errors that name the option and hide the secret', () => {
+    expect(() => createReceiver({})).toThrow('Configure at least one of secrets, jwks or jwksUrl');
+    expect(() => createReceiver({ secrets: ['whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 'oops-my-secret'] })).toThrow(/^secrets\[1\] must be/);
+    expect(() => createReceiver({ secrets: 'oops-my-secret' })).not.toThrow(/oops/);
+    expect(() => createReceiver({ secrets: secret, algorithms: ['none' as never] })).toThrow(/algorithms: "none" is not supported/);
+    expect(() => createReceiver({ secrets: secret, jwks: { keys: [] }, algorithms: ['HS256'] })).toThrow(/HS256 cannot be allowed together with jwks/);
+    expect(() => createReceiver({ secrets: secret, algorithms: ['ES256'] })).toThrow(/ES256 needs jwks or jwksUrl/);
+    expect(() => createReceiver({ secrets: secret, toleranceSeconds: -1 })).toThrow(/toleranceSeconds/);
+    expect(() => createReceiver({ secrets: secret, dedupe: {} as never })).toThrow(/dedupe must be a store/);
+  });
+
+  it('receive() works on a body already in memory (Fastify, Lambda)', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const delivery = await signedDelivery(secret);
+    const answer = await receiver.receive({ method: 'POST', headers: delivery.headers, body: Buffer.from(delivery.body) });
+    expect(answer).toMatchObject({ status: 200, duplicate: false, event: { id: delivery.id } });
+    await receiver.idle();
+  });
+});
