@@ -31,7 +31,7 @@ describe('sandbox lists: /list/all, /list/create, /list/clear, access', () => {
     });
     const rows = await api.get('/list/rows/get', { list: 'Leads' });
     expect(rows.body.total).toBe(3);
-    expect(rows.body.items[0].row).toEqual(expect.objectContaining({ Name: 'Anna Petrova', BotID: 'bot_tg' }));
+    expect(rows.body.items[0].row).toEqual(expect.objectContaining({ Name: 'Alice Smith', ClientID: '100001', BotID: 'bot_tg' }));
   });
 
   test('/list/all filters by project; an unknown project is a 422 naming group', async () => {
@@ -128,7 +128,7 @@ describe('sandbox lists: /list/all, /list/create, /list/clear, access', () => {
   test('lists:read may read but not write (403 naming lists:write); other scopes may not read (403)', async () => {
     const reader = await keyWith(['lists:read']);
     expect((await reader.get('/list/all')).status).toBe(200);
-    expect((await reader.get('/list/rows/find', { list: 'Leads', column: 'Name', value: 'anna' })).status).toBe(200);
+    expect((await reader.get('/list/rows/find', { list: 'Leads', column: 'Name', value: 'alice' })).status).toBe(200);
     const denied = await reader.post('/list/row/add', { list: 'Leads', row: { Name: 'Nobody' } });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual(expect.objectContaining({ code: 'forbidden', scope: 'lists:write' }));

@@ -141,6 +141,7 @@ function rowAddFingerprint(params: Params): string {
   return fingerprintOf(Object.fromEntries(names.map((name) => [name, params.raw(name)])));
 }
 
+/** Demo rows for some of the seeded subscribers. */
 function seedLeads({ store, clock, options }: SandboxContext): void {
   const list = createList(store, {
     name: 'Leads',
@@ -151,9 +152,9 @@ function seedLeads({ store, clock, options }: SandboxContext): void {
   appendRows(
     list,
     [
-      [date, '100001', 'telegram', 'bot_tg', 'Anna Petrova', '+15550101'],
-      [date, '100002', 'telegram', 'bot_tg', 'Boris Ivanov', '+15550102'],
-      [date, '15550103', 'whatsapp', 'bot_wa', 'Clara Díaz', '+15550103'],
+      [date, '100001', 'telegram', 'bot_tg', 'Alice Smith', '+15550201'],
+      [date, '100002', 'telegram', 'bot_tg', 'Bob Jones', '+15550202'],
+      [date, '15550101', 'whatsapp', 'bot_wa', 'Eve Green', '+15550101'],
     ],
     options.rowCap,
     clock.iso(),
