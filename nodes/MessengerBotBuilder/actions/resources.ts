@@ -1,7 +1,29 @@
 import type { Resource } from './types';
 import { account } from './account';
+import { apiKey } from './apiKey';
+import { block } from './block';
 import { bot } from './bot';
+import { broadcast } from './broadcast';
+import { chain } from './chain';
+import { crm } from './crm';
+import { message } from './message';
 import { project } from './project';
+import { statistics } from './statistics';
+import { subscriber } from './subscriber';
+import { webhook } from './webhook';
 
 /** Every resource of the node. Adding a resource: a folder like `account/` and one line here. */
-export const resources: Resource[] = [account, bot, project];
+export const resources: Resource[] = [
+	account,
+	apiKey,
+	block,
+	bot,
+	broadcast,
+	chain,
+	crm,
+	message,
+	project,
+	statistics,
+	subscriber,
+	webhook,
+];

@@ -105,3 +105,56 @@ export const limitField: INodeProperties = {
 
 /** Return All + Limit, as every "Get Many" operation shows them. */
 export const pagingFields: INodeProperties[] = [returnAllField, limitField];
+
+/** Name/value pairs, e.g. scenario variables. */
+export const variablesField = (extra: Extra = {}): INodeProperties => ({
+	displayName: 'Variables',
+	name: 'variables',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true },
+	placeholder: 'Add Variable',
+	default: {},
+	description: 'Variables the scenario sees by these names',
+	options: [
+		{
+			displayName: 'Variable',
+			name: 'values',
+			values: [
+				{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. promo' },
+				{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+			],
+		},
+	],
+	...extra,
+});
+
+/** Link buttons under a message: `{ name, url }` each. */
+export const buttonsField: INodeProperties = {
+	displayName: 'Buttons',
+	name: 'buttons',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true },
+	placeholder: 'Add Link Button',
+	default: {},
+	description: 'Link buttons shown under the message',
+	options: [
+		{
+			displayName: 'Button',
+			name: 'values',
+			values: [
+				{ displayName: 'Text', name: 'name', type: 'string', default: '', placeholder: 'e.g. Open the shop' },
+				{ displayName: 'URL', name: 'url', type: 'string', default: '', placeholder: 'e.g. https://example.com' },
+			],
+		},
+	],
+};
+
+export const messageTextField: INodeProperties = {
+	displayName: 'Text',
+	name: 'text',
+	type: 'string',
+	typeOptions: { rows: 4 },
+	default: '',
+	required: true,
+	description: 'The message text',
+};

@@ -73,3 +73,21 @@ export function recordsOf(answer: unknown, ...fields: string[]): IDataObject[] {
 	}
 	return [];
 }
+
+/** The link buttons of a message as the service takes them: `[{ name, url }]`, or undefined when none. */
+export function buttons(this: IExecuteFunctions, itemIndex: number): IDataObject[] | undefined {
+	const collection = this.getNodeParameter('buttons', itemIndex, {}) as { values?: IDataObject[] };
+	const list = (collection.values ?? []).filter((button) => button.name || button.url);
+	for (const button of list) {
+		if (!button.name || !button.url) {
+			throw new NodeOperationError(this.getNode(), 'Every button needs both a text and a URL', { itemIndex });
+		}
+	}
+	return list.length ? list.map(({ name, url }) => ({ name, url })) : undefined;
+}
+
+/** A date parameter as the service takes it: YYYY-MM-DD. */
+export function day(this: IExecuteFunctions, name: string, itemIndex: number): string | undefined {
+	const value = this.getNodeParameter(name, itemIndex, '') as string;
+	return value ? String(value).slice(0, 10) : undefined;
+}

@@ -1,0 +1,59 @@
+import type { Operation } from '../types';
+import { stringList, text } from '../common/params';
+import { apiRequest } from '../../transport/request';
+import { NodeOperationError } from 'n8n-workflow';
+
+const AREAS = [
+	'account', 'bots', 'subscribers', 'messages', 'chains', 'broadcasts', 'lists',
+	'catalog', 'crm', 'stats', 'log', 'hooks', 'keys',
+];
+
+const SCOPES = AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]).map((scope) => ({ name: scope, value: scope }));
+
+export const create: Operation = {
+	value: 'create',
+	name: 'Create',
+	action: 'Create an API key with restricted rights',
+	description:
+		'Makes a key limited to some scopes, bots and days. The answer holds the key itself, shown only once.',
+	properties: [
+		{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. Reporting' },
+		{
+			displayName: 'Scopes',
+			name: 'scopes',
+			type: 'multiOptions',
+			options: SCOPES,
+			default: [],
+			required: true,
+			description: 'What the key may do. A key cannot grant scopes that the creating key lacks.',
+		},
+		{
+			displayName: 'Bot IDs',
+			name: 'bots',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. bot_tg, bot_wa',
+			description: 'Restrict the key to these bots (comma-separated); empty for all bots',
+		},
+		{
+			displayName: 'Days Valid',
+			name: 'days',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 30,
+			description: 'The key stops working by itself after this many days',
+		},
+	],
+	async execute(itemIndex) {
+		const scopes = this.getNodeParameter('scopes', itemIndex, []) as string[];
+		if (!scopes.length) throw new NodeOperationError(this.getNode(), 'The parameter "scopes" is empty', { itemIndex });
+		const bots = stringList.call(this, 'bots', itemIndex);
+		const params = {
+			name: text.call(this, 'name', itemIndex, true),
+			scopes,
+			bots: bots.length ? bots : undefined,
+			days: this.getNodeParameter('days', itemIndex, 30) as number,
+		};
+		return await apiRequest.call(this, { method: 'POST', path: '/key/create', params, itemIndex });
+	},
+};

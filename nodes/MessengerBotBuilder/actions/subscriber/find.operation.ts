@@ -1,0 +1,53 @@
+import type { IDataObject } from 'n8n-workflow';
+import type { Operation } from '../types';
+import { pagingFields } from '../common/fields';
+import { paging, text } from '../common/params';
+import { fetchPages } from '../../transport/pagination';
+
+export const find: Operation = {
+	value: 'find',
+	name: 'Find',
+	action: 'Find subscribers by name, nickname, code or note',
+	description: 'Searches subscribers whose name, nickname, client ID, card number or note contains the text',
+	properties: [
+		{
+			displayName: 'Search For',
+			name: 'query',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. alice',
+			description: 'Text to look for in the name, nickname, code or note',
+		},
+		...pagingFields,
+		{
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [
+				{
+					displayName: 'Bot ID',
+					name: 'botid',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. bot_tg',
+					description: 'Search in this bot only',
+				},
+				{
+					displayName: 'Tag',
+					name: 'tag',
+					type: 'string',
+					default: '',
+					description: 'Only subscribers that have exactly this tag',
+				},
+			],
+		},
+	],
+	async execute(itemIndex) {
+		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+		const params = { query: text.call(this, 'query', itemIndex, true), botid: options.botid, tag: options.tag };
+		return await fetchPages.call(this, { method: 'GET', path: '/subscriber/find', params, itemIndex }, paging.call(this, itemIndex));
+	},
+};

@@ -1,0 +1,87 @@
+import type { IDataObject } from 'n8n-workflow';
+import type { Operation } from '../types';
+import { pagingFields } from '../common/fields';
+import { paging } from '../common/params';
+import { fetchPages } from '../../transport/pagination';
+
+const yesNo = [
+	{ name: 'Any', value: '' },
+	{ name: 'Yes', value: 'true' },
+	{ name: 'No', value: 'false' },
+];
+
+export const getMany: Operation = {
+	value: 'getMany',
+	name: 'Get Many',
+	action: 'Get many subscribers',
+	description: 'Lists subscribers, filtered by bot, messenger, tag, state or subscription date, one item each',
+	properties: [
+		...pagingFields,
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{ displayName: 'Active', name: 'active', type: 'options', options: yesNo, default: '' },
+				{ displayName: 'Blocked', name: 'blocked', type: 'options', options: yesNo, default: '' },
+				{
+					displayName: 'Bot ID',
+					name: 'botid',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. bot_tg',
+					description: 'Only subscribers of this bot',
+				},
+				{
+					displayName: 'Started a Dialog',
+					name: 'dialog',
+					type: 'options',
+					options: yesNo,
+					default: '',
+					description: 'Whether the subscriber wrote to the bot',
+				},
+				{
+					displayName: 'Messenger',
+					name: 'messenger',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. telegram',
+				},
+				{
+					displayName: 'Subscribed From',
+					name: 'from',
+					type: 'dateTime',
+					default: '',
+					description: 'Only subscribers who subscribed on or after this date',
+				},
+				{
+					displayName: 'Subscribed To',
+					name: 'to',
+					type: 'dateTime',
+					default: '',
+					description: 'Only subscribers who subscribed on or before this date',
+				},
+				{ displayName: 'Tag', name: 'tag', type: 'string', default: '', description: 'Only subscribers with this tag' },
+			],
+		},
+		{
+			displayName: 'Sort',
+			name: 'sort',
+			type: 'options',
+			options: [
+				{ name: 'Oldest First', value: 'old' },
+				{ name: 'Newest First', value: 'new' },
+			],
+			default: 'old',
+			description: 'Order by subscription date',
+		},
+	],
+	async execute(itemIndex) {
+		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+		const params: IDataObject = { ...filters, sort: this.getNodeParameter('sort', itemIndex, 'old') };
+		for (const bound of ['from', 'to']) if (filters[bound]) params[bound] = String(filters[bound]).slice(0, 10);
+		return await fetchPages.call(this, { method: 'GET', path: '/subscriber/list', params, itemIndex }, paging.call(this, itemIndex));
+	},
+};

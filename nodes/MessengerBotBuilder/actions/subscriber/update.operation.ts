@@ -1,0 +1,26 @@
+import type { IDataObject } from 'n8n-workflow';
+import { card, subscriberOperation } from '../common/subscriberOperation';
+import { cardFields } from './createOrUpdate.operation';
+
+export const update = subscriberOperation({
+	value: 'update',
+	name: 'Update',
+	action: 'Update a subscriber',
+	description: "Changes the name, nickname or note of an existing subscriber's card",
+	method: 'POST',
+	path: '/subscriber/update',
+	properties: [
+		{
+			displayName: 'Update Fields',
+			name: 'updateFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: cardFields,
+		},
+	],
+	params(itemIndex) {
+		return this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	},
+	output: card,
+});
