@@ -65,7 +65,7 @@ describe('receiver.middleware() in Express 5 over HTTP', () => {
       const headers = { 'content-type': 'application/json', ...(await signDelivery({ body: pretty, eventId: event.id, hookId: HOOK_ID, secret })) };
       const response = await fetch(`${app.running.url}/hooks`, { method: 'POST', headers, body: pretty });
       expect(response.status).toBe(401);
-      const answer = await response.json();
+      const answer = (await response.json()) as { code: string; error: string };
       expect(answer.code).toBe('body_hash_mismatch');
       expect(answer.error).toMatch(/mount the receiver before express\.json\(\), or use express\.json\(\{ verify: captureRawBody \}\)/);
     } finally {

@@ -2,7 +2,7 @@ import { createReceiver, type DeliveryEvent } from '../src';
 import { jwtOnly, newSecret, signedDelivery, standardWebhooksOnly } from './helpers';
 
 const secret = newSecret();
-const post = (body: BodyInit | null, headers: Record<string, string>, method = 'POST') =>
+const post = (body: RequestInit['body'], headers: Record<string, string>, method = 'POST') =>
   new Request('http://127.0.0.1/hooks', { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
 
 describe('createReceiver().handle (web Request)', () => {
@@ -149,7 +149,7 @@ describe('createReceiver().handle (web Request)', () => {
     const delivery = await signedDelivery(secret, 'payment.success', { data: { payment: { id: 'pay_1' } } });
     const response = await receiver.handle(post(delivery.body, delivery.headers));
     expect(response.status).toBe(400);
-    const answer = await response.json();
+    const answer = (await response.json()) as { code: string; error: string };
     expect(answer.code).toBe('invalid_payload');
     expect(answer.error).toMatch(/data\.payment\.amount/);
   });
