@@ -33,7 +33,7 @@ describe('sandbox command line', () => {
       expect(baseUrl).toBeDefined();
       expect(output).toContain('Account API key: cli_key');
       const response = await fetch(`${baseUrl}/account/get`, { headers: { authorization: 'cli_key' } });
-      const body = await response.json();
+      const body = (await response.json()) as { tariff: { rateLimit: number }; used: { bots: number } };
       expect(body.tariff.rateLimit).toBe(5);
       expect(body.used.bots).toBe(0);
     } finally {
