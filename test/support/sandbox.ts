@@ -1,4 +1,4 @@
-import { startSandbox, type SandboxOptions } from '../../sandbox/src';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/src';
 import { NodeRunner } from './nodeRun';
 import { SandboxApi } from './sandboxApi';
 
@@ -6,6 +6,8 @@ export interface NodeTestBed {
 	node: NodeRunner;
 	api: SandboxApi;
 	baseUrl: string;
+	/** The sandbox's own state, for checks the API cannot make (e.g. a broadcast's queue). */
+	sandbox: RunningSandbox;
 	close(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ export async function startTestBed(options: SandboxOptions = {}): Promise<NodeTe
 		node: new NodeRunner(sandbox.baseUrl, sandbox.adminKey),
 		api: new SandboxApi(sandbox.baseUrl, sandbox.adminKey),
 		baseUrl: sandbox.baseUrl,
+		sandbox,
 		close: () => sandbox.close(),
 	};
 }

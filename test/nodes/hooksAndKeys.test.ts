@@ -1,0 +1,60 @@
+import { startTestBed, type NodeTestBed } from '../support/sandbox';
+
+describe('Webhook and API Key operations', () => {
+	let bed: NodeTestBed;
+
+	beforeAll(async () => {
+		bed = await startTestBed({ rateLimit: 0 });
+	});
+	afterAll(async () => bed.close());
+
+	it('webhook create, list, delete', async () => {
+		const [created] = await bed.node.json({
+			resource: 'webhook',
+			operation: 'create',
+			name: 'CRM sync',
+			url: 'http://127.0.0.1:9/hooks',
+			events: ['subscriber.new', 'subscriber.stage'],
+		});
+		const hook = created.hook as Record<string, any>;
+		expect(hook).toMatchObject({ name: 'CRM sync', events: ['subscriber.new', 'subscriber.stage'] });
+		expect(String(created.secret)).toMatch(/^whsec_/);
+
+		const listed = await bed.node.json({ resource: 'webhook', operation: 'getMany' });
+		expect(listed.map((entry) => entry.id)).toContain(hook.id);
+
+		await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: hook.id });
+		const after = await bed.api.call('/hook/list', { limit: 1000 });
+		expect(after.items.map((entry: { id: string }) => entry.id)).not.toContain(hook.id);
+	});
+
+	it('webhook list on a service without the extension explains what to do', async () => {
+		// A base URL whose /hook/list does not exist: the sandbox answers 404 for unknown paths.
+		bed.node.useKey('noext', bed.sandbox.adminKey, `${bed.sandbox.url}/elsewhere`);
+		const error = await bed.node.failure({ resource: 'webhook', operation: 'getMany' }, { credential: 'noext' });
+		expect(error.message).toContain('does not offer /hook/list');
+		expect(error.description).toMatch(/dashboard/);
+	});
+
+	it('API key create gives a working restricted key; revoke stops it', async () => {
+		const [created] = await bed.node.json({
+			resource: 'apiKey',
+			operation: 'create',
+			name: 'Reporting',
+			scopes: ['account:read'],
+			bots: 'bot_tg',
+			days: 7,
+		});
+		const key = created.key as Record<string, any>;
+		expect(key).toMatchObject({ name: 'Reporting', scopes: ['account:read'], bots: ['bot_tg'] });
+
+		bed.node.useKey('reporting', key.key, bed.baseUrl);
+		const [balance] = await bed.node.json({ resource: 'account', operation: 'getBalance' }, { credential: 'reporting' });
+		expect(balance).toHaveProperty('balance');
+
+		await bed.node.json({ resource: 'apiKey', operation: 'revoke', keyId: key.id });
+		const error = await bed.node.failure({ resource: 'account', operation: 'getBalance' }, { credential: 'reporting' });
+		expect(error.httpCode).toBe('401');
+		expect(error.message).not.toContain(key.key);
+	});
+});
