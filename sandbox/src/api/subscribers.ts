@@ -93,7 +93,11 @@ function listSubscribers(call: ApiCall) {
 function chainVariables(call: ApiCall) {
   const card = requireSubscriber(call);
   const only = readChain(call.params, call.store, card.botid, false);
-  const codes = only ? [only.code] : Object.keys(card.variables).filter((code) => Object.keys(card.variables[code]).length > 0);
+  const codes = only
+    ? [only.code]
+    : Object.keys(card.variables)
+        .filter((code) => Object.keys(card.variables[code]).length > 0)
+        .sort((a, b) => a.length - b.length || a.localeCompare(b));
   return {
     chains: codes.map((chaincode) => ({
       chaincode,
