@@ -10,7 +10,7 @@ const usage = `Usage: messenger-bot-builder-sandbox [flags]
   --data <file>                 SQLite file that keeps data across restarts (default: in memory)
   --rate-limit <n>              requests per second per key; 0 = off (default 10)
   --row-cap <n>                 rows per list before the oldest is trimmed (default 10000)
-  --timezone <IANA zone>        account time zone for CreationDate (default UTC)
+  --timezone <IANA zone>        account time zone: list rows' CreationDate, statistics days and date filters (default UTC)
   --retry-schedule <s,s,...>    seconds between hook redeliveries (default 5,30,120,600,3600)
   --delivery-timeout <ms>       time a hook receiver has to answer (default 10000)
   --signing <HS256|ES256|EdDSA> JWT algorithm of deliveries (default HS256)
