@@ -1,0 +1,124 @@
+/**
+ * Headless setup of a fresh n8n (owner account, API key) and a small client of its public API
+ * (`/api/v1`): credentials, workflows, activation, executions.
+ */
+export interface Owner {
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+}
+
+export const defaultOwner: Owner = {
+  email: 'owner@example.test',
+  password: 'E2e-owner-passw0rd',
+  firstName: 'Local',
+  lastName: 'Owner',
+};
+
+/** n8n ties its auth cookie to this header; any stable value works for a headless session. */
+const browserId = 'e2e-harness';
+
+async function readJson(response: Response, what: string): Promise<any> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Creates the owner of a fresh instance and returns its session cookie. */
+export async function setupOwner(baseUrl: string, owner: Owner = defaultOwner): Promise<string> {
+  const response = await fetch(`${baseUrl}/rest/owner/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'browser-id': browserId },
+    body: JSON.stringify(owner),
+  });
+  await readJson(response, 'owner setup (POST /rest/owner/setup)');
+  const cookie = response.headers.getSetCookie().find((value) => value.startsWith('n8n-auth='));
+  if (!cookie) throw new Error('owner setup answered without an n8n-auth cookie');
+  return cookie.split(';')[0];
+}
+
+/** An API key of the owner with every scope the instance offers. */
+export async function createApiKey(baseUrl: string, sessionCookie: string): Promise<string> {
+  const headers = { 'content-type': 'application/json', 'browser-id': browserId, cookie: sessionCookie };
+  const scopes = (await readJson(await fetch(`${baseUrl}/rest/api-keys/scopes`, { headers }), 'GET /rest/api-keys/scopes'))
+    .data as string[];
+  const created = await readJson(
+    await fetch(`${baseUrl}/rest/api-keys`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ label: 'e2e', scopes, expiresAt: null }),
+    }),
+    'POST /rest/api-keys',
+  );
+  const key = created.data?.rawApiKey;
+  if (typeof key !== 'string') throw new Error('POST /rest/api-keys answered without rawApiKey');
+  return key;
+}
+
+export interface WorkflowDefinition {
+  name: string;
+  nodes: Array<Record<string, unknown>>;
+  connections: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+}
+
+export interface Execution {
+  id: string;
+  workflowId: string;
+  status: string;
+  mode: string;
+  finished: boolean;
+  startedAt: string;
+  stoppedAt: string | null;
+  data?: {
+    resultData: {
+      runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, any> }>> }; error?: unknown }>>;
+      error?: { message?: string; description?: string };
+      lastNodeExecuted?: string;
+    };
+  };
+}
+
+export class PublicApi {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+
+  constructor(baseUrl: string, apiKey: string) {
+    this.baseUrl = baseUrl;
+    this.apiKey = apiKey;
+  }
+
+  createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string; name: string }> {
+    return this.call('POST', '/credentials', { name, type, data });
+  }
+
+  createWorkflow(workflow: WorkflowDefinition): Promise<{ id: string }> {
+    return this.call('POST', '/workflows', { settings: { executionOrder: 'v1' }, ...workflow });
+  }
+
+  /** Puts the workflow live ("activate" in n8n 1.x wording): its triggers and webhooks start. */
+  publishWorkflow(id: string): Promise<{ active: boolean }> {
+    return this.call('POST', `/workflows/${id}/publish`);
+  }
+
+  unpublishWorkflow(id: string): Promise<{ active: boolean }> {
+    return this.call('POST', `/workflows/${id}/unpublish`);
+  }
+
+  /** Executions of a workflow, newest first (one page of up to 250 is plenty for a test). */
+  async executions(workflowId: string, { includeData = false } = {}): Promise<Execution[]> {
+    const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
+    const page = await this.call('GET', `/executions?${query}`);
+    return page.data;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<any> {
+    const response = await fetch(`${this.baseUrl}/api/v1${path}`, {
+      method,
+      headers: { 'x-n8n-api-key': this.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return readJson(response, `${method} /api/v1${path}`);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * A running n8n: one main process, plus one worker in queue mode (Redis). Each stack has its own
+ * user folder, ports (editor, task brokers, worker health) and Bull prefix, so stacks never share state.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { N8nProcess } from './n8nProcess.ts';
+import { freePorts } from './ports.ts';
+
+export type ExecutionsMode = 'regular' | 'queue';
+
+export interface N8nStackOptions {
+  /** Holds the n8n user folder (`.n8n/`) and the process logs. */
+  dir: string;
+  mode: ExecutionsMode;
+  /** Editor/API port; a free one when absent. */
+  port?: number;
+  /** Keep it stable across restarts of the same user folder (credentials are encrypted with it). */
+  encryptionKey?: string;
+  redis?: { host: string; port: number };
+  /** Extra variables for every process of the stack (they win over the defaults). */
+  env?: Record<string, string>;
+}
+
+export const defaultRedis = {
+  host: process.env.E2E_REDIS_HOST ?? '127.0.0.1',
+  port: Number(process.env.E2E_REDIS_PORT ?? 6379),
+};
+
+export class N8nStack {
+  readonly baseUrl: string;
+  readonly mode: ExecutionsMode;
+  readonly main: N8nProcess;
+  readonly worker: N8nProcess | undefined;
+
+  private constructor(baseUrl: string, mode: ExecutionsMode, main: N8nProcess, worker: N8nProcess | undefined) {
+    this.baseUrl = baseUrl;
+    this.mode = mode;
+    this.main = main;
+    this.worker = worker;
+  }
+
+  static async start(options: N8nStackOptions): Promise<N8nStack> {
+    const [freeMainPort, mainBrokerPort, workerBrokerPort, workerHealthPort] = await freePorts(4);
+    const port = options.port ?? freeMainPort;
+    const baseUrl = `http://127.0.0.1:${port}`;
+    mkdirSync(options.dir, { recursive: true });
+    const shared: Record<string, string> = {
+      N8N_USER_FOLDER: options.dir,
+      N8N_ENCRYPTION_KEY: options.encryptionKey ?? randomBytes(24).toString('base64url'),
+      N8N_PORT: String(port),
+      N8N_LISTEN_ADDRESS: '127.0.0.1',
+      N8N_HOST: '127.0.0.1',
+      N8N_PROTOCOL: 'http',
+      // Hooks that a trigger registers must point back at this instance.
+      N8N_WEBHOOK_URL: `${baseUrl}/`,
+      N8N_EDITOR_BASE_URL: `${baseUrl}/`,
+      // Plain http on loopback: the auth cookie must not require TLS.
+      N8N_SECURE_COOKIE: 'false',
+      N8N_DIAGNOSTICS_ENABLED: 'false',
+      N8N_PERSONALIZATION_ENABLED: 'false',
+      N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+      N8N_TEMPLATES_ENABLED: 'false',
+      N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+      N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+      // Modules that fetch from n8n's servers at start; these tests stay on loopback.
+      N8N_DISABLED_MODULES: 'mcp-registry',
+      N8N_DYNAMIC_BANNERS_ENABLED: 'false',
+      N8N_PYTHON_ENABLED: 'false',
+      N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+      N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+      N8N_LOG_LEVEL: 'info',
+      N8N_LOG_OUTPUT: 'console',
+    };
+    if (options.mode === 'queue') {
+      const redis = options.redis ?? defaultRedis;
+      Object.assign(shared, {
+        EXECUTIONS_MODE: 'queue',
+        QUEUE_BULL_REDIS_HOST: redis.host,
+        QUEUE_BULL_REDIS_PORT: String(redis.port),
+        // A prefix of its own: parallel runs and leftovers of earlier runs never see each other's jobs.
+        QUEUE_BULL_PREFIX: `n8n-e2e-${randomBytes(4).toString('hex')}`,
+      });
+    }
+    Object.assign(shared, options.env);
+
+    const main = await N8nProcess.start({
+      name: 'main',
+      command: 'start',
+      env: { ...shared, N8N_RUNNERS_BROKER_PORT: String(mainBrokerPort) },
+      logFile: path.join(options.dir, 'n8n-main.log'),
+      healthUrl: baseUrl,
+    });
+    if (options.mode === 'regular') return new N8nStack(baseUrl, options.mode, main, undefined);
+
+    try {
+      const worker = await N8nProcess.start({
+        name: 'worker',
+        command: 'worker',
+        env: {
+          ...shared,
+          N8N_RUNNERS_BROKER_PORT: String(workerBrokerPort),
+          QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+          QUEUE_HEALTH_CHECK_PORT: String(workerHealthPort),
+          N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+        },
+        logFile: path.join(options.dir, 'n8n-worker.log'),
+        healthUrl: `http://127.0.0.1:${workerHealthPort}`,
+      });
+      return new N8nStack(baseUrl, options.mode, main, worker);
+    } catch (error) {
+      await main.stop();
+      throw error;
+    }
+  }
+
+  get processes(): N8nProcess[] {
+    return this.worker ? [this.main, this.worker] : [this.main];
+  }
+
+  /** The last lines of every process, for a failure message. */
+  logReport(lines = 60): string {
+    return this.processes.map((process) => process.tailReport(lines)).join('\n');
+  }
+
+  async stop(): Promise<void> {
+    // The worker first: it finishes its jobs while main still accepts their results.
+    if (this.worker) await this.worker.stop();
+    await this.main.stop();
+  }
+}
