@@ -21,7 +21,9 @@ export interface RedisDedupeStore extends DedupeStore {
   close(): Promise<void>;
 }
 
-async function connect(url: string): Promise<RedisSetNxClient & { quit(): Promise<unknown> }> {
+type OwnedClient = RedisSetNxClient & { status: string; quit(): Promise<unknown>; disconnect(): void };
+
+async function connect(url: string): Promise<OwnedClient> {
   let Redis: typeof import('ioredis').default;
   try {
     Redis = (await import('ioredis')).default;
@@ -29,7 +31,10 @@ async function connect(url: string): Promise<RedisSetNxClient & { quit(): Promis
     throw new Error('redisDedupeStore({ url }) needs the "ioredis" package: npm install ioredis', { cause: error });
   }
   // Fail fast while Redis is down (the receiver then answers 503 and the sender retries) but reconnect by itself.
-  return new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 2000 });
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  // Connection errors reach callers as rejected claims; without a listener ioredis would also print each one.
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /**
@@ -52,7 +57,11 @@ export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeS
       return answer === 'OK';
     },
     async close() {
-      if (owned) await (await owned).quit();
+      if (!owned) return;
+      const redis = await owned;
+      // QUIT needs a live connection; otherwise stop reconnecting at once.
+      if (redis.status === 'ready') await redis.quit();
+      else redis.disconnect();
     },
   };
 }
