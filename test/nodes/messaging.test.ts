@@ -92,7 +92,7 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 		const stored = broadcastsState(bed.sandbox.context.store).broadcasts.find((entry) => entry.code === planned.code);
 		expect(stored).toMatchObject({ name: 'Spring sale', planned: 2, text: 'Sale starts now' });
 
-		const [stopped] = await bed.node.json({ resource: 'broadcast', operation: 'stop', code: planned.code });
+		const [stopped] = await bed.node.json({ resource: 'broadcast', operation: 'stop', code: String(planned.code) });
 		expect(stopped.ok).toBe(true);
 		expect(stored?.status).toBe('stopped');
 		expect(stopped.cleared).toBe(stored!.planned - stored!.sent);

@@ -6,6 +6,8 @@ import { bot } from './bot';
 import { broadcast } from './broadcast';
 import { chain } from './chain';
 import { crm } from './crm';
+import { list } from './list';
+import { listRow } from './listRow';
 import { message } from './message';
 import { project } from './project';
 import { statistics } from './statistics';
@@ -21,6 +23,8 @@ export const resources: Resource[] = [
 	broadcast,
 	chain,
 	crm,
+	list,
+	listRow,
 	message,
 	project,
 	statistics,

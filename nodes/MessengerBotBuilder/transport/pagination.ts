@@ -34,6 +34,8 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 		records.push(...page);
 		offset += page.length;
 		const total = typeof answer.total === 'number' ? answer.total : undefined;
+		// A page longer than asked for means the method ignores paging and answered everything at once.
+		if (page.length > pageSize) break;
 		if (page.length === 0 || (total !== undefined ? offset >= total : page.length < pageSize)) break;
 	}
 	return records.slice(0, wanted === Infinity ? undefined : wanted);

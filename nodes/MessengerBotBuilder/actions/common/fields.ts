@@ -79,11 +79,18 @@ export const projectField = (extra: Extra = {}): INodeProperties =>
 		description: 'The project (its code). Pick it from the list, or give its code.',
 	}, extra);
 
-export const listField = (extra: Extra = {}): INodeProperties =>
-	locator('listId', 'List', 'searchLists', {
+/** A list: picked, by number, or by name (many list methods accept the name instead of the number). */
+export const listField = (extra: Extra = {}): INodeProperties => {
+	const field = locator('listId', 'List', 'searchLists', {
 		placeholder: 'e.g. 1',
-		description: 'The list. Pick it from the list, or give its number.',
+		description: 'The list. Pick it, or give its number or its name.',
 	}, extra);
+	field.modes = [
+		...(field.modes ?? []),
+		{ displayName: 'By Name', name: 'name', type: 'string', placeholder: 'e.g. Leads' },
+	];
+	return field;
+};
 
 export const returnAllField: INodeProperties = {
 	displayName: 'Return All',

@@ -91,3 +91,18 @@ export function day(this: IExecuteFunctions, name: string, itemIndex: number): s
 	const value = this.getNodeParameter(name, itemIndex, '') as string;
 	return value ? String(value).slice(0, 10) : undefined;
 }
+
+/** The list parameter as the service takes it: `{ listid }`, or `{ list }` when given by name. */
+export function listRef(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	const raw = this.getNodeParameter('listId', itemIndex) as { mode?: string; value?: unknown } | string | number;
+	const mode = typeof raw === 'object' && raw !== null ? raw.mode : 'id';
+	const value = text.call(this, 'listId', itemIndex, true);
+	if (mode === 'name') return { list: value };
+	if (!/^\d+$/.test(value)) {
+		throw new NodeOperationError(this.getNode(), `The parameter "listId" must be a list number, got "${value}"`, {
+			itemIndex,
+			description: 'Choose "By Name" to give the list by its name.',
+		});
+	}
+	return { listid: Number(value) };
+}

@@ -1,0 +1,110 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { failureJson } from '../router';
+
+/** What one input item contributes to a batched call. */
+export interface BatchEntry {
+	/** Items with the same key share the call-level parameters and may go in one request. */
+	key: string;
+	/** Call-level parameters (e.g. listid, botid): equal for every entry of a key. */
+	shared: IDataObject;
+	/** This item's part of the request (e.g. one row). */
+	entry: IDataObject;
+}
+
+export interface BatchPlan {
+	/** Largest number of entries in one request. */
+	maxPerRequest: number;
+	/** Reads an item's parameters; throwing fails only that item. */
+	prepare(this: IExecuteFunctions, itemIndex: number): Promise<BatchEntry>;
+	/** A group of one item: the single-item method (which may be safer, e.g. idempotent). */
+	single(this: IExecuteFunctions, prepared: BatchEntry, itemIndex: number): Promise<IDataObject>;
+	/** Several items in one request; returns one result per entry, in order. */
+	many(this: IExecuteFunctions, shared: IDataObject, entries: IDataObject[], itemIndexes: number[]): Promise<IDataObject[]>;
+}
+
+interface Group {
+	shared: IDataObject;
+	entries: IDataObject[];
+	itemIndexes: number[];
+}
+
+function chunks<T>(values: T[], size: number): T[][] {
+	const result: T[][] = [];
+	for (let start = 0; start < values.length; start += size) result.push(values.slice(start, start + size));
+	return result;
+}
+
+/**
+ * Runs an operation for all items with as few requests as possible: items are grouped by their
+ * call-level parameters and sent `maxPerRequest` at a time. Results go back to their own items
+ * (paired), in input order. A failed request fails exactly the items it carried; with
+ * continueOnFail they become error items and the other requests go on.
+ */
+export async function runInBatches(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	plan: BatchPlan,
+): Promise<INodeExecutionData[]> {
+	const results: Array<INodeExecutionData | undefined> = new Array(items.length);
+	const fail = (itemIndex: number, error: Error) => {
+		if (!this.continueOnFail()) {
+			if (error instanceof NodeOperationError || (error as { context?: IDataObject }).context) {
+				(error as unknown as { context: IDataObject }).context.itemIndex = itemIndex;
+				throw error;
+			}
+			throw new NodeOperationError(this.getNode(), error, { itemIndex });
+		}
+		results[itemIndex] = { json: failureJson(error), pairedItem: { item: itemIndex } };
+	};
+
+	const groups = new Map<string, Group>();
+	const prepared: BatchEntry[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const entry = await plan.prepare.call(this, itemIndex);
+			prepared[itemIndex] = entry;
+			const group = groups.get(entry.key) ?? { shared: entry.shared, entries: [], itemIndexes: [] };
+			group.entries.push(entry.entry);
+			group.itemIndexes.push(itemIndex);
+			groups.set(entry.key, group);
+		} catch (error) {
+			fail(itemIndex, error as Error);
+		}
+	}
+
+	for (const group of groups.values()) {
+		if (group.entries.length === 1) {
+			const itemIndex = group.itemIndexes[0];
+			try {
+				const json = await plan.single.call(this, prepared[itemIndex], itemIndex);
+				results[itemIndex] = { json, pairedItem: { item: itemIndex } };
+			} catch (error) {
+				fail(itemIndex, error as Error);
+			}
+			continue;
+		}
+		const entryChunks = chunks(group.entries, plan.maxPerRequest);
+		const indexChunks = chunks(group.itemIndexes, plan.maxPerRequest);
+		for (let chunk = 0; chunk < entryChunks.length; chunk++) {
+			const itemIndexes = indexChunks[chunk];
+			try {
+				const outputs = await plan.many.call(this, group.shared, entryChunks[chunk], itemIndexes);
+				itemIndexes.forEach((itemIndex, position) => {
+					results[itemIndex] = { json: outputs[position], pairedItem: { item: itemIndex } };
+				});
+			} catch (error) {
+				if (!this.continueOnFail()) {
+					const done = results.filter(Boolean).length;
+					if (done > 0 && error && typeof error === 'object') {
+						const description = (error as { description?: string }).description;
+						(error as { description?: string }).description =
+							`${description ? `${description} ` : ''}Items before this request (${done}) were already processed.`;
+					}
+				}
+				for (const itemIndex of itemIndexes) fail(itemIndex, error as Error);
+			}
+		}
+	}
+	return results.filter((result): result is INodeExecutionData => result !== undefined);
+}

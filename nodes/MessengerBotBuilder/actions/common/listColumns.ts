@@ -1,0 +1,85 @@
+import type { IDataObject, IExecuteFunctions, ResourceMapperValue } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { apiRequest } from '../../transport/request';
+import { listRef, recordsOf } from './params';
+
+interface ListShape {
+	listid: number;
+	headers: string[];
+}
+
+/** Lists read once per node run (the run's context object is the cache's key). */
+const listsByRun = new WeakMap<object, Map<string, ListShape>>();
+
+/** The number and columns of a list given by `{ listid }` or `{ list }` (name). */
+export async function listShape(this: IExecuteFunctions, ref: IDataObject, itemIndex: number): Promise<ListShape> {
+	const cacheKey = ref.listid !== undefined ? `#${String(ref.listid)}` : `name:${String(ref.list)}`;
+	let cache = listsByRun.get(this);
+	if (!cache) listsByRun.set(this, (cache = new Map()));
+	if (!cache.has(cacheKey)) {
+		const lists = recordsOf(await apiRequest.call(this, { method: 'GET', path: '/list/all', itemIndex }), 'lists');
+		for (const list of lists) {
+			const shape = {
+				listid: Number(list.id),
+				headers: Array.isArray(list.headers) ? (list.headers as unknown[]).map(String) : [],
+			};
+			cache.set(`#${String(list.id)}`, shape);
+			cache.set(`name:${String(list.name)}`, shape);
+		}
+	}
+	const shape = cache.get(cacheKey);
+	if (!shape) {
+		const what = ref.listid !== undefined ? `number ${String(ref.listid)}` : `"${String(ref.list)}"`;
+		throw new NodeOperationError(this.getNode(), `There is no list ${what}`, {
+			itemIndex,
+			description: 'Check the list parameter ("listId"); List → Get Many shows the lists.',
+		});
+	}
+	return shape;
+}
+
+/**
+ * The row an item maps to, by column name: the values mapped in the node, or the item's own
+ * fields that are named like columns ("Map Automatically"). Fields that are not columns are left out.
+ */
+export function mappedRow(this: IExecuteFunctions, itemIndex: number, headers: string[]): IDataObject {
+	const mapper = this.getNodeParameter('columns', itemIndex, { mappingMode: 'defineBelow', value: {} }) as ResourceMapperValue;
+	const source: IDataObject =
+		mapper.mappingMode === 'autoMapInputData' ? this.getInputData()[itemIndex].json : ((mapper.value ?? {}) as IDataObject);
+	const row: IDataObject = {};
+	for (const column of headers) {
+		const value = source[column];
+		if (value === undefined || value === null) continue;
+		row[column] = typeof value === 'object' ? JSON.stringify(value) : value;
+	}
+	return row;
+}
+
+/** The resource mapper of list columns, for adding and editing rows. */
+export const columnsField = (mode: 'add' | 'update') => ({
+	displayName: 'Columns',
+	name: 'columns',
+	type: 'resourceMapper' as const,
+	noDataExpression: true,
+	default: { mappingMode: 'defineBelow', value: null },
+	required: true,
+	typeOptions: {
+		loadOptionsDependsOn: ['listId.value'],
+		resourceMapper: {
+			resourceMapperMethod: 'getListColumns',
+			mode,
+			fieldWords: { singular: 'column', plural: 'columns' },
+			addAllFields: true,
+			multiKeyMatch: false,
+			supportAutoMap: true,
+		},
+	},
+	description: 'Values by column name. "Map Automatically" takes the input fields named like the columns.',
+});
+
+/** The list's number; a list given by name is looked up (for methods that take `listid` only). */
+export async function listIdOf(this: IExecuteFunctions, itemIndex: number): Promise<number> {
+	const ref = listRef.call(this, itemIndex);
+	if (typeof ref.listid === 'number') return ref.listid;
+	return (await listShape.call(this, ref, itemIndex)).listid;
+}

@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { Operation } from '../types';
+import { listField } from '../common/fields';
+import { runInBatches } from '../common/batches';
+import { columnsField, listIdOf, listShape, mappedRow } from '../common/listColumns';
+import { apiRequest } from '../../transport/request';
+
+/** The service takes at most 500 rows per /list/rows/add request. */
+export const ROWS_PER_REQUEST = 500;
+
+/** Stable for one item of one execution, so a repeated request never adds the row twice. */
+function idempotencyKey(this: IExecuteFunctions, itemIndex: number): string {
+	const source = `${this.getExecutionId()}:${this.getNode().id}:${itemIndex}`;
+	return `n8n-${createHash('sha256').update(source).digest('hex').slice(0, 40)}`;
+}
+
+export const add: Operation = {
+	value: 'add',
+	name: 'Add',
+	action: 'Add rows to a list',
+	description:
+		'Adds one row per input item. Many items go in bulk requests of up to 500 rows; a single item is sent with an Idempotency-Key.',
+	properties: [
+		listField(),
+		columnsField('add'),
+		{
+			displayName: 'Service Columns',
+			name: 'service',
+			type: 'collection',
+			placeholder: 'Add Value',
+			default: {},
+			description: 'Values for the columns ClientID, Messenger and BotID when the row does not give them',
+			options: [
+				{ displayName: 'Bot ID', name: 'botid', type: 'string', default: '' },
+				{ displayName: 'Client ID', name: 'clientid', type: 'string', default: '' },
+				{ displayName: 'Messenger', name: 'messenger', type: 'string', default: '' },
+			],
+		},
+	],
+	async executeAll(items) {
+		return await runInBatches.call(this, items, {
+			maxPerRequest: ROWS_PER_REQUEST,
+			async prepare(itemIndex) {
+				const listid = await listIdOf.call(this, itemIndex);
+				const { headers } = await listShape.call(this, { listid }, itemIndex);
+				const service = this.getNodeParameter('service', itemIndex, {}) as IDataObject;
+				const shared: IDataObject = { listid, botid: service.botid, clientid: service.clientid, messenger: service.messenger };
+				return { key: JSON.stringify(shared), shared, entry: mappedRow.call(this, itemIndex, headers) };
+			},
+			async single(prepared, itemIndex) {
+				const answer = await apiRequest.call(this, {
+					method: 'POST',
+					path: '/list/row/add',
+					params: { ...prepared.shared, row: prepared.entry },
+					idempotencyKey: idempotencyKey.call(this, itemIndex),
+					itemIndex,
+				});
+				return { ...((answer.row as IDataObject) ?? prepared.entry), trimmed: answer.trimmed ?? false };
+			},
+			async many(shared, rows, itemIndexes) {
+				const answer = await apiRequest.call(this, {
+					method: 'POST',
+					path: '/list/rows/add',
+					params: { ...shared, rows },
+					itemIndex: itemIndexes[0],
+				});
+				// Rows come back in the order sent when the service returns them; otherwise the input row stands in.
+				const added = Array.isArray(answer.rows) && answer.rows.length === rows.length ? (answer.rows as IDataObject[]) : undefined;
+				return rows.map((row, position) => added?.[position] ?? { row, added: true });
+			},
+		});
+	},
+};

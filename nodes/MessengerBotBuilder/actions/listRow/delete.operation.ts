@@ -1,0 +1,53 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { Operation } from '../types';
+import { listField } from '../common/fields';
+import { runInBatches } from '../common/batches';
+import { listIdOf } from '../common/listColumns';
+import { stringList } from '../common/params';
+import { apiRequest } from '../../transport/request';
+
+const ROWS_PER_REQUEST = 500;
+
+export const deleteRows: Operation = {
+	value: 'delete',
+	name: 'Delete',
+	action: 'Delete rows of a list',
+	description: 'Deletes one or many rows by their IDs; the rows of many items go in one request',
+	properties: [
+		listField(),
+		{
+			displayName: 'Row IDs',
+			name: 'rowIds',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. 42 or 42, 43, 44',
+			description: 'One row ID, several separated by commas, or an array from an expression',
+		},
+	],
+	async executeAll(items) {
+		const remove = async (context: typeof this, listid: IDataObject[string], rowids: number[], itemIndex: number) =>
+			await apiRequest.call(context, { method: 'POST', path: '/list/row/delete', params: { listid, rowids }, itemIndex });
+		return await runInBatches.call(this, items, {
+			maxPerRequest: ROWS_PER_REQUEST,
+			async prepare(itemIndex) {
+				const listid = await listIdOf.call(this, itemIndex);
+				const rowids = stringList.call(this, 'rowIds', itemIndex).map(Number);
+				if (!rowids.length || rowids.some((rowid) => !Number.isInteger(rowid) || rowid < 1)) {
+					throw new NodeOperationError(this.getNode(), 'The parameter "rowIds" must hold row numbers', { itemIndex });
+				}
+				return { key: String(listid), shared: { listid }, entry: { rowids } };
+			},
+			async single(prepared, itemIndex) {
+				await remove(this, prepared.shared.listid, prepared.entry.rowids as number[], itemIndex);
+				return { deleted: true, rowids: prepared.entry.rowids };
+			},
+			async many(shared, entries, itemIndexes) {
+				const rowids = [...new Set(entries.flatMap((entry) => entry.rowids as number[]))];
+				await remove(this, shared.listid, rowids, itemIndexes[0]);
+				return entries.map((entry) => ({ deleted: true, rowids: entry.rowids }));
+			},
+		});
+	},
+};

@@ -1,0 +1,27 @@
+import type { Operation } from '../types';
+import { listField, pagingFields } from '../common/fields';
+import { listRef, paging } from '../common/params';
+import { fetchPages } from '../../transport/pagination';
+
+export const sortField = {
+	displayName: 'Sort',
+	name: 'sort',
+	type: 'options' as const,
+	options: [
+		{ name: 'Oldest First', value: 'old' },
+		{ name: 'Newest First', value: 'new' },
+	],
+	default: 'old',
+};
+
+export const getMany: Operation = {
+	value: 'getMany',
+	name: 'Get Many',
+	action: 'Get many rows of a list',
+	description: 'Returns the rows of a list (id, values, row by column name, created), one item each',
+	properties: [listField(), ...pagingFields, sortField],
+	async execute(itemIndex) {
+		const params = { ...listRef.call(this, itemIndex), sort: this.getNodeParameter('sort', itemIndex, 'old') };
+		return await fetchPages.call(this, { method: 'GET', path: '/list/rows/get', params, itemIndex }, paging.call(this, itemIndex));
+	},
+};

@@ -1,0 +1,135 @@
+import type { IDataObject } from 'n8n-workflow';
+import { byId } from '../support/nodeRun';
+import { startTestBed, type NodeTestBed } from '../support/sandbox';
+
+const byName = (name: string) => ({ __rl: true, mode: 'name', value: name });
+const defineBelow = (value: IDataObject) => ({ mappingMode: 'defineBelow', value });
+const autoMap = { mappingMode: 'autoMapInputData', value: null };
+
+describe('List and List Row operations', () => {
+	let bed: NodeTestBed;
+	let listid: number;
+	const rows = async (id: number) =>
+		(await bed.api.call('/list/rows/get', { listid: id, limit: 1000 })).items as Array<Record<string, any>>;
+	const apiLog = async (path: string) =>
+		((await bed.api.call('/log/get', { path, limit: 1000 })).items as Array<{ path: string }>).filter((entry) => entry.path === path);
+
+	beforeAll(async () => {
+		bed = await startTestBed({ rateLimit: 0 });
+	});
+	afterAll(async () => bed.close());
+
+	it('create a list with non-Latin column names; get many shows it', async () => {
+		const [created] = await bed.node.json({
+			resource: 'list',
+			operation: 'create',
+			name: 'Заказы',
+			headers: 'CreationDate, Имя, Телефон, Город',
+			group: byId('grp_sales'),
+		});
+		expect(created).toMatchObject({ name: 'Заказы', headers: ['CreationDate', 'Имя', 'Телефон', 'Город'] });
+		listid = Number(created.id);
+
+		const lists = await bed.node.json({ resource: 'list', operation: 'getMany', group: byId('grp_sales') });
+		expect(lists.map((list) => list.name)).toEqual(expect.arrayContaining(['Leads', 'Заказы']));
+	});
+
+	it('creating a list with a taken name fails with list_exists', async () => {
+		const error = await bed.node.failure({ resource: 'list', operation: 'create', name: 'Leads', headers: 'A' });
+		expect(error.context.code).toBe('list_exists');
+	});
+
+	it('one item: /list/row/add with an Idempotency-Key; service columns filled', async () => {
+		const [row] = await bed.node.json({
+			resource: 'listRow',
+			operation: 'add',
+			listId: byId(listid),
+			columns: defineBelow({ Имя: '={{ $json.name }}', Телефон: '+7 900' }),
+		}, { items: [{ name: 'Иван' }] });
+		expect(row.row).toMatchObject({ Имя: 'Иван', Телефон: '+7 900', Город: '' });
+		expect(String((row.row as IDataObject).CreationDate)).toMatch(/^\d\d\.\d\d\.\d{4} \d\d:\d\d$/);
+		expect(row.trimmed).toBe(false);
+		expect(await apiLog('/list/row/add')).toHaveLength(1);
+	});
+
+	it('1,200 items: bulk requests of at most 500 rows, results paired with their items', async () => {
+		const before = (await rows(listid)).length;
+		const items = Array.from({ length: 1200 }, (_, n) => ({ Имя: `name ${n}`, Город: `city ${n % 7}`, extra: 'ignored' }));
+		const output = await bed.node.items({ resource: 'listRow', operation: 'add', listId: byId(listid), columns: autoMap }, { items });
+		expect(output).toHaveLength(1200);
+		output.forEach((item, n) => {
+			expect(item.pairedItem).toEqual({ item: n });
+			expect((item.json.row as IDataObject).Имя).toBe(`name ${n}`);
+		});
+		expect(await apiLog('/list/rows/add')).toHaveLength(3); // 500 + 500 + 200
+		const stored = await bed.api.call('/list/rows/get', { listid, limit: 1 });
+		expect(stored.total).toBe(before + 1200);
+	});
+
+	it('get many: Return All over more than three pages, sorted, by list name', async () => {
+		const all = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byName('Заказы'), returnAll: true, sort: 'new' });
+		expect(all).toHaveLength(1201);
+		expect(new Set(all.map((row) => row.id)).size).toBe(1201);
+		expect((all[0].row as IDataObject).Имя).toBe('name 1199');
+		expect((all[1200].row as IDataObject).Имя).toBe('Иван');
+
+		const some = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(listid), returnAll: false, limit: 5 });
+		expect(some.map((row) => (row.row as IDataObject).Имя)).toEqual(['Иван', 'name 0', 'name 1', 'name 2', 'name 3']);
+	});
+
+	it('find: exact and substring conditions', async () => {
+		const exact = await bed.node.json({
+			resource: 'listRow',
+			operation: 'find',
+			listId: byId(listid),
+			conditions: { values: [{ column: 'Имя', value: 'name 7' }] },
+			exact: true,
+			returnAll: true,
+		});
+		expect(exact.map((row) => (row.row as IDataObject).Имя)).toEqual(['name 7']);
+
+		const partial = await bed.node.json({
+			resource: 'listRow',
+			operation: 'find',
+			listId: byId(listid),
+			conditions: { values: [{ column: 'Имя', value: 'NAME 11' }, { column: 'Город', value: 'city 0' }] },
+			exact: false,
+			returnAll: true,
+		});
+		const expected = Array.from({ length: 1200 }, (_, n) => n).filter((n) => `name ${n}`.includes('name 11') && n % 7 === 0);
+		expect(partial.map((row) => (row.row as IDataObject).Имя).sort()).toEqual(expected.map((n) => `name ${n}`).sort());
+	});
+
+	it('update: only mapped columns, or the whole row', async () => {
+		const [first] = await rows(listid);
+		await bed.node.json({ resource: 'listRow', operation: 'update', listId: byId(listid), rowId: String(first.id), change: 'partial', columns: defineBelow({ Город: 'Казань' }) });
+		let [stored] = await rows(listid);
+		expect(stored.row).toMatchObject({ Имя: 'Иван', Город: 'Казань', Телефон: '+7 900' });
+
+		await bed.node.json({ resource: 'listRow', operation: 'update', listId: byId(listid), rowId: String(first.id), change: 'whole', columns: defineBelow({ Имя: 'Пётр' }) });
+		[stored] = await rows(listid);
+		expect(stored.values).toEqual(['', 'Пётр', '', '']);
+	});
+
+	it('delete: many items in one request', async () => {
+		const current = await rows(listid);
+		const ids = current.slice(0, 4).map((row) => row.id);
+		const before = (await apiLog('/list/row/delete')).length;
+		const output = await bed.node.items(
+			{ resource: 'listRow', operation: 'delete', listId: byId(listid), rowIds: '={{ $json.ids }}' },
+			{ items: [{ ids: [ids[0], ids[1]] }, { ids: String(ids[2]) }, { ids: [ids[3]] }] },
+		);
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect((await apiLog('/list/row/delete')).length - before).toBe(1);
+		const remaining = new Set((await rows(listid)).map((row) => row.id));
+		for (const id of ids) expect(remaining.has(id)).toBe(false);
+	});
+
+	it('clear empties the list, which stays', async () => {
+		await bed.node.json({ resource: 'list', operation: 'clear', listId: byName('Заказы') });
+		const after = await bed.api.call('/list/rows/get', { listid, limit: 1 });
+		expect(after.total).toBe(0);
+		const lists = await bed.api.call('/list/all');
+		expect(lists.items.map((list: { id: number }) => list.id)).toContain(listid);
+	});
+});
