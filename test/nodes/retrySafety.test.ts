@@ -1,0 +1,58 @@
+import { byId } from '../support/nodeRun';
+import { FlakyProxy } from '../support/flakyProxy';
+import { startTestBed, type NodeTestBed } from '../support/sandbox';
+
+/** Answers lost after the service acted: nothing may be sent or added twice. */
+describe('retry safety when an answer is lost', () => {
+	let bed: NodeTestBed;
+	let proxy: FlakyProxy;
+
+	beforeAll(async () => {
+		bed = await startTestBed({ rateLimit: 0 });
+		proxy = new FlakyProxy(bed.baseUrl);
+		bed.node.useKey('flaky', bed.sandbox.adminKey, await proxy.start());
+	});
+	afterAll(async () => {
+		await proxy.close();
+		await bed.close();
+	});
+
+	it('a single row add is repeated with the same Idempotency-Key and stored once', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Once', headers: ['Name'] });
+		proxy.loseAnswers('/list/row/add', 1);
+		const [row] = await bed.node.json(
+			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: { mappingMode: 'defineBelow', value: { Name: 'only once' } } },
+			{ credential: 'flaky' },
+		);
+		expect(row.row).toMatchObject({ Name: 'only once' });
+		expect(proxy.forwarded.filter((line) => line.includes('/list/row/add'))).toHaveLength(2);
+		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
+		expect(stored.total).toBe(1);
+	});
+
+	it('a message send is not repeated: the node reports it, the subscriber got exactly one message', async () => {
+		proxy.loseAnswers('/message/send', 1);
+		const text = `lost answer ${Date.now()}`;
+		const error = await bed.node.failure(
+			{ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: '100002', text },
+			{ credential: 'flaky' },
+		);
+		expect(error.description).toMatch(/not repeated/);
+		const chat = await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100002', limit: 50 });
+		expect(chat.items.filter((message: { text: string }) => message.text === text)).toHaveLength(1);
+	});
+
+	it('a bulk add whose answer is lost is not sent again', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Bulk once', headers: ['N'] });
+		proxy.loseAnswers('/list/rows/add', 1);
+		const items = Array.from({ length: 10 }, (_, n) => ({ N: String(n) }));
+		const output = await bed.node.items(
+			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: { mappingMode: 'autoMapInputData', value: null } },
+			{ credential: 'flaky', items, continueOnFail: true },
+		);
+		expect(output).toHaveLength(10);
+		expect(output.every((item) => String(item.json.description).includes('not repeated'))).toBe(true);
+		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
+		expect(stored.total).toBe(10);
+	});
+});
