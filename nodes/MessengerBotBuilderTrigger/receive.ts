@@ -1,16 +1,9 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { verifyDelivery, type RejectionCode, type DeliveryEvent } from './delivery';
+import { refusalStatus, verifyDelivery, type DeliveryEvent } from './delivery';
 import { ALL_EVENTS, botOfEvent, isKnownEventKind } from './events';
 import { OUTPUT_ENVELOPE } from './description';
 import { readHookState } from './hookState';
 import { alreadyAccepted, markAccepted } from './seenEvents';
-
-/** Answer status per refusal: the body size and shape have their own, every signature problem is 401. */
-const REFUSAL_STATUS: Partial<Record<RejectionCode, number>> = {
-	body_too_large: 413,
-	malformed_json: 400,
-	invalid_payload: 400,
-};
 
 interface TriggerOptions {
 	output?: string;
@@ -57,11 +50,11 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	const verdict = verifyDelivery(
 		{ headers: this.getHeaderData() as Record<string, string | string[] | undefined>, rawBody: (await rawBodyOf(this)) ?? Buffer.alloc(0) },
-		{ secrets: [state.secret], audience: state.hookId },
+		{ secrets: [state.secret], audience: [state.hookId] },
 	);
 	if (!verdict.ok) {
 		this.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${verdict.reason}`, { code: verdict.code });
-		return refuse(this, REFUSAL_STATUS[verdict.code] ?? 401, verdict.code, verdict.reason);
+		return refuse(this, refusalStatus(verdict.code), verdict.code, verdict.reason);
 	}
 	const { event } = verdict;
 	if (alreadyAccepted(state, event.id)) return ignored('duplicate');

@@ -1,18 +1,22 @@
 import { timingSafeEqual } from 'node:crypto';
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Decodes unpadded base64url; `undefined` when the text holds anything else (Buffer would skip it silently). */
-export function decodeBase64Url(text: string): Buffer | undefined {
-	if (!BASE64URL.test(text) || text.length % 4 === 1) return undefined;
-	return Buffer.from(text, 'base64url');
+/**
+ * Decodes base64url only in its canonical spelling. Node's decoder ignores stray characters and the
+ * unused low bits of the last character, so several texts decode to the same bytes; accepting only
+ * the one canonical text means a signature cannot be respelled and still pass.
+ */
+export function decodeCanonicalBase64Url(text: string): Buffer | undefined {
+	if (!BASE64URL.test(text)) return undefined;
+	const bytes = Buffer.from(text, 'base64url');
+	return bytes.toString('base64url') === text ? bytes : undefined;
 }
 
-/** Decodes padded standard base64; `undefined` when the text is not exactly that. */
-export function decodeBase64(text: string): Buffer | undefined {
-	if (!BASE64.test(text)) return undefined;
-	return Buffer.from(text, 'base64');
+/** Decodes padded standard base64, canonical spelling only (see above). */
+export function decodeCanonicalBase64(text: string): Buffer | undefined {
+	const bytes = Buffer.from(text, 'base64');
+	return bytes.toString('base64') === text ? bytes : undefined;
 }
 
 /** Compares two byte strings in time that depends only on their lengths. */
@@ -28,7 +32,9 @@ export function parseJsonObject(bytes: Buffer): Record<string, unknown> | undefi
 	} catch {
 		return undefined;
 	}
-	return value !== null && typeof value === 'object' && !Array.isArray(value)
-		? (value as Record<string, unknown>)
-		: undefined;
+	return isPlainObject(value) ? value : undefined;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

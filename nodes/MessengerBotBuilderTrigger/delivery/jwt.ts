@@ -1,121 +1,112 @@
-import { createHmac, verify as verifySignature } from 'node:crypto';
-import { decodeBase64Url, parseJsonObject, sameBytes } from './encoding';
-import type { PublicKey } from './keys';
+import { createHash, createHmac, verify as verifySignature } from 'node:crypto';
+import { decodeCanonicalBase64Url, parseJsonObject, sameBytes } from './encoding';
+import { candidateKeys, type AsymmetricAlgorithm, type PreparedKeys } from './keys';
 import { reject } from './verdict';
 
 /** Longest `X-Signature` accepted: a delivery JWT is a few hundred characters. */
-export const MAX_JWT_LENGTH = 4096;
+export const MAX_JWT_LENGTH = 8192;
 
-export interface JwtKeys {
-	/** HS256 key bytes of the hook secrets; empty when HS256 is not allowed. */
-	hmacKeys: Buffer[];
-	/** ES256/EdDSA public keys; when present, HS* is never allowed. */
-	publicKeys: PublicKey[];
-}
-
-export interface JwtChecks {
+export interface JwtClock {
 	/** Unix seconds. */
 	now: number;
-	/** Clock skew allowed on `exp`, `iat` and `nbf`, in seconds. */
-	toleranceSeconds: number;
-	audience?: string;
-	issuer?: string;
+	/** Oldest accepted `iat`, in seconds before now. */
+	maxAgeSeconds: number;
+	/** Clock difference allowed with the sender on `exp`, `iat` and `nbf`, in seconds. */
+	skewSeconds: number;
 }
 
+/** What the rest of the verification needs from a verified delivery JWT. */
 export interface VerifiedJwt {
-	header: Record<string, unknown>;
-	claims: Record<string, unknown>;
+	eventId: string;
 }
 
-function decodeJson(part: string, what: string): Record<string, unknown> {
-	const bytes = decodeBase64Url(part);
-	const json = bytes && parseJsonObject(bytes);
-	if (!json) reject('malformed_signature', `X-Signature: the JWT ${what} is not base64url JSON`);
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const REQUIRED_CLAIMS = ['iat', 'exp', 'evt', 'body_sha256'];
+
+function decodeSegment(segment: string, what: string): Record<string, unknown> {
+	const json = parseJsonObject(Buffer.from(segment, 'base64url'));
+	if (!json) reject('malformed_signature', `X-Signature: the JWT ${what} is not a JSON object`);
 	return json;
 }
 
-/** The algorithms this verifier accepts with its keys: HS256 with secrets only, never `none`. */
-function allowedAlgorithms(keys: JwtKeys): Set<string> {
-	if (keys.publicKeys.length > 0) return new Set(keys.publicKeys.map((key) => key.alg));
-	return new Set(keys.hmacKeys.length > 0 ? ['HS256'] : []);
+function checkHeader(header: Record<string, unknown>): void {
+	// RFC 7515 §4.1.11: a critical extension the verifier does not implement makes the token invalid.
+	if (header.crit !== undefined) reject('malformed_signature', 'X-Signature: the JWT has critical extensions (crit)');
+	if (header.b64 !== undefined) reject('malformed_signature', 'X-Signature: unencoded JWT payloads (b64) are not accepted');
 }
 
-function checkSignature(alg: string, kid: unknown, signingInput: Buffer, signature: Buffer, keys: JwtKeys): void {
+function checkSignature(alg: string, kid: unknown, signingInput: Buffer, signature: Buffer, keys: PreparedKeys): void {
 	if (alg === 'HS256') {
-		const matches = keys.hmacKeys.some((key) =>
-			sameBytes(createHmac('sha256', key).update(signingInput).digest(), signature),
-		);
-		if (!matches) reject('invalid_signature', 'X-Signature: the JWT signature does not match any hook secret');
+		const matches = keys.hmacKeys.some((key) => sameBytes(createHmac('sha256', key).update(signingInput).digest(), signature));
+		if (!matches) reject('invalid_signature', 'X-Signature: the JWT signature matches none of the hook secrets');
 		return;
 	}
-	const candidates = keys.publicKeys.filter(
-		(key) => key.alg === alg && (kid === undefined || key.kid === kid),
-	);
-	if (candidates.length === 0) reject('key_not_found', `X-Signature: no ${alg} public key with kid "${String(kid)}"`);
-	// ES256 signatures in a JWT are raw r||s (64 bytes), not DER.
-	if (alg === 'ES256' && signature.length !== 64) reject('invalid_signature', 'X-Signature: an ES256 signature is 64 bytes');
-	const matches = candidates.some((candidate) =>
+	const candidates = candidateKeys(keys.publicKeys, alg as AsymmetricAlgorithm, kid);
+	if (candidates.length !== 1) {
+		reject('key_not_found', `X-Signature: ${candidates.length === 0 ? 'no' : 'more than one'} ${alg} key has kid "${String(kid)}"`);
+	}
+	const { key } = candidates[0];
+	// JWS carries ES256 signatures as raw r||s (64 bytes), not DER.
+	const valid =
 		alg === 'ES256'
-			? verifySignature('sha256', signingInput, { key: candidate.key, dsaEncoding: 'ieee-p1363' }, signature)
-			: verifySignature(null, signingInput, candidate.key, signature),
-	);
-	if (!matches) reject('invalid_signature', 'X-Signature: the JWT signature does not match the public key');
+			? signature.length === 64 && verifySignature('sha256', signingInput, { key, dsaEncoding: 'ieee-p1363' }, signature)
+			: verifySignature(null, signingInput, key, signature);
+	if (!valid) reject('invalid_signature', 'X-Signature: the JWT signature does not verify with the public key');
 }
 
-function numericClaim(claims: Record<string, unknown>, name: string, required: boolean): number | undefined {
-	const value = claims[name];
-	if (value === undefined && !required) return undefined;
-	if (typeof value !== 'number' || !Number.isFinite(value)) {
-		reject('invalid_claims', `X-Signature: the JWT claim "${name}" must be a number of seconds`);
-	}
-	return value;
-}
+const typOf = (value: unknown) => (typeof value === 'string' ? value.toLowerCase().replace(/^application\//, '') : undefined);
 
-function checkTimes(claims: Record<string, unknown>, checks: JwtChecks): void {
-	const { now, toleranceSeconds: skew } = checks;
-	const exp = numericClaim(claims, 'exp', true)!;
-	const iat = numericClaim(claims, 'iat', true)!;
-	const nbf = numericClaim(claims, 'nbf', false);
-	if (now > exp + skew) reject('expired', 'X-Signature: the JWT has expired');
-	if (iat > now + skew) reject('not_yet_valid', 'X-Signature: the JWT was issued in the future');
-	if (nbf !== undefined && nbf > now + skew) reject('not_yet_valid', 'X-Signature: the JWT is not valid yet (nbf)');
-}
-
-function checkAudienceAndIssuer(claims: Record<string, unknown>, checks: JwtChecks): void {
-	if (checks.audience !== undefined) {
-		const aud = claims.aud;
-		const audiences = Array.isArray(aud) ? aud : [aud];
-		if (!audiences.includes(checks.audience)) reject('audience_mismatch', 'X-Signature: the JWT is meant for another hook (aud)');
+function checkClaims(header: Record<string, unknown>, claims: Record<string, unknown>, keys: PreparedKeys, clock: JwtClock): void {
+	if (typOf(header.typ) !== 'jwt') reject('invalid_claims', 'X-Signature: the JWT header "typ" must be "JWT"');
+	const required = [...REQUIRED_CLAIMS, ...(keys.issuer !== undefined ? ['iss'] : []), ...(keys.audience ? ['aud'] : [])];
+	const missing = required.find((claim) => !(claim in claims));
+	if (missing) reject('invalid_claims', `X-Signature: the JWT claim "${missing}" is missing`);
+	if (keys.issuer !== undefined && claims.iss !== keys.issuer) reject('issuer_mismatch', 'X-Signature: the JWT "iss" is not the expected issuer');
+	if (keys.audience) {
+		const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+		if (!audiences.some((aud) => typeof aud === 'string' && keys.audience!.includes(aud))) {
+			reject('audience_mismatch', 'X-Signature: the JWT is meant for another hook ("aud")');
+		}
 	}
-	if (checks.issuer !== undefined && claims.iss !== checks.issuer) {
-		reject('issuer_mismatch', 'X-Signature: the JWT has another issuer (iss)');
+	const { now, skewSeconds: skew, maxAgeSeconds } = clock;
+	for (const claim of ['iat', 'nbf', 'exp']) {
+		if (claims[claim] !== undefined && (typeof claims[claim] !== 'number' || !Number.isFinite(claims[claim]))) {
+			reject('invalid_claims', `X-Signature: the JWT claim "${claim}" must be a number of seconds`);
+		}
 	}
+	const iat = claims.iat as number;
+	const exp = claims.exp as number;
+	const nbf = claims.nbf as number | undefined;
+	if (nbf !== undefined && nbf > now + skew) reject('not_yet_valid', 'X-Signature: the JWT is not valid yet ("nbf")');
+	if (exp <= now - skew) reject('expired', 'X-Signature: the JWT has expired ("exp")');
+	if (now - iat - skew > maxAgeSeconds) reject('expired', 'X-Signature: the JWT was issued too long ago ("iat")');
+	if (iat > now + skew) reject('not_yet_valid', 'X-Signature: the JWT was issued in the future ("iat")');
+	if (typeof claims.evt !== 'string' || claims.evt === '') reject('invalid_claims', 'X-Signature: the JWT claim "evt" must be the event id');
+	if (typeof claims.body_sha256 !== 'string') reject('invalid_claims', 'X-Signature: the JWT claim "body_sha256" must be a string');
 }
 
 /**
- * Verifies a compact JWS: structure, pinned algorithm, signature, then times, audience and issuer.
- * What the claims say about the body is checked by the caller.
+ * Verifies the delivery JWT of `X-Signature` over the raw body: compact form, pinned algorithm
+ * (checked before any key is touched), canonical signature, signature, then type, claims, times,
+ * issuer, audience and `body_sha256`.
  */
-export function verifyJwt(token: string, keys: JwtKeys, checks: JwtChecks): VerifiedJwt {
-	if (token.length > MAX_JWT_LENGTH) reject('malformed_signature', 'X-Signature: the JWT is too long');
-	const parts = token.split('.');
-	if (parts.length !== 3) reject('malformed_signature', 'X-Signature: not a compact JWT (three dot-separated parts)');
-	const [encodedHeader, encodedClaims, encodedSignature] = parts;
-	const header = decodeJson(encodedHeader, 'header');
+export function verifyDeliveryJwt(token: string, rawBody: Buffer, keys: PreparedKeys, clock: JwtClock): VerifiedJwt {
+	if (token.length > MAX_JWT_LENGTH || !COMPACT_JWS.test(token)) reject('malformed_signature', 'X-Signature is not a compact JWT');
+	const [encodedHeader, encodedClaims, encodedSignature] = token.split('.');
+	const header = decodeSegment(encodedHeader, 'header');
 	const alg = header.alg;
-	if (typeof alg !== 'string' || !allowedAlgorithms(keys).has(alg)) {
-		reject('algorithm_not_allowed', `X-Signature: the JWT algorithm "${String(alg)}" is not allowed`);
+	if (typeof alg !== 'string' || !(keys.algorithms as string[]).includes(alg)) {
+		reject('algorithm_not_allowed', `X-Signature: the JWT algorithm ${JSON.stringify(alg ?? null)} is not allowed`);
 	}
-	// A critical extension we do not implement must make the token invalid (RFC 7515 §4.1.11).
-	if (header.crit !== undefined) reject('invalid_claims', 'X-Signature: the JWT has critical extensions (crit)');
-	if (header.typ !== undefined && (typeof header.typ !== 'string' || header.typ.toUpperCase() !== 'JWT')) {
-		reject('invalid_claims', 'X-Signature: the JWT type (typ) must be "JWT"');
-	}
-	const signature = decodeBase64Url(encodedSignature);
-	if (!signature || signature.length === 0) reject('malformed_signature', 'X-Signature: the JWT signature is not base64url');
+	const signature = decodeCanonicalBase64Url(encodedSignature);
+	if (!signature) reject('malformed_signature', 'X-Signature: the JWT signature is not canonical base64url');
+	checkHeader(header);
 	checkSignature(alg, header.kid, Buffer.from(`${encodedHeader}.${encodedClaims}`, 'ascii'), signature, keys);
-	const claims = decodeJson(encodedClaims, 'claims');
-	checkTimes(claims, checks);
-	checkAudienceAndIssuer(claims, checks);
-	return { header, claims };
+	const claims = decodeSegment(encodedClaims, 'claims');
+	checkClaims(header, claims, keys, clock);
+	const digest = createHash('sha256').update(rawBody).digest('base64url');
+	if (!sameBytes(Buffer.from(digest), Buffer.from(claims.body_sha256 as string))) {
+		reject('body_hash_mismatch', 'the body is not the one the JWT signed ("body_sha256")');
+	}
+	return { eventId: claims.evt as string };
 }

@@ -20,6 +20,13 @@ export type RejectionCode =
 	| 'malformed_json'
 	| 'invalid_payload';
 
+/** The HTTP status that answers a refusal: the body's size and shape have their own, every signature problem is 401. */
+export function refusalStatus(code: RejectionCode): number {
+	if (code === 'body_too_large') return 413;
+	if (code === 'malformed_json' || code === 'invalid_payload') return 400;
+	return 401;
+}
+
 /** A delivery event: `{ id, type, created, hook, data }`; other fields are kept as sent. */
 export interface DeliveryEvent {
 	id: string;

@@ -1,14 +1,15 @@
-import { createHash } from 'node:crypto';
-import { decodeBase64Url, parseJsonObject, sameBytes } from './encoding';
-import { verifyJwt } from './jwt';
-import { hookSecretBytes, importPublicKeys, type PublicKey, type VerificationKeys } from './keys';
+import { dataProblem, envelopeProblem } from './eventShape';
+import { verifyDeliveryJwt } from './jwt';
+import { prepareKeys, type PreparedKeys, type VerificationKeys } from './keys';
 import { verifyStandardWebhooks } from './standardWebhooks';
-import { reject, Rejection, type DeliveryEvent, type Verdict } from './verdict';
+import { reject, Rejection, type DeliveryEvent, type SignatureScheme, type Verdict } from './verdict';
 
-/** Clock skew allowed on the JWT's `exp`, `iat` and `nbf`. */
-export const JWT_CLOCK_TOLERANCE_SECONDS = 30;
-/** Largest body accepted. Events are small; anything bigger is refused before any hashing. */
-export const MAX_BODY_BYTES = 256 * 1024;
+/** Oldest accepted signature (JWT `iat`, `webhook-timestamp`), in seconds. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+/** Clock difference allowed with the sender on the JWT's `exp`, `iat` and `nbf`. */
+export const DEFAULT_CLOCK_SKEW_SECONDS = 5;
+/** Largest body accepted; events are small. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export type HeaderValue = string | string[] | undefined;
 
@@ -21,100 +22,87 @@ export interface DeliveryRequest {
 export interface VerifyOptions {
 	/** The current time in unix seconds (tests pin it); defaults to the clock. */
 	now?: number;
-	jwtToleranceSeconds?: number;
+	toleranceSeconds?: number;
+	clockSkewSeconds?: number;
 	maxBodyBytes?: number;
 }
 
-/**
- * One header's value. A header sent twice is joined with ", " as Node.js does, which no single
- * signature header survives: it is refused as malformed rather than guessed at.
- */
-function singleHeader(headers: Record<string, HeaderValue>, name: string): string | undefined {
-	const values = Object.entries(headers)
+/** Every value of a header, whatever the case of its name. */
+function headerValues(headers: Record<string, HeaderValue>, name: string): string[] {
+	return Object.entries(headers)
 		.filter(([key]) => key.toLowerCase() === name)
-		.flatMap(([, value]) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));
+		.flatMap(([, value]) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
+		.map((value) => value.trim());
+}
+
+/** A single-valued header; sent twice it is joined with ", " (as Node.js does), which no signature survives. */
+function headerValue(headers: Record<string, HeaderValue>, name: string): string | undefined {
+	const values = headerValues(headers, name);
 	return values.length === 0 ? undefined : values.join(', ');
 }
 
-function parseEvent(rawBody: Buffer): DeliveryEvent {
-	const event = parseJsonObject(rawBody);
-	if (!event) reject('malformed_json', 'the body is not a JSON object');
-	if (typeof event.id !== 'string' || event.id === '' || typeof event.type !== 'string' || event.type === '') {
-		reject('invalid_payload', 'the body is not an event: it needs a string "id" and "type"');
+interface SignedEvent {
+	scheme: SignatureScheme;
+	eventId: string;
+}
+
+function verifySignature(request: DeliveryRequest, rawBody: Buffer, keys: PreparedKeys, options: Required<VerifyOptions>): SignedEvent {
+	const token = headerValue(request.headers, 'x-signature');
+	if (token && keys.algorithms.length > 0) {
+		const clock = { now: options.now, maxAgeSeconds: options.toleranceSeconds, skewSeconds: options.clockSkewSeconds };
+		return { scheme: 'jwt', eventId: verifyDeliveryJwt(token, rawBody, keys, clock).eventId };
 	}
-	return event as DeliveryEvent;
-}
-
-/** The verifier's keys in usable form; decoding them first lets a bad setting fail loudly, apart from bad deliveries. */
-interface PreparedKeys {
-	hmacKeys: Buffer[];
-	publicKeys: PublicKey[];
-	audience?: string;
-	issuer?: string;
-}
-
-function prepareKeys(keys: VerificationKeys): PreparedKeys {
-	return {
-		hmacKeys: (keys.secrets ?? []).map((secret, i) => hookSecretBytes(secret, `secrets[${i}]`)),
-		publicKeys: importPublicKeys(keys.publicKeys),
-		audience: keys.audience,
-		issuer: keys.issuer,
-	};
-}
-
-function verifyWithJwt(token: string, rawBody: Buffer, keys: PreparedKeys, now: number, tolerance: number): DeliveryEvent {
-	const { claims } = verifyJwt(token, keys, { now, toleranceSeconds: tolerance, audience: keys.audience, issuer: keys.issuer });
-	const claimedDigest = typeof claims.body_sha256 === 'string' ? decodeBase64Url(claims.body_sha256) : undefined;
-	if (!claimedDigest) reject('invalid_claims', 'X-Signature: the JWT claim "body_sha256" is missing or not base64url');
-	if (!sameBytes(createHash('sha256').update(rawBody).digest(), claimedDigest)) {
-		reject('body_hash_mismatch', 'the body is not the one the JWT signed (body_sha256)');
+	const signatures = headerValues(request.headers, 'webhook-signature').filter((value) => value !== '');
+	if (signatures.length > 0 && keys.hmacKeys.length > 0) {
+		const id = headerValue(request.headers, 'webhook-id');
+		const timestamp = headerValue(request.headers, 'webhook-timestamp');
+		if (!id || !timestamp) reject('missing_signature', 'webhook-signature came without webhook-id or webhook-timestamp');
+		verifyStandardWebhooks({ id, timestamp, signatures }, rawBody, keys.hmacKeys, options);
+		return { scheme: 'standard-webhooks', eventId: id };
 	}
-	const event = parseEvent(rawBody);
-	if (claims.evt !== event.id) reject('event_id_mismatch', 'X-Signature: the JWT claim "evt" is not the body\'s id');
-	return event;
+	return reject('missing_signature', 'the delivery carries neither X-Signature nor webhook-signature');
 }
 
-function verifyWithStandardWebhooks(
-	headers: Record<string, HeaderValue>,
-	rawBody: Buffer,
-	keys: PreparedKeys,
-	now: number,
-): DeliveryEvent {
-	const id = singleHeader(headers, 'webhook-id');
-	const timestamp = singleHeader(headers, 'webhook-timestamp');
-	const signature = singleHeader(headers, 'webhook-signature');
-	if (!id || !timestamp || !signature) {
-		reject('missing_signature', 'neither X-Signature nor the webhook-id/-timestamp/-signature headers were sent');
+/** The signed body as an event: JSON, an event envelope, the signed id, the audience, its kind's shape. */
+function parseEvent(rawBody: Buffer, signed: SignedEvent, keys: PreparedKeys): DeliveryEvent {
+	let body: unknown;
+	try {
+		body = JSON.parse(rawBody.toString('utf8'));
+	} catch {
+		reject('malformed_json', 'the body is not JSON');
 	}
-	if (keys.hmacKeys.length === 0) reject('key_not_found', 'Standard Webhooks signatures need a hook secret, and none is held');
-	verifyStandardWebhooks({ id, timestamp, signature }, rawBody, keys.hmacKeys, now);
-	const event = parseEvent(rawBody);
-	if (event.id !== id) reject('event_id_mismatch', 'webhook-id is not the body\'s id');
-	if (keys.audience !== undefined && event.hook !== keys.audience) {
+	const problem = envelopeProblem(body);
+	if (problem) reject('invalid_payload', `the body is not an event: check "${problem}"`);
+	const event = body as DeliveryEvent;
+	if (event.id !== signed.eventId) reject('event_id_mismatch', "the signed event id is not the body's id");
+	if (signed.scheme === 'standard-webhooks' && keys.audience && !keys.audience.includes(event.hook as string)) {
 		reject('audience_mismatch', 'the body is meant for another hook ("hook")');
 	}
+	const dataIssue = dataProblem(event.type, event.data);
+	if (dataIssue) reject('invalid_payload', `the ${event.type} event is not well-formed: check "${dataIssue}"`);
 	return event;
 }
 
 /**
- * Verifies one delivery per the delivery contract: the JWT in `X-Signature` when that header is
- * present (never falling back to the other scheme if it fails), otherwise the Standard Webhooks
- * headers. Never throws for a bad delivery: the verdict says why it was refused.
- * Throws TypeError only for bad configuration (a malformed secret or public key).
+ * Verifies one delivery per the delivery contract. The JWT in `X-Signature` decides when that header is
+ * present (never falling back to the other scheme if it fails); otherwise the Standard Webhooks headers
+ * do. Then the body must be the signed event. Never throws for a bad delivery: the verdict says why
+ * it was refused. Throws TypeError only for bad configuration (a malformed secret or key).
  */
 export function verifyDelivery(request: DeliveryRequest, keys: VerificationKeys, options: VerifyOptions = {}): Verdict {
 	const prepared = prepareKeys(keys);
-	const now = options.now ?? Math.floor(Date.now() / 1000);
+	const resolved: Required<VerifyOptions> = {
+		now: options.now ?? Date.now() / 1000,
+		toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+		clockSkewSeconds: options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS,
+		maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+	};
 	const rawBody = typeof request.rawBody === 'string' ? Buffer.from(request.rawBody, 'utf8') : request.rawBody;
 	try {
 		if (!Buffer.isBuffer(rawBody)) reject('malformed_json', 'the raw body of the request is not available');
-		if (rawBody.length > (options.maxBodyBytes ?? MAX_BODY_BYTES)) reject('body_too_large', 'the body is larger than allowed');
-		const token = singleHeader(request.headers, 'x-signature');
-		const event =
-			token !== undefined
-				? verifyWithJwt(token, rawBody, prepared, now, options.jwtToleranceSeconds ?? JWT_CLOCK_TOLERANCE_SECONDS)
-				: verifyWithStandardWebhooks(request.headers, rawBody, prepared, now);
-		return { ok: true, scheme: token !== undefined ? 'jwt' : 'standard-webhooks', event };
+		if (rawBody.length > resolved.maxBodyBytes) reject('body_too_large', `the body is larger than ${resolved.maxBodyBytes} bytes`);
+		const signed = verifySignature(request, rawBody, prepared, resolved);
+		return { ok: true, scheme: signed.scheme, event: parseEvent(rawBody, signed, prepared) };
 	} catch (error) {
 		if (error instanceof Rejection) return { ok: false, code: error.code, reason: error.reason };
 		// Anything else (a crypto routine refusing odd input) must still never let a delivery through.
