@@ -1,0 +1,188 @@
+import { generateHookSecret, signDelivery } from '../receiver/src/sign';
+import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
+import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
+
+/**
+ * Deliveries signed by the project's signer, sent over HTTP to the stand-in n8n endpoint, reaching
+ * the trigger's `webhook()` in a real WebhookContext. The hook is set up in static data directly, as
+ * `create` would have left it.
+ */
+const HOOK_ID = 'hook_webhook_test';
+const SECRET = generateHookSecret();
+const NODE_PATH = '/6f1c2f7e-4b8a-4d55-9a55-3c0f9d1e2a7b/webhook';
+
+let server: WebhookServer;
+let harness: TriggerHarness;
+let sequence = 0;
+
+function triggerWith(parameters: TriggerHarnessOptions['parameters'], state: Record<string, unknown> = { hookId: HOOK_ID, secret: SECRET }) {
+	harness = new TriggerHarness({
+		apiBaseUrl: 'http://127.0.0.1:9/api',
+		apiKey: 'unused',
+		webhookBaseUrl: server.webhookBaseUrl,
+		webhookTestBaseUrl: server.webhookTestBaseUrl,
+		parameters,
+	});
+	harness.setNodeStaticData(state);
+	return harness;
+}
+
+function event(type: string, data: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
+	sequence += 1;
+	return { id: `evt_webhook_${sequence}`, type, created: new Date().toISOString(), hook: HOOK_ID, data, ...overrides };
+}
+
+const subscriber = (botid = 'bot_tg') => ({ subscriber: { botid, clientid: `c${sequence}`, messenger: 'telegram', name: 'Ada' } });
+
+interface SendOptions {
+	secret?: string;
+	hookId?: string;
+	timestamp?: number;
+	scheme?: 'both' | 'jwt' | 'standard-webhooks';
+	/** Sent instead of the body that was signed. */
+	sentBody?: string;
+}
+
+async function send(payload: Record<string, unknown>, options: SendOptions = {}) {
+	const body = JSON.stringify(payload);
+	const headers: Record<string, string> = await signDelivery({
+		body,
+		eventId: String(payload.id),
+		hookId: options.hookId ?? HOOK_ID,
+		secret: options.secret ?? SECRET,
+		timestamp: options.timestamp,
+	});
+	if (options.scheme === 'jwt') for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) delete headers[name];
+	if (options.scheme === 'standard-webhooks') delete headers['x-signature'];
+	const response = await fetch(`${server.webhookBaseUrl}${NODE_PATH}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...headers },
+		body: options.sentBody ?? body,
+	});
+	return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+	server = await startWebhookServer(() => harness);
+});
+
+afterAll(async () => {
+	await server.close();
+});
+
+describe('webhook(): genuine deliveries', () => {
+	it('starts the workflow with the event data, verified by the JWT alone', async () => {
+		triggerWith({ events: ['*'] });
+		const delivered = event('subscriber.new', subscriber());
+		expect((await send(delivered, { scheme: 'jwt' })).status).toBe(200);
+		expect(harness.started).toEqual([[{ json: delivered.data }]]);
+	});
+
+	it('accepts the Standard Webhooks signature when there is no X-Signature', async () => {
+		triggerWith({ events: ['*'], options: { output: 'envelope' } });
+		const delivered = event('payment.success', {
+			payment: { id: 'pay_1', amount: 5, currency: 'USD', botid: 'bot_tg', clientid: 'c1', messenger: 'telegram', description: null, paid_at: new Date().toISOString() },
+		});
+		expect((await send(delivered, { scheme: 'standard-webhooks' })).status).toBe(200);
+		expect(harness.started).toEqual([[{ json: delivered }]]);
+	});
+
+	it('starts nothing again for an event id it already accepted (a retry), yet answers 200', async () => {
+		triggerWith({ events: ['*'] });
+		const delivered = event('subscriber.new', subscriber());
+		expect((await send(delivered)).status).toBe(200);
+		const retry = await send(delivered);
+		expect(retry).toEqual({ status: 200, body: { ok: true, ignored: 'duplicate' } });
+		expect(harness.started).toHaveLength(1);
+	});
+
+	it('answers 200 and starts nothing for kinds and bots that are not chosen', async () => {
+		triggerWith({ events: ['subscriber.stage'], botIds: ['bot_wa'] });
+		expect((await send(event('subscriber.new', subscriber('bot_wa')))).body.ignored).toMatch(/not selected/);
+		expect((await send(event('subscriber.stage', { ...subscriber('bot_tg'), stage: 'Won', previous: null }))).body.ignored).toMatch(/another bot/);
+		expect(harness.started).toHaveLength(0);
+		expect((await send(event('subscriber.stage', { ...subscriber('bot_wa'), stage: 'Won', previous: 'New' }))).status).toBe(200);
+		expect(harness.started[0][0].json).toMatchObject({ stage: 'Won', previous: 'New', subscriber: { botid: 'bot_wa' } });
+	});
+
+	it('passes on unknown event kinds only when asked to', async () => {
+		triggerWith({ events: ['*'] });
+		expect((await send(event('order.created', { order: 1 }))).body.ignored).toMatch(/not known/);
+		expect(harness.started).toHaveLength(0);
+		triggerWith({ events: ['*'], options: { passUnknownEvents: true, output: 'envelope' } });
+		expect((await send(event('order.created', { order: 2 }))).status).toBe(200);
+		expect(harness.started[0][0].json).toMatchObject({ type: 'order.created', data: { order: 2 } });
+	});
+});
+
+describe('webhook(): deliveries that start nothing', () => {
+	beforeEach(() => triggerWith({ events: ['*'] }));
+
+	afterEach(() => expect(harness.started).toHaveLength(0));
+
+	it.each([
+		['signed with another secret', { secret: generateHookSecret() }, 'invalid_signature'],
+		['signed for another hook', { hookId: 'hook_other' }, 'audience_mismatch'],
+		['signed ten minutes ago (JWT)', { timestamp: Math.floor(Date.now() / 1000) - 600, scheme: 'jwt' as const }, 'expired'],
+		['signed ten minutes ago (Standard Webhooks)', { timestamp: Math.floor(Date.now() / 1000) - 600, scheme: 'standard-webhooks' as const }, 'timestamp_out_of_tolerance'],
+		['signed ten minutes ahead', { timestamp: Math.floor(Date.now() / 1000) + 600, scheme: 'jwt' as const }, 'not_yet_valid'],
+	])('answers 401 to a delivery %s', async (_what, options, code) => {
+		const answer = await send(event('subscriber.new', subscriber()), options);
+		expect(answer).toEqual({ status: 401, body: { code, error: expect.any(String) } });
+	});
+
+	it('answers 401 to a tampered body, under either signature', async () => {
+		const delivered = event('subscriber.new', subscriber());
+		const tampered = JSON.stringify({ ...delivered, data: subscriber('bot_evil') });
+		expect((await send(delivered, { sentBody: tampered, scheme: 'jwt' })).body.code).toBe('body_hash_mismatch');
+		expect((await send(delivered, { sentBody: tampered, scheme: 'standard-webhooks' })).body.code).toBe('invalid_signature');
+	});
+
+	it('answers 401 to an unsigned delivery', async () => {
+		const response = await fetch(`${server.webhookBaseUrl}${NODE_PATH}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(event('subscriber.new', subscriber())),
+		});
+		expect(response.status).toBe(401);
+	});
+
+	it('answers 413 to an oversized body without looking further', async () => {
+		const delivered = event('subscriber.new', { ...subscriber(), padding: 'x'.repeat(1024 * 1024) });
+		expect((await send(delivered)).status).toBe(413);
+	});
+
+	it('answers 401 while the trigger has no hook (nothing registered, or already removed)', async () => {
+		triggerWith({ events: ['*'] }, {});
+		expect((await send(event('subscriber.new', subscriber()))).body.code).toBe('key_not_found');
+	});
+
+	it('never puts the secret in its answer', async () => {
+		const answer = await send(event('subscriber.new', subscriber()), { secret: generateHookSecret() });
+		expect(JSON.stringify(answer)).not.toContain(SECRET.slice(6));
+	});
+});
+
+describe('webhook(): queue mode', () => {
+	it('verifies in a freshly loaded copy of the node with only the stored static data', async () => {
+		triggerWith({ events: ['*'] });
+		const first = event('subscriber.new', subscriber());
+		await send(first);
+		const stored = harness.nodeStaticData;
+		let FreshHarness!: typeof TriggerHarness;
+		jest.isolateModules(() => {
+			({ TriggerHarness: FreshHarness } = require('./trigger/triggerHarness'));
+		});
+		harness = new FreshHarness({
+			apiBaseUrl: 'http://127.0.0.1:9/api',
+			apiKey: 'unused',
+			webhookBaseUrl: server.webhookBaseUrl,
+			webhookTestBaseUrl: server.webhookTestBaseUrl,
+			parameters: { events: ['*'] },
+		});
+		harness.setNodeStaticData(JSON.parse(JSON.stringify(stored)));
+		expect((await send(first)).body.ignored).toBe('duplicate');
+		expect((await send(event('subscriber.new', subscriber()))).status).toBe(200);
+		expect(harness.started).toHaveLength(1);
+	});
+});
