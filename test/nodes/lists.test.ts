@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
-import { byId } from '../support/nodeRun';
+import { autoMapColumns, byId, mapColumns } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
 const byName = (name: string) => ({ __rl: true, mode: 'name', value: name });
-const defineBelow = (value: IDataObject) => ({ mappingMode: 'defineBelow', value });
-const autoMap = { mappingMode: 'autoMapInputData', value: null };
+const defineBelow = mapColumns;
+const autoMap = autoMapColumns;
 
 describe('List and List Row operations', () => {
 	let bed: NodeTestBed;

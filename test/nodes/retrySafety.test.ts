@@ -1,4 +1,4 @@
-import { byId } from '../support/nodeRun';
+import { autoMapColumns, byId, mapColumns } from '../support/nodeRun';
 import { FlakyProxy } from '../support/flakyProxy';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
@@ -21,7 +21,7 @@ describe('retry safety when an answer is lost', () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Once', headers: ['Name'] });
 		proxy.loseAnswers('/list/row/add', 1);
 		const [row] = await bed.node.json(
-			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: { mappingMode: 'defineBelow', value: { Name: 'only once' } } },
+			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ Name: 'only once' }) },
 			{ credential: 'flaky' },
 		);
 		expect(row.row).toMatchObject({ Name: 'only once' });
@@ -47,7 +47,7 @@ describe('retry safety when an answer is lost', () => {
 		proxy.loseAnswers('/list/rows/add', 1);
 		const items = Array.from({ length: 10 }, (_, n) => ({ N: String(n) }));
 		const output = await bed.node.items(
-			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: { mappingMode: 'autoMapInputData', value: null } },
+			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: autoMapColumns },
 			{ credential: 'flaky', items, continueOnFail: true },
 		);
 		expect(output).toHaveLength(10);

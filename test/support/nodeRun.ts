@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
 import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi.credentials';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
 import { Harness, type RunResult, type WorkflowDefinition } from '../harness/runWorkflow';
@@ -83,3 +83,16 @@ export class NodeRunner {
 		return error as typeof error & { context: IDataObject; httpCode?: string | null; description?: string | null };
 	}
 }
+
+/** A resource-mapper value with the columns given here ("Map Each Column Manually"). */
+export const mapColumns = (value: Record<string, string | number | boolean | null>): ResourceMapperValue => ({
+	mappingMode: 'defineBelow',
+	value,
+	matchingColumns: [],
+	schema: [],
+	attemptToConvertTypes: false,
+	convertFieldsToString: false,
+});
+
+/** A resource-mapper value that takes the input fields named like the columns ("Map Automatically"). */
+export const autoMapColumns: ResourceMapperValue = { ...mapColumns({}), mappingMode: 'autoMapInputData', value: null };

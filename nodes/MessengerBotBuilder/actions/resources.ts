@@ -4,6 +4,8 @@ import { apiKey } from './apiKey';
 import { block } from './block';
 import { bot } from './bot';
 import { broadcast } from './broadcast';
+import { catalog } from './catalog';
+import { catalogItem } from './catalogItem';
 import { chain } from './chain';
 import { crm } from './crm';
 import { list } from './list';
@@ -12,6 +14,7 @@ import { message } from './message';
 import { project } from './project';
 import { statistics } from './statistics';
 import { subscriber } from './subscriber';
+import { webApp } from './webApp';
 import { webhook } from './webhook';
 
 /** Every resource of the node. Adding a resource: a folder like `account/` and one line here. */
@@ -21,6 +24,8 @@ export const resources: Resource[] = [
 	block,
 	bot,
 	broadcast,
+	catalog,
+	catalogItem,
 	chain,
 	crm,
 	list,
@@ -29,5 +34,6 @@ export const resources: Resource[] = [
 	project,
 	statistics,
 	subscriber,
+	webApp,
 	webhook,
 ];

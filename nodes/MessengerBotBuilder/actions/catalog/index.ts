@@ -1,0 +1,9 @@
+import type { Resource } from '../types';
+import { getDownloadLink } from './getDownloadLink.operation';
+
+export const catalog: Resource = {
+	value: 'catalog',
+	name: 'Catalog',
+	description: 'The catalog file of a web app',
+	operations: [getDownloadLink],
+};

@@ -1,0 +1,63 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { text } from './params';
+
+/**
+ * Items per bulk catalog request. The service documents no maximum for the bulk catalog methods;
+ * 100 keeps each request modest.
+ */
+export const ITEMS_PER_REQUEST = 100;
+
+export const webAppField: INodeProperties = {
+	displayName: 'Web App ID',
+	name: 'webAppId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. 1',
+	description: 'Identifier of the catalog application (web app)',
+};
+
+export const itemIdField: INodeProperties = {
+	displayName: 'Item ID',
+	name: 'itemId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. 12',
+	description: 'Identifier of the catalog item',
+};
+
+/** The item fields the service knows, as a collection. */
+export const itemFieldsField = (name: string, displayName: string): INodeProperties => ({
+	displayName,
+	name,
+	type: 'collection',
+	placeholder: 'Add Field',
+	default: {},
+	options: [
+		{ displayName: 'Category', name: 'rubric', type: 'string', default: '', description: 'Category in the catalog' },
+		{ displayName: 'Colors', name: 'colors', type: 'string', default: '', placeholder: 'e.g. red, blue', description: 'Colors separated by commas' },
+		{ displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 3 }, default: '' },
+		{ displayName: 'Hidden', name: 'hide', type: 'boolean', default: false, description: 'Whether to hide the item from the catalog for now (it stays stored)' },
+		{ displayName: 'Old Price', name: 'oldprice', type: 'string', default: '', description: 'Shown crossed out' },
+		{ displayName: 'Position', name: 'order', type: 'number', default: 0, description: 'Ordinal position in the list' },
+		{ displayName: 'Price', name: 'price', type: 'string', default: '', placeholder: 'e.g. 19.90' },
+		{ displayName: 'Sizes', name: 'sizes', type: 'string', default: '', placeholder: 'e.g. S, M, L', description: 'Sizes separated by commas' },
+		{ displayName: 'SKU', name: 'code', type: 'string', default: '', description: 'Article code' },
+		{ displayName: 'Stock', name: 'pieces', type: 'string', default: '' },
+		{ displayName: 'Stock by Size', name: 'szpieces', type: 'string', default: '', placeholder: 'e.g. S:3, M:0', description: 'Pairs size:quantity separated by commas' },
+		{ displayName: 'Title', name: 'title', type: 'string', default: '' },
+	],
+});
+
+/** The item fields an item gives; empty texts are left out so they do not blank stored values. */
+export function itemFields(this: IExecuteFunctions, name: string, itemIndex: number): IDataObject {
+	const fields = this.getNodeParameter(name, itemIndex, {}) as IDataObject;
+	return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== '' && value !== undefined));
+}
+
+export const webAppOf = (context: IExecuteFunctions, itemIndex: number) => text.call(context, 'webAppId', itemIndex, true);
+
+export function itemIdOf(this: IExecuteFunctions, itemIndex: number): number {
+	return Number(text.call(this, 'itemId', itemIndex, true));
+}

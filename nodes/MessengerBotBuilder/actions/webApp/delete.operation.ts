@@ -1,0 +1,25 @@
+import type { Operation } from '../types';
+import { text } from '../common/params';
+import { apiRequest } from '../../transport/request';
+
+export const deleteWebApp: Operation = {
+	value: 'delete',
+	name: 'Delete',
+	action: 'Delete a web app',
+	description: 'Deletes a catalog application with its items',
+	properties: [
+		{
+			displayName: 'Web App ID',
+			name: 'webAppId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. 1',
+			description: 'Identifier of the application to delete',
+		},
+	],
+	async execute(itemIndex) {
+		const params = { id: text.call(this, 'webAppId', itemIndex, true) };
+		return await apiRequest.call(this, { method: 'POST', path: '/webapp/delete', params, itemIndex });
+	},
+};
