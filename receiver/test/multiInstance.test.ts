@@ -1,0 +1,68 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Redis from 'ioredis';
+import { generateHookSecret } from '../src';
+import { eventually, signedDelivery } from './helpers';
+
+/**
+ * Two receiver processes (the runnable example app) behind a "load balancer" share Redis: every delivery is sent to
+ * both, several times, concurrently; each event must be emitted by exactly one process, once.
+ */
+const ROOT = join(__dirname, '..');
+const secret = generateHookSecret();
+const prefix = `mbb:test:${randomUUID()}:`;
+
+interface Instance {
+  child: ChildProcess;
+  url: string;
+  lines: Record<string, unknown>[];
+}
+
+async function startInstance(): Promise<Instance> {
+  const child = spawn(process.execPath, [join(ROOT, 'examples/express-app.mjs')], {
+    env: { ...process.env, MBB_HOOK_SECRET: secret, REDIS_URL: 'redis://127.0.0.1:6379', MBB_DEDUPE_PREFIX: prefix, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
+  await eventually(() => lines.some((line) => typeof line.listening === 'string'), 10_000, 'the example app to listen');
+  return { child, url: lines.find((line) => line.listening)!.listening as string, lines };
+}
+
+describe('two receiver processes sharing Redis', () => {
+  let instances: Instance[] = [];
+  beforeAll(async () => {
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')]);
+    instances = await Promise.all([startInstance(), startInstance()]);
+  }, 60_000);
+  afterAll(async () => {
+    for (const { child } of instances) child.kill('SIGTERM');
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('emit each event exactly once', async () => {
+    const kinds = ['subscriber.new', 'subscriber.stage', 'payment.success'];
+    const deliveries = await Promise.all(Array.from({ length: 30 }, (_, i) => signedDelivery(secret, kinds[i % 3])));
+    const statuses = await Promise.all(
+      deliveries.flatMap((delivery, i) =>
+        (i % 2 === 0 ? [0, 1, 0, 1] : [1, 0, 1, 0]).map((which) =>
+          fetch(instances[which].url, { method: 'POST', headers: delivery.headers, body: delivery.body }).then((r) => r.status),
+        ),
+      ),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    const ids = new Set(deliveries.map((delivery) => delivery.id));
+    const emitted = () => instances.flatMap((instance) => instance.lines.filter((line) => ids.has(line.id as string)));
+    await eventually(() => emitted().length >= ids.size, 5000, 'every event to be emitted');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const counts = new Map<string, number>();
+    for (const line of emitted()) counts.set(line.id as string, (counts.get(line.id as string) ?? 0) + 1);
+    expect(counts.size).toBe(ids.size);
+    expect([...counts.entries()].filter(([, count]) => count !== 1)).toEqual([]);
+  }, 30_000);
+});
