@@ -1,3 +1,4 @@
+import type { IDataObject } from 'n8n-workflow';
 import { generateHookSecret, signDelivery } from '../receiver/src/sign';
 import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
 import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
@@ -15,7 +16,7 @@ let server: WebhookServer;
 let harness: TriggerHarness;
 let sequence = 0;
 
-function triggerWith(parameters: TriggerHarnessOptions['parameters'], state: Record<string, unknown> = { hookId: HOOK_ID, secret: SECRET }) {
+function triggerWith(parameters: TriggerHarnessOptions['parameters'], state: IDataObject = { hookId: HOOK_ID, secret: SECRET }) {
 	harness = new TriggerHarness({
 		apiBaseUrl: 'http://127.0.0.1:9/api',
 		apiKey: 'unused',
