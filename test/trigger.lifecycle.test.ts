@@ -4,6 +4,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/src';
 import { SandboxApi } from './support/sandboxApi';
 import { startServiceWithout, type LimitedService } from './trigger/serviceWithout';
 import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
+import { waitFor } from './trigger/wait';
 import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
 
 /** The hook lifecycle (`webhookMethods`) through n8n-core's HookContext, against the sandbox. */
@@ -58,6 +59,27 @@ describe('Messenger Bot Builder Trigger hook lifecycle', () => {
 		await harness.activate();
 		expect(harness.nodeStaticData.hookId).not.toBe(first);
 		expect(await hookIds()).toContain(harness.nodeStaticData.hookId);
+		await harness.lifecycle('delete');
+	});
+
+	it('replaces a hook that the service disabled (its deliveries were answered 410 Gone)', async () => {
+		trigger();
+		await harness.activate();
+		const disabled = String(harness.nodeStaticData.hookId);
+		server.answerAll = 410;
+		try {
+			await api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'lifecycle-410', messenger: 'telegram' });
+			await waitFor('the hook to be disabled', async () => {
+				const hooks = (await api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string; disabled: boolean }>;
+				return hooks.find((hook) => hook.id === disabled)?.disabled ? true : undefined;
+			});
+		} finally {
+			server.answerAll = undefined;
+		}
+		expect(await harness.lifecycle('checkExists')).toBe(false);
+		expect(await hookIds()).not.toContain(disabled);
+		await harness.lifecycle('create');
+		expect(harness.nodeStaticData.hookId).not.toBe(disabled);
 		await harness.lifecycle('delete');
 	});
 

@@ -16,6 +16,8 @@ export interface WebhookServer {
 	webhookBaseUrl: string;
 	webhookTestBaseUrl: string;
 	received: ReceivedRequest[];
+	/** When set, every request is answered with this status before reaching the node (e.g. 410 Gone). */
+	answerAll?: number;
 	close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ function readBody(request: Request): Promise<Buffer> {
 export async function startWebhookServer(harness: () => TriggerHarness): Promise<WebhookServer> {
 	const received: ReceivedRequest[] = [];
 	const app = express();
+	const self = { received } as WebhookServer;
 	app.use((request: Request, _response: Response, next: () => void) => {
 		request.readRawBody = async () => {
 			if (!request.rawBody) request.rawBody = await readBody(request);
@@ -45,6 +48,10 @@ export async function startWebhookServer(harness: () => TriggerHarness): Promise
 	});
 	app.post('/{*path}', async (request: Request, response: Response) => {
 		await request.readRawBody();
+		if (self.answerAll !== undefined) {
+			response.status(self.answerAll).end();
+			return;
+		}
 		response.on('finish', () =>
 			received.push({
 				path: request.path,
@@ -66,10 +73,9 @@ export async function startWebhookServer(harness: () => TriggerHarness): Promise
 		const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
 	});
 	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	return {
+	return Object.assign(self, {
 		webhookBaseUrl: `${base}/webhook`,
 		webhookTestBaseUrl: `${base}/webhook-test`,
-		received,
-		close: () => new Promise((resolve) => server.close(() => resolve())),
-	};
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	});
 }
