@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { directory } from '../domain/directory';
-import { ALL_SCOPES, hasScope, keysState, newKeyValue, publicKey, type ApiKey } from '../domain/keys';
+import { ALL_SCOPES, hasScope, keysState, newKeyValue, publicKey, withinBots, type ApiKey } from '../domain/keys';
 import { ApiError, invalidParam, notFound } from '../http/errors';
 import type { SandboxModule } from './endpoint';
 
@@ -50,11 +50,14 @@ export const keysModule: SandboxModule = {
       path: '/key/revoke',
       access: 'write',
       scope: 'keys:write',
-      handle: ({ store, params }) => {
+      handle: ({ store, params, key: caller }) => {
         const id = params.requiredString('id');
         const key = keysState(store).keys.find((candidate) => candidate.id === id);
         if (!key) throw notFound(`Key ${id}`, 'id');
         if (key.id === 'account') throw invalidParam('id', 'names the account key, which cannot be revoked');
+        if (!withinBots(key.bots, caller.bots)) {
+          throw new ApiError(403, 'bot_forbidden', `A bot-restricted key can only revoke keys of its own bots`, { param: 'id' });
+        }
         key.revoked = true;
         store.changed();
         return { ok: true, key: publicKey(key) };

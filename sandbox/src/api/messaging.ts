@@ -1,4 +1,4 @@
-import type { Chain } from '../domain/directory';
+import { directory, type Chain } from '../domain/directory';
 import { findBroadcast, planBroadcast, sendNextBroadcastMessage, stopBroadcast } from '../domain/messagingBroadcasts';
 import { sendToChat } from '../domain/messagingChat';
 import { clearDeferred, deliverDueSteps, startChainAt, stopChains, withDueSteps } from '../domain/messagingChains';
@@ -88,7 +88,9 @@ function sendBroadcast(call: ApiCall) {
       (tags === undefined || tags.some((tag) => card.tags.includes(tag))) &&
       (!dialogOnly || card.dialog),
   );
-  const broadcast = planBroadcast(call, { name, text, buttons }, recipients);
+  // The segment's bots, not only the recipients': who may stop it must not depend on who matched.
+  const bots = bot ? [bot.id] : directory(call.store).bots.map((candidate) => candidate.id).filter(call.botAllowed);
+  const broadcast = planBroadcast(call, { name, text, buttons, bots }, recipients);
   return { ok: true, planned: broadcast.planned, code: broadcast.code };
 }
 

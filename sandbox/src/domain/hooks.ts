@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventType } from '../api/endpoint';
 import type { Store } from '../store';
+import { withinBots } from './keys';
 
 /** Event kinds a hook may subscribe to. */
 export const EVENT_TYPES: readonly EventType[] = ['subscriber.new', 'subscriber.stage', 'payment.success'];
@@ -62,6 +63,5 @@ export function hooksFor(store: Store, type: EventType, data: Record<string, unk
 
 /** True when a key restricted to `keyBots` may see and remove the hook. */
 export function hookVisibleTo(hook: Hook, keyBots: string[]): boolean {
-  if (keyBots.length === 0) return true;
-  return hook.bots.length > 0 && hook.bots.every((botid) => keyBots.includes(botid));
+  return withinBots(hook.bots, keyBots);
 }

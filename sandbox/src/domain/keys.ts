@@ -65,3 +65,12 @@ export function ensureAccountKey(store: Store, fixedValue: string | undefined, n
 export function hasScope(key: ApiKey, scope: string): boolean {
   return key.scopes.includes('*') || key.scopes.includes(scope);
 }
+
+/**
+ * True when a key restricted to `keyBots` may manage an object bound to `objectBots` (a key, a hook):
+ * an unrestricted key manages everything; a restricted one only what is bound to its bots alone.
+ */
+export function withinBots(objectBots: string[], keyBots: string[]): boolean {
+  if (keyBots.length === 0) return true;
+  return objectBots.length > 0 && objectBots.every((botid) => keyBots.includes(botid));
+}

@@ -10,7 +10,7 @@ export interface Broadcast {
   text: string;
   buttons: LinkButton[];
   created: string;
-  /** Bots of the recipients (a bot-restricted key may stop only broadcasts of its bots). */
+  /** Bots of the segment (a bot-restricted key may stop only broadcasts of its bots). */
   bots: string[];
   planned: number;
   /** Subscriber ids still waiting, in sending order. */
@@ -39,14 +39,13 @@ export function findBroadcast(store: Store, code: string): Broadcast | undefined
 /** Queues one message per recipient; the timer sends them one at a time. */
 export function planBroadcast(
   { store, clock }: SandboxContext,
-  fields: { name: string | null; text: string; buttons: LinkButton[] },
+  fields: { name: string | null; text: string; buttons: LinkButton[]; bots: string[] },
   recipients: Subscriber[],
 ): Broadcast {
   const broadcast: Broadcast = {
     code: `brd_${randomBytes(6).toString('hex')}`,
     ...fields,
     created: clock.iso(),
-    bots: [...new Set(recipients.map((subscriber) => subscriber.botid))],
     planned: recipients.length,
     queue: recipients.map((subscriber) => subscriber.id),
     sent: 0,

@@ -35,26 +35,49 @@ function authenticate(context: SandboxContext, req: Request): ApiKey {
   return key;
 }
 
+/**
+ * Records a call under /api as answered, including calls refused before their method ran. Called
+ * where the answer is sent (not on 'finish'), so the entry exists before the client can ask /log/get.
+ */
+function recordAnswer(context: SandboxContext, req: Request, res: Response): void {
+  const failed = res.statusCode >= 400;
+  const durationMs = Math.round((performance.now() - (res.locals.started as number)) * 100) / 100;
+  if (context.options.verbose) console.log(`${req.method} /api${req.path} ${res.statusCode} ${durationMs}ms`);
+  recordCall(context.store, {
+    time: context.clock.iso(),
+    method: req.method,
+    path: req.path,
+    status: res.statusCode,
+    failed,
+    code: failed ? (res.locals.errorCode ?? null) : null,
+    keyId: res.locals.keyId ?? null,
+    durationMs,
+  });
+}
+
 /** Mounts every endpoint under /api with auth, scopes, bot restriction, rate limit and the call log. */
 export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): express.Router {
   const router = express.Router();
   const limiter = new RateLimiter(context.options.rateLimit);
   const byPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
 
+  router.use((_req, res, next) => {
+    res.locals.started = performance.now();
+    next();
+  });
   router.use(express.json({ limit: JSON_LIMIT, type: () => true }));
 
   router.use(async (req: Request, res: Response) => {
-    const started = performance.now();
-    const endpoint = byPath.get(req.path.replace(/\/+$/, ''));
-    let key: ApiKey | undefined;
     try {
+      const endpoint = byPath.get(req.path.replace(/\/+$/, ''));
       if (!endpoint) throw new ApiError(404, 'not_found', `Unknown method ${req.path}`);
       const allowed = endpoint.access === 'read' ? ['GET', 'POST'] : ['POST'];
       if (!allowed.includes(req.method)) {
         res.setHeader('Allow', allowed.join(', '));
         throw new ApiError(405, 'method_not_allowed', `${endpoint.path} accepts ${allowed.join(' or ')} only`);
       }
-      key = authenticate(context, req);
+      const key = authenticate(context, req);
+      res.locals.keyId = key.id;
       const wait = limiter.take(key.id);
       if (wait > 0) {
         throw new ApiError(429, 'rate_limited', `Too many requests: at most ${context.options.rateLimit} per second`, {
@@ -82,26 +105,18 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
     } catch (error) {
       sendError(res, toApiError(error));
     } finally {
-      const failed = res.statusCode >= 400;
-      const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      if (context.options.verbose) console.log(`${req.method} /api${req.path} ${res.statusCode} ${durationMs}ms`);
-      recordCall(context.store, {
-        time: context.clock.iso(),
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        failed,
-        code: failed ? (res.locals.errorCode ?? null) : null,
-        keyId: key?.id ?? null,
-        durationMs,
-      });
+      recordAnswer(context, req, res);
     }
+  });
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendError(res, toApiError(error));
+    recordAnswer(context, req, res);
   });
 
   return router;
 }
 
-/** Body-parser failures (bad JSON, too large) come here before the router's handler. */
+/** Body-parser failures (bad JSON, too large) come here instead of reaching a method. */
 export function apiErrorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
   sendError(res, toApiError(error));
 }
