@@ -205,3 +205,22 @@ describe('sandbox core: persistence with a data file', () => {
     }
   });
 });
+
+describe('sandbox core: the API log in the account time zone', () => {
+  test('/log/get from=<day> starts at midnight of that day in the account time zone', async () => {
+    // A zone whose calendar day differs from UTC's right now, so a UTC reading of the day would fail.
+    const timezone = new Date().getUTCHours() < 12 ? 'Etc/GMT+12' : 'Pacific/Kiritimati';
+    const { api, close } = await openSandbox({ timezone, seed: false });
+    try {
+      await api.get('/group/list');
+      const localDay = new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(Date.now());
+      const nextDay = new Date(Date.parse(`${localDay}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      const sameDay = await api.get('/log/get', { path: '/group/list', from: localDay });
+      expect(sameDay.body.total).toBe(1);
+      const fromNextDay = await api.get('/log/get', { path: '/group/list', from: nextDay });
+      expect(fromNextDay.body.total).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+});

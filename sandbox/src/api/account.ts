@@ -2,6 +2,7 @@ import { apiLogState } from '../domain/apiLog';
 import { directory } from '../domain/directory';
 import { keysState } from '../domain/keys';
 import { listsState, listSummary } from '../domain/lists';
+import { readTimeBound } from '../domain/subscribersParams';
 import { paginate } from '../http/params';
 import type { SandboxModule } from './endpoint';
 
@@ -52,18 +53,19 @@ export const accountModule: SandboxModule = {
       path: '/log/get',
       access: 'read',
       scope: 'log:read',
-      handle: ({ store, params }) => {
+      handle: (call) => {
+        const { store, params } = call;
         const path = params.string('path');
         const status = params.int('status', { min: 100, max: 599 });
         const failed = params.bool('failed');
-        const from = params.date('from');
+        const from = readTimeBound(call, 'from');
         const entries = apiLogState(store)
           .entries.filter(
             (entry) =>
               (path === undefined || entry.path.includes(path)) &&
               (status === undefined || entry.status === status) &&
               (!failed || entry.failed) &&
-              (from === undefined || Date.parse(entry.time) >= from),
+              (from === undefined || from(entry.time)),
           )
           .reverse();
         return paginate(entries, params);

@@ -114,15 +114,6 @@ export class Params {
     if (!(allowed as readonly string[]).includes(value)) throw invalidParam(name, `must be one of: ${allowed.join(', ')}`);
     return value as T;
   }
-
-  /** A calendar date YYYY-MM-DD (or a full ISO timestamp); returns epoch milliseconds. */
-  date(name: string): number | undefined {
-    const value = this.string(name);
-    if (value === undefined) return undefined;
-    const time = Date.parse(value);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) throw invalidParam(name, 'must be a date YYYY-MM-DD');
-    return time;
-  }
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
