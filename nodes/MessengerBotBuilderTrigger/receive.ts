@@ -31,7 +31,9 @@ function wanted(context: IWebhookFunctions, event: DeliveryEvent, options: Trigg
 		return options.passUnknownEvents ? undefined : `event kind ${event.type} is not known to this trigger`;
 	}
 	if (!events.includes(ALL_EVENTS) && !events.includes(event.type)) return `event kind ${event.type} is not selected`;
-	const bots = (context.getNodeParameter('botIds', []) as Array<string | number>).map(String);
+	const chosen = context.getNodeParameter('botIds', []) as string | Array<string | number>;
+	// An expression may give one comma-separated string instead of a list.
+	const bots = (Array.isArray(chosen) ? chosen.map(String) : String(chosen).split(',')).map((id) => id.trim()).filter(Boolean);
 	const bot = botOfEvent(event.data);
 	if (bots.length > 0 && (bot === undefined || !bots.includes(bot))) return 'the event is about another bot';
 	return undefined;
