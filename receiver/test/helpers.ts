@@ -1,5 +1,10 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { generateHookSecret, sampleEvent, signDelivery, type SampleEventOptions } from '../src';
 
 export const HOOK_ID = 'hook_test';
@@ -52,10 +57,83 @@ export async function serve(listener: RequestListener): Promise<RunningServer> {
 }
 
 /** Polls `condition` until it holds (or fails after `timeoutMs`). */
-export async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function eventually<T>(condition: () => T | false | Promise<T | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
+  for (;;) {
+    const value = await condition();
+    if (value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+const PACKAGE_DIR = join(__dirname, '..');
+
+function newestSourceMs(): number {
+  const dir = join(PACKAGE_DIR, 'src');
+  return Math.max(...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => statSync(join(dir, file)).mtimeMs));
+}
+
+function distIsCurrent(): boolean {
+  const built = join(PACKAGE_DIR, 'dist/index.js');
+  return existsSync(built) && statSync(built).mtimeMs >= newestSourceMs();
+}
+
+/**
+ * Builds receiver/dist when a source is newer: the sandbox and the example app load the package from there.
+ * Test files run in parallel workers, so one builds while the others wait on a lock directory.
+ */
+export function buildReceiver(): void {
+  const lock = join(tmpdir(), 'mbb-receiver-build.lock');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) rmSync(lock, { recursive: true, force: true });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
+  try {
+    if (!distIsCurrent()) {
+      execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')]);
+      // tsc leaves unchanged outputs alone; mark the build as current.
+      const now = new Date();
+      utimesSync(join(PACKAGE_DIR, 'dist/index.js'), now, now);
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+export interface ExampleApp {
+  child: ChildProcess;
+  /** The app's delivery URL (…/hooks). */
+  url: string;
+  /** The JSON lines it printed: one per emitted event. */
+  lines: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/** Runs examples/express-app.mjs in its own process (build the package first). */
+export async function startExampleApp(env: Record<string, string>): Promise<ExampleApp> {
+  const child = spawn(process.execPath, [join(__dirname, '../examples/express-app.mjs')], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await eventually(() => lines.some((line) => typeof line.listening === 'string') || child.exitCode !== null, 10_000, 'the example app to listen');
+  if (child.exitCode !== null) throw new Error(`the example app exited with ${child.exitCode}`);
+  return {
+    child,
+    url: lines.find((line) => line.listening)!.listening as string,
+    lines,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

@@ -1,44 +1,24 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import Redis from 'ioredis';
 import { generateHookSecret } from '../src';
-import { eventually, signedDelivery } from './helpers';
+import { buildReceiver, eventually, signedDelivery, startExampleApp, type ExampleApp } from './helpers';
 
 /**
  * Two receiver processes (the runnable example app) behind a "load balancer" share Redis: every delivery is sent to
  * both, several times, concurrently; each event must be emitted by exactly one process, once.
  */
-const ROOT = join(__dirname, '..');
 const secret = generateHookSecret();
 const prefix = `mbb:test:${randomUUID()}:`;
 
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  lines: Record<string, unknown>[];
-}
-
-async function startInstance(): Promise<Instance> {
-  const child = spawn(process.execPath, [join(ROOT, 'examples/express-app.mjs')], {
-    env: { ...process.env, MBB_HOOK_SECRET: secret, REDIS_URL: 'redis://127.0.0.1:6379', MBB_DEDUPE_PREFIX: prefix, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines: Record<string, unknown>[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
-  await eventually(() => lines.some((line) => typeof line.listening === 'string'), 10_000, 'the example app to listen');
-  return { child, url: lines.find((line) => line.listening)!.listening as string, lines };
-}
-
 describe('two receiver processes sharing Redis', () => {
-  let instances: Instance[] = [];
+  let instances: ExampleApp[] = [];
   beforeAll(async () => {
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')]);
-    instances = await Promise.all([startInstance(), startInstance()]);
+    buildReceiver();
+    const env = { MBB_HOOK_SECRET: secret, REDIS_URL: 'redis://127.0.0.1:6379', MBB_DEDUPE_PREFIX: prefix };
+    instances = await Promise.all([startExampleApp(env), startExampleApp(env)]);
   }, 60_000);
   afterAll(async () => {
-    for (const { child } of instances) child.kill('SIGTERM');
+    await Promise.all(instances.map((instance) => instance.stop()));
     const redis = new Redis('redis://127.0.0.1:6379');
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
