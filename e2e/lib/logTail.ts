@@ -32,9 +32,13 @@ export class LogTail {
     return this.lines.filter((line) => line.includes(text));
   }
 
+  /** The last `count` lines, without n8n's database migration chatter. */
   tail(count = 60): string {
     const last = this.partial ? [...this.lines, this.partial] : this.lines;
-    return last.slice(-count).join('\n');
+    return last
+      .filter((line) => !/^(Starting|Finished) migration /.test(line))
+      .slice(-count)
+      .join('\n');
   }
 
   close(): void {

@@ -122,3 +122,21 @@ export class PublicApi {
     return readJson(response, `${method} /api/v1${path}`);
   }
 }
+
+/**
+ * POSTs JSON to a production webhook of a just-published workflow. n8n registers the webhook a
+ * moment after the publish call returns and answers 404 until then (nothing has run), so 404 is retried.
+ */
+export async function callProductionWebhook(baseUrl: string, path: string, body: unknown, timeoutMs = 15_000): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(`${baseUrl}/webhook/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 404 || Date.now() > deadline) return response;
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -31,12 +31,14 @@ export const defaultRedis = {
 export class N8nStack {
   readonly baseUrl: string;
   readonly mode: ExecutionsMode;
+  readonly userFolder: string;
   readonly main: N8nProcess;
   readonly worker: N8nProcess | undefined;
 
-  private constructor(baseUrl: string, mode: ExecutionsMode, main: N8nProcess, worker: N8nProcess | undefined) {
+  private constructor(baseUrl: string, mode: ExecutionsMode, userFolder: string, main: N8nProcess, worker: N8nProcess | undefined) {
     this.baseUrl = baseUrl;
     this.mode = mode;
+    this.userFolder = userFolder;
     this.main = main;
     this.worker = worker;
   }
@@ -92,7 +94,7 @@ export class N8nStack {
       logFile: path.join(options.dir, 'n8n-main.log'),
       healthUrl: baseUrl,
     });
-    if (options.mode === 'regular') return new N8nStack(baseUrl, options.mode, main, undefined);
+    if (options.mode === 'regular') return new N8nStack(baseUrl, options.mode, options.dir, main, undefined);
 
     try {
       const worker = await N8nProcess.start({
@@ -108,7 +110,7 @@ export class N8nStack {
         logFile: path.join(options.dir, 'n8n-worker.log'),
         healthUrl: `http://127.0.0.1:${workerHealthPort}`,
       });
-      return new N8nStack(baseUrl, options.mode, main, worker);
+      return new N8nStack(baseUrl, options.mode, options.dir, main, worker);
     } catch (error) {
       await main.stop();
       throw error;

@@ -1,0 +1,82 @@
+/**
+ * Our n8n package as n8n sees it: packed with `npm pack` and installed into a user folder's
+ * `.n8n/nodes` (how n8n installs community packages), or linked there for development.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from './paths.ts';
+
+interface RootPackageJson {
+  name: string;
+  n8n: { nodes: string[]; credentials: string[] };
+}
+
+export const rootPackage = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as RootPackageJson;
+export const packageName = rootPackage.name;
+
+/** Node type names as n8n registers them for a community package: `<package name>.<node name>`. */
+export const nodeTypes = {
+  action: `${packageName}.messengerBotBuilder`,
+  trigger: `${packageName}.messengerBotBuilderTrigger`,
+};
+export const credentialType = 'messengerBotBuilderApi';
+
+function npm(args: string[], cwd: string): string {
+  const result = spawnSync('npm', args, { cwd, encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(`\`npm ${args.join(' ')}\` failed in ${cwd} (exit ${result.status ?? result.signal}):\n${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+/** Fails early, with the command to run, when the compiled files that package.json lists are missing. */
+export function assertBuilt(): void {
+  const missing = [...rootPackage.n8n.nodes, ...rootPackage.n8n.credentials].filter(
+    (file) => !existsSync(path.join(repoRoot, file)),
+  );
+  if (missing.length) throw new Error(`the package is not built (missing ${missing.join(', ')}): run \`npm run build:nodes\``);
+}
+
+/** `npm pack` of the repository root into `destDir`; returns the tarball's path. */
+export function packPackage(destDir: string): string {
+  assertBuilt();
+  mkdirSync(destDir, { recursive: true });
+  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', destDir, '--loglevel=error'], repoRoot)) as Array<{
+    filename: string;
+  }>;
+  return path.join(destDir, packed.filename);
+}
+
+/** The folder where n8n keeps installed community packages (`<user folder>/.n8n/nodes`). */
+export function communityNodesDir(userFolder: string): string {
+  return path.join(userFolder, '.n8n', 'nodes');
+}
+
+function ensureNodesProject(userFolder: string): string {
+  const dir = communityNodesDir(userFolder);
+  mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
+  const manifest = path.join(dir, 'package.json');
+  if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: 'installed-nodes', private: true }, null, 2)}\n`);
+  return dir;
+}
+
+/**
+ * Installs a packed tarball the way a user's n8n would get it. The package has no runtime
+ * dependencies (n8n-workflow is a peer that n8n itself provides), so this never needs the registry.
+ */
+export function installTarball(userFolder: string, tarball: string): void {
+  const dir = ensureNodesProject(userFolder);
+  npm(
+    ['install', tarball, '--offline', '--ignore-scripts', '--legacy-peer-deps', '--omit=peer', '--no-audit', '--no-fund', '--loglevel=error'],
+    dir,
+  );
+}
+
+/** Links the repository itself (its `dist/`), so a rebuild is what n8n loads next. */
+export function linkRepository(userFolder: string): void {
+  const dir = ensureNodesProject(userFolder);
+  const target = path.join(dir, 'node_modules', packageName);
+  rmSync(target, { recursive: true, force: true });
+  symlinkSync(repoRoot, target, 'dir');
+}

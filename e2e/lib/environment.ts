@@ -1,0 +1,88 @@
+/**
+ * Everything one e2e test file needs: a sandbox, a real n8n (regular or queue mode) with our packed
+ * package installed, an owner, an API key and a credential that points at the sandbox.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { communityNodesDir, installTarball, nodeTypes, packPackage, credentialType } from './communityPackage.ts';
+import { createApiKey, PublicApi, setupOwner } from './n8nApi.ts';
+import { N8nStack, type ExecutionsMode } from './n8nStack.ts';
+import { outDir } from './paths.ts';
+import { SandboxClient, startSandbox, type RunningSandbox } from './sandbox.ts';
+
+export interface E2eEnvironment {
+  mode: ExecutionsMode;
+  /** Screenshots and other artefacts of this environment. */
+  outputDir: string;
+  sandbox: RunningSandbox;
+  /** The sandbox's API with the account key, for arranging and checking its state. */
+  service: SandboxClient;
+  n8n: N8nStack;
+  api: PublicApi;
+  sessionCookie: string;
+  credentialId: string;
+  close(): Promise<void>;
+}
+
+/** The tarball the runner packed once for all test files, or a fresh `npm pack` when run alone. */
+function packageTarball(): string {
+  return process.env.E2E_PACKAGE_TARBALL ?? packPackage(path.join(outDir, 'pack'));
+}
+
+/** n8n serves the descriptions of every loaded node type; ours must be among them. */
+async function assertPackageLoaded(n8n: N8nStack, sessionCookie: string): Promise<void> {
+  const response = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: { cookie: sessionCookie } });
+  if (!response.ok) throw new Error(`GET /types/nodes.json: HTTP ${response.status}`);
+  const loaded = new Set(((await response.json()) as Array<{ name: string }>).map((node) => node.name));
+  const missing = Object.values(nodeTypes).filter((type) => !loaded.has(type));
+  if (missing.length) throw new Error(`n8n did not load ${missing.join(', ')} from ${communityNodesDir(n8n.userFolder)}`);
+}
+
+export async function startE2eEnvironment(mode: ExecutionsMode): Promise<E2eEnvironment> {
+  const dir = path.join(outDir, `n8n-${mode}`);
+  rmSync(dir, { recursive: true, force: true });
+  installTarball(dir, packageTarball());
+  // Short redelivery pauses: a delivery that n8n refused is retried within the test's patience.
+  const sandbox = await startSandbox({ retrySchedule: [1, 2, 4] });
+  let n8n: N8nStack | undefined;
+  try {
+    n8n = await N8nStack.start({ dir, mode });
+    const sessionCookie = await setupOwner(n8n.baseUrl);
+    await assertPackageLoaded(n8n, sessionCookie);
+    const api = new PublicApi(n8n.baseUrl, await createApiKey(n8n.baseUrl, sessionCookie));
+    const credential = await api.createCredential('Messenger Bot Builder (sandbox)', credentialType, {
+      apiKey: sandbox.adminKey,
+      baseUrl: sandbox.baseUrl,
+    });
+    const stack = n8n;
+    return {
+      mode,
+      outputDir: path.join(outDir, `screenshots-${mode}`),
+      sandbox,
+      service: new SandboxClient(sandbox.url, sandbox.adminKey),
+      n8n: stack,
+      api,
+      sessionCookie,
+      credentialId: credential.id,
+      close: async () => {
+        await stack.stop();
+        await sandbox.close();
+      },
+    };
+  } catch (error) {
+    const logs = n8n ? `\n${n8n.logReport()}` : '';
+    await n8n?.stop();
+    await sandbox.close();
+    throw new Error(`${error.message}${logs}`, { cause: error });
+  }
+}
+
+/** Runs a scenario; when it fails, the error carries the last lines of every n8n process. */
+export async function withN8nLogs(env: E2eEnvironment, scenario: () => Promise<void>): Promise<void> {
+  try {
+    await scenario();
+  } catch (error) {
+    if (error instanceof Error) error.message += `\n${env.n8n.logReport()}`;
+    throw error;
+  }
+}

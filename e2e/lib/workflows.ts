@@ -1,0 +1,118 @@
+/** Workflow definitions (n8n's JSON) that use our nodes, built the way the editor would save them. */
+import { randomUUID } from 'node:crypto';
+import { credentialType, nodeTypes } from './communityPackage.ts';
+import type { WorkflowDefinition } from './n8nApi.ts';
+
+type Node = Record<string, unknown> & { name: string };
+
+/** Lays the nodes out left to right and connects each to the next (main output 0 → input 0). */
+function chain(name: string, nodes: Node[]): WorkflowDefinition {
+  const connections: Record<string, unknown> = {};
+  nodes.forEach((node, index) => {
+    node.position = [index * 220, 0];
+    node.id ??= randomUUID();
+    const next = nodes[index + 1];
+    if (next) connections[node.name] = { main: [[{ node: next.name, type: 'main', index: 0 }]] };
+  });
+  return { name, nodes, connections };
+}
+
+/** A resource locator value as the editor stores it. */
+const locate = (mode: 'id' | 'name' | 'list', value: string) => ({ __rl: true, mode, value });
+
+function action(name: string, credentialId: string, parameters: Record<string, unknown>, settings: Record<string, unknown> = {}): Node {
+  return {
+    name,
+    type: nodeTypes.action,
+    typeVersion: 1,
+    parameters,
+    credentials: { [credentialType]: { id: credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+    ...settings,
+  };
+}
+
+export interface ActionWorkflowOptions {
+  credentialId: string;
+  /** Production webhook path that starts the workflow. Its POST body: `{ listName, rowCount, botId, clientId }`. */
+  webhookPath: string;
+}
+
+/** The names of the nodes whose output the action scenario reads. */
+export const actionNodes = {
+  createList: 'Create List',
+  addRows: 'Add Rows',
+  readAllRows: 'Read All Rows',
+  subscriber: 'Create Subscriber',
+  tags: 'Add Tags',
+  message: 'Send Message',
+} as const;
+
+/**
+ * Creates a list, adds `rowCount` rows in bulk (one input item per row), reads them all back with
+ * Return All, then creates a subscriber, tags it and sends it a message.
+ */
+export function actionWorkflow({ credentialId, webhookPath }: ActionWorkflowOptions): WorkflowDefinition {
+  const body = (field: string) => `={{ $('Start').first().json.body.${field} }}`;
+  const list = locate('name', body('listName'));
+  const subscriber = { botId: locate('id', body('botId')), clientId: body('clientId') };
+  const once = { executeOnce: true };
+  return chain(`E2E action ${webhookPath}`, [
+    {
+      name: 'Start',
+      type: 'n8n-nodes-base.webhook',
+      typeVersion: 2,
+      webhookId: randomUUID(),
+      parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
+    },
+    action(actionNodes.createList, credentialId, {
+      resource: 'list',
+      operation: 'create',
+      name: body('listName'),
+      headers: 'Name, Qty, CreationDate',
+    }),
+    {
+      name: 'Make Rows',
+      type: 'n8n-nodes-base.code',
+      typeVersion: 2,
+      parameters: {
+        jsCode:
+          "const { rowCount } = $('Start').first().json.body;\n" +
+          'return Array.from({ length: rowCount }, (_, i) => ({ json: { Name: `Item ${i + 1}`, Qty: i + 1 } }));',
+      },
+    },
+    action(actionNodes.addRows, credentialId, {
+      resource: 'listRow',
+      operation: 'add',
+      listId: list,
+      columns: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: [] },
+    }),
+    action(actionNodes.readAllRows, credentialId, { resource: 'listRow', operation: 'getMany', listId: list, returnAll: true }, once),
+    action(
+      actionNodes.subscriber,
+      credentialId,
+      { resource: 'subscriber', operation: 'createOrUpdate', ...subscriber, additionalFields: { name: 'E2E Subscriber' } },
+      once,
+    ),
+    action(actionNodes.tags, credentialId, { resource: 'subscriber', operation: 'addTags', ...subscriber, tags: 'e2e, vip' }),
+    action(actionNodes.message, credentialId, {
+      resource: 'message',
+      operation: 'send',
+      ...subscriber,
+      text: body('message'),
+    }),
+  ]);
+}
+
+/** A workflow that starts on every event kind and outputs the whole event (id, type, data). */
+export function triggerWorkflow(credentialId: string, name: string): WorkflowDefinition {
+  return chain(name, [
+    {
+      name: 'On Event',
+      type: nodeTypes.trigger,
+      typeVersion: 1,
+      webhookId: randomUUID(),
+      parameters: { events: ['*'], options: { output: 'envelope' } },
+      credentials: { [credentialType]: { id: credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+    },
+  ]);
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm run test:e2e`: installs n8n on first use, builds the sandbox and the package, packs the
+ * package once (npm pack), then runs the e2e test files one after another with node's test runner.
+ * Usage: node e2e/run.ts [test file ...]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { packPackage } from './lib/communityPackage.ts';
+import { installN8n } from './install-n8n.ts';
+import { e2eDir, outDir, repoRoot } from './lib/paths.ts';
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
+  console.log(`e2e: ${command} ${args.join(' ')}`);
+  return spawnSync(command, args, { cwd: repoRoot, env, stdio: 'inherit' }).status ?? 1;
+}
+
+function mustRun(command: string, args: string[]): void {
+  const status = run(command, args);
+  if (status !== 0) throw new Error(`\`${command} ${args.join(' ')}\` failed (exit ${status})`);
+}
+
+installN8n();
+mustRun('npm', ['run', 'build', '-w', 'sandbox', '--silent']);
+mustRun('npm', ['run', 'build:nodes', '--silent']);
+
+const packDir = path.join(outDir, 'pack');
+rmSync(packDir, { recursive: true, force: true });
+mkdirSync(packDir, { recursive: true });
+const tarball = packPackage(packDir);
+console.log(`e2e: packed ${path.relative(repoRoot, tarball)}`);
+
+const requested = process.argv.slice(2);
+const testsDir = path.join(e2eDir, 'tests');
+const files = requested.length
+  ? requested
+  : readdirSync(testsDir)
+      .filter((name) => name.endsWith('.test.ts'))
+      .sort()
+      .map((name) => path.join(testsDir, name));
+const status = run(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+  ...process.env,
+  E2E_PACKAGE_TARBALL: tarball,
+});
+console.log(`e2e: screenshots and n8n logs are in ${path.relative(repoRoot, outDir)}/`);
+process.exit(status);

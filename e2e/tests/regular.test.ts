@@ -1,0 +1,34 @@
+/** Our package inside a real n8n in regular mode: the action and trigger scenarios, then the editor in Chromium. */
+import { after, before, test } from 'node:test';
+import { startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/environment.ts';
+import { runActionScenario } from '../scenarios/actionScenario.ts';
+import { runEditorScenario } from '../scenarios/editorScenario.ts';
+import { runTriggerScenario } from '../scenarios/triggerScenario.ts';
+
+let env: E2eEnvironment;
+
+before(async () => {
+  env = await startE2eEnvironment('regular');
+}, { timeout: 240_000 });
+
+after(async () => {
+  await env?.close();
+});
+
+test('action node: operations against the sandbox, bulk row add, Return All', { timeout: 180_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    await runActionScenario(env);
+  });
+});
+
+test('trigger node: hook on publish, one execution per event, hook removed on unpublish', { timeout: 120_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    await runTriggerScenario(env);
+  });
+});
+
+test('editor in headless Chromium: node creator finds the nodes, the action node opens', { timeout: 180_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    await runEditorScenario(env);
+  });
+});
