@@ -1,10 +1,26 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { router } from './actions/router';
-import { versionDescription } from './actions/versionDescription';
+import { nodeProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 
 export class MessengerBotBuilder implements INodeType {
-	description: INodeTypeDescription = versionDescription;
+	description: INodeTypeDescription = {
+		displayName: 'Messenger Bot Builder',
+		name: 'messengerBotBuilder',
+		icon: { light: 'file:messengerBotBuilder.svg', dark: 'file:messengerBotBuilder.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description:
+			'Manage chatbots built with the messenger-bot builder: subscribers, messages, chains, broadcasts, lists, catalogs, CRM, statistics, webhooks and API keys',
+		defaults: { name: 'Messenger Bot Builder' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'messengerBotBuilderApi', required: true }],
+		properties: nodeProperties,
+	};
 
 	methods = { listSearch, loadOptions, resourceMapping };
 

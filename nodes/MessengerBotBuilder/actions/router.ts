@@ -1,5 +1,5 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { resources } from './resources';
 import type { Operation } from './types';
 
@@ -23,6 +23,14 @@ export function failureJson(error: Error & { context?: IDataObject; description?
 	return json;
 }
 
+/** The error to throw for a failed item: API errors stay NodeApiErrors; everything points at the item. */
+export function withItemIndex(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	const failure =
+		error instanceof NodeApiError ? error : new NodeOperationError(node, error as Error, { itemIndex });
+	failure.context.itemIndex ??= itemIndex;
+	return failure;
+}
+
 /** Runs the selected operation: once per item, or once for all items when it batches. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -43,11 +51,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				output.push({ json: failureJson(error), pairedItem: { item: itemIndex } });
 				continue;
 			}
-			if (error instanceof NodeOperationError || (error as { context?: IDataObject }).context) {
-				(error as { context: IDataObject }).context.itemIndex = itemIndex;
-				throw error;
-			}
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+			throw withItemIndex(this.getNode(), error, itemIndex);
 		}
 	}
 	return [output];

@@ -1,5 +1,5 @@
-import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+/* eslint-disable n8n-nodes-base/node-param-default-missing -- each Operation parameter defaults to its first operation, computed */
+import type { INodeProperties } from 'n8n-workflow';
 import { resources } from './resources';
 import type { Operation, Resource } from './types';
 
@@ -44,23 +44,9 @@ function scoped(resource: Resource, operation: Operation): INodeProperties[] {
 	}));
 }
 
-export const versionDescription: INodeTypeDescription = {
-	displayName: 'Messenger Bot Builder',
-	name: 'messengerBotBuilder',
-	icon: { light: 'file:messengerBotBuilder.svg', dark: 'file:messengerBotBuilder.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-	description:
-		'Manage chatbots built with the messenger-bot builder: subscribers, messages, chains, broadcasts, lists, catalogs, CRM, statistics, hooks and API keys',
-	defaults: { name: 'Messenger Bot Builder' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'messengerBotBuilderApi', required: true }],
-	properties: [
-		resourceProperty(),
-		...resources.map(operationProperty),
-		...resources.flatMap((resource) => resource.operations.flatMap((operation) => scoped(resource, operation))),
-	],
-};
+/** Every parameter of the node: Resource, an Operation per resource, and each operation's own fields. */
+export const nodeProperties: INodeProperties[] = [
+	resourceProperty(),
+	...resources.map(operationProperty),
+	...resources.flatMap((resource) => resource.operations.flatMap((operation) => scoped(resource, operation))),
+];

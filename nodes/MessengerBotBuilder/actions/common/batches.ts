@@ -1,6 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-import { failureJson } from '../router';
+import { failureJson, withItemIndex } from '../router';
 
 /** What one input item contributes to a batched call. */
 export interface BatchEntry {
@@ -48,13 +47,7 @@ export async function runInBatches(
 ): Promise<INodeExecutionData[]> {
 	const results: Array<INodeExecutionData | undefined> = new Array(items.length);
 	const fail = (itemIndex: number, error: Error) => {
-		if (!this.continueOnFail()) {
-			if (error instanceof NodeOperationError || (error as { context?: IDataObject }).context) {
-				(error as unknown as { context: IDataObject }).context.itemIndex = itemIndex;
-				throw error;
-			}
-			throw new NodeOperationError(this.getNode(), error, { itemIndex });
-		}
+		if (!this.continueOnFail()) throw withItemIndex(this.getNode(), error, itemIndex);
 		results[itemIndex] = { json: failureJson(error), pairedItem: { item: itemIndex } };
 	};
 

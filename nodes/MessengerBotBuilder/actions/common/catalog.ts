@@ -36,6 +36,7 @@ export const itemFieldsField = (name: string, displayName: string): INodePropert
 	default: {},
 	options: [
 		{ displayName: 'Category', name: 'rubric', type: 'string', default: '', description: 'Category in the catalog' },
+		// eslint-disable-next-line n8n-nodes-base/node-param-color-type-unused -- a list of colour names, not one colour
 		{ displayName: 'Colors', name: 'colors', type: 'string', default: '', placeholder: 'e.g. red, blue', description: 'Colors separated by commas' },
 		{ displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 3 }, default: '' },
 		{ displayName: 'Hidden', name: 'hide', type: 'boolean', default: false, description: 'Whether to hide the item from the catalog for now (it stays stored)' },

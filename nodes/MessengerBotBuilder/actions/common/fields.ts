@@ -12,7 +12,7 @@ export function locator(
 	name: string,
 	displayName: string,
 	searchMethod: string,
-	idHint: { placeholder: string; description: string },
+	idHint: { placeholder: string; description: string; byNamePlaceholder?: string },
 	extra: Extra = {},
 ): INodeProperties {
 	return {
@@ -34,6 +34,9 @@ export function locator(
 				type: 'string',
 				placeholder: idHint.placeholder,
 			},
+			...(idHint.byNamePlaceholder
+				? [{ displayName: 'By Name', name: 'name', type: 'string' as const, placeholder: idHint.byNamePlaceholder }]
+				: []),
 		],
 		description: idHint.description,
 		...extra,
@@ -80,17 +83,12 @@ export const projectField = (extra: Extra = {}): INodeProperties =>
 	}, extra);
 
 /** A list: picked, by number, or by name (many list methods accept the name instead of the number). */
-export const listField = (extra: Extra = {}): INodeProperties => {
-	const field = locator('listId', 'List', 'searchLists', {
+export const listField = (extra: Extra = {}): INodeProperties =>
+	locator('listId', 'List', 'searchLists', {
 		placeholder: 'e.g. 1',
+		byNamePlaceholder: 'e.g. Leads',
 		description: 'The list. Pick it, or give its number or its name.',
 	}, extra);
-	field.modes = [
-		...(field.modes ?? []),
-		{ displayName: 'By Name', name: 'name', type: 'string', placeholder: 'e.g. Leads' },
-	];
-	return field;
-};
 
 export const returnAllField: INodeProperties = {
 	displayName: 'Return All',

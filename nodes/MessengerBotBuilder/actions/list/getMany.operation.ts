@@ -7,7 +7,7 @@ export const getMany: Operation = {
 	value: 'getMany',
 	name: 'Get Many',
 	action: 'Get many lists',
-	description: 'Returns every list (id, name, columns, row count), one item each; optionally of one project',
+	description: 'Returns every list (ID, name, columns, row count), one item each; optionally of one project',
 	properties: [
 		projectField({
 			displayName: 'Only Project',

@@ -18,7 +18,7 @@ export const getMany: Operation = {
 	value: 'getMany',
 	name: 'Get Many',
 	action: 'Get many rows of a list',
-	description: 'Returns the rows of a list (id, values, row by column name, created), one item each',
+	description: 'Returns the rows of a list (ID, values, row by column name, created), one item each',
 	properties: [listField(), ...pagingFields, sortField],
 	async execute(itemIndex) {
 		const params = { ...listRef.call(this, itemIndex), sort: this.getNodeParameter('sort', itemIndex, 'old') };

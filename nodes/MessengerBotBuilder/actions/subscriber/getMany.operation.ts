@@ -35,19 +35,19 @@ export const getMany: Operation = {
 					description: 'Only subscribers of this bot',
 				},
 				{
+					displayName: 'Messenger',
+					name: 'messenger',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. telegram',
+				},
+				{
 					displayName: 'Started a Dialog',
 					name: 'dialog',
 					type: 'options',
 					options: yesNo,
 					default: '',
 					description: 'Whether the subscriber wrote to the bot',
-				},
-				{
-					displayName: 'Messenger',
-					name: 'messenger',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. telegram',
 				},
 				{
 					displayName: 'Subscribed From',

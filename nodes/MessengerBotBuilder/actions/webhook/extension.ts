@@ -1,5 +1,5 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { apiRequest, type ApiRequest } from '../../transport/request';
 
 /**
@@ -10,7 +10,7 @@ export async function hookExtension(this: IExecuteFunctions, request: ApiRequest
 	try {
 		return await apiRequest.call(this, request);
 	} catch (error) {
-		if ((error as { httpCode?: string }).httpCode !== '404') throw error;
+		if ((error as { httpCode?: string }).httpCode !== '404') throw new NodeApiError(this.getNode(), error as JsonObject);
 		throw new NodeOperationError(this.getNode(), `This service does not offer ${request.path}`, {
 			itemIndex: request.itemIndex,
 			description:
