@@ -17,11 +17,28 @@ export class TestClient {
     return new TestClient(this.baseUrl, key);
   }
 
+  /** A client holding a new key made by this client's key with /key/create (`bots` empty: every bot). */
+  async withNewKey(scopes: string[], bots: string[] = []): Promise<TestClient> {
+    const response = await this.post('/key/create', { name: `test ${scopes.join(' ')}`, scopes, ...(bots.length > 0 ? { bots } : {}) });
+    if (response.status !== 200) throw new Error(`/key/create answered ${response.status}: ${JSON.stringify(response.body)}`);
+    return this.withKey(response.body.key.key);
+  }
+
   async post<T = any>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(this.key ? { authorization: this.key } : {}), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: await parse(response) };
+  }
+
+  /** POSTs `body` exactly as given (e.g. broken JSON), with this client's key. */
+  async postRaw<T = any>(path: string, body: string): Promise<ApiResponse<T>> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(this.key ? { authorization: this.key } : {}) },
+      body,
     });
     return { status: response.status, headers: response.headers, body: await parse(response) };
   }

@@ -101,8 +101,7 @@ describe('sandbox contract: methods, keys, scopes and errors on every endpoint',
   test('every method needs its scope: 403 naming it, for a key holding every other scope', async () => {
     for (const endpoint of endpoints) {
       const scopes = ALL_SCOPES.filter((scope) => scope !== endpoint.scope);
-      const key = (await api.post('/key/create', { name: `all but ${endpoint.scope}`, scopes })).body.key.key;
-      const response = await api.withKey(key).post(endpoint.path, {});
+      const response = await (await api.withNewKey(scopes)).post(endpoint.path, {});
       expectErrorBody(response, 403, 'forbidden');
       expect({ path: endpoint.path, scope: response.body.scope }).toEqual({ path: endpoint.path, scope: endpoint.scope });
       expect(response.body.error).toContain(endpoint.scope);
@@ -116,33 +115,20 @@ describe('sandbox contract: methods, keys, scopes and errors on every endpoint',
       expect({ url, status: response.status }).toEqual({ url, status: 404 });
       expect(await response.json()).toEqual(expect.objectContaining({ code: 'not_found', error: expect.any(String) }));
     }
-    const send = (path: string, body: string) =>
-      fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { authorization: api.key!, 'content-type': 'application/json' }, body });
-    const broken = await send('/subscriber/create', '{"botid": "bot_tg",');
+    const broken = await api.postRaw('/subscriber/create', '{"botid": "bot_tg",');
     expect(broken.status).toBe(400);
-    expect(await broken.json()).toEqual({ code: 'invalid_json', error: expect.any(String) });
-    const notObject = await send('/subscriber/create', '["bot_tg"]');
-    expect(notObject.status).toBe(422);
-    expect(await notObject.json()).toEqual(expect.objectContaining({ code: 'invalid_body', error: expect.any(String) }));
-    const huge = await send('/list/rows/add', JSON.stringify({ list: 'Leads', rows: [{ Name: 'x'.repeat(11 * 1024 * 1024) }] }));
-    expect(huge.status).toBe(413);
-    expect(await huge.json()).toEqual(expect.objectContaining({ code: 'too_large', error: expect.any(String) }));
+    expect(broken.body).toEqual({ code: 'invalid_json', error: expect.any(String) });
+    expectErrorBody(await api.postRaw('/subscriber/create', '["bot_tg"]'), 422, 'invalid_body');
+    const huge = await api.postRaw('/list/rows/add', JSON.stringify({ list: 'Leads', rows: [{ Name: 'x'.repeat(11 * 1024 * 1024) }] }));
+    expectErrorBody(huge, 413, 'too_large');
     expect((await api.get('/list/rows/get', { list: 'Leads' })).body.total).toBe(3);
-    const sandboxRoute = await fetch(`${root}/sandbox/clock`, {
-      method: 'POST',
-      headers: { authorization: api.key!, 'content-type': 'application/json' },
-      body: '{',
-    });
+    const sandboxRoute = await new TestClient(root, api.key).postRaw('/sandbox/clock', '{');
     expect(sandboxRoute.status).toBe(400);
-    expect(await sandboxRoute.json()).toEqual({ code: 'invalid_json', error: expect.any(String) });
+    expect(sandboxRoute.body).toEqual({ code: 'invalid_json', error: expect.any(String) });
   });
 
   test('calls refused before reaching their method are in the API log too', async () => {
-    await fetch(`${api.baseUrl}/account/get`, {
-      method: 'POST',
-      headers: { authorization: api.key!, 'content-type': 'application/json' },
-      body: '{"broken":',
-    });
+    await api.postRaw('/account/get', '{"broken":');
     const log = await api.get('/log/get', { path: '/account/get', status: 400 });
     expect(log.body.items[0]).toMatchObject({ method: 'POST', path: '/account/get', status: 400, failed: true, code: 'invalid_json' });
   });
@@ -277,7 +263,7 @@ describe('sandbox contract: refused calls change nothing', () => {
     memory.tgBroadcast = (await api.post('/broadcast/send', { text: 'tg only', botid: 'bot_tg', tag: 'nobody-has-this' })).body.code;
     memory.tgKeyId = (await api.post('/key/create', { name: 'tg key', scopes: ['lists:read'], bots: ['bot_tg'] })).body.key.id;
     memory.accountHookId = (await api.post('/hook/create', { name: 'all bots', url: 'http://127.0.0.1:9/h', events: ['subscriber.new'] })).body.hook.id;
-    const restricted = api.withKey((await api.post('/key/create', { name: 'wa only', scopes: ALL_SCOPES, bots: ['bot_wa'] })).body.key.key);
+    const restricted = await api.withNewKey(ALL_SCOPES, ['bot_wa']);
 
     const before = await observableState(api);
     for (const call of BOT_CALLS) {
@@ -292,7 +278,7 @@ describe('sandbox contract: refused calls change nothing', () => {
   });
 
   test('listings without botid show a bot-restricted key only its bots', async () => {
-    const restricted = api.withKey((await api.post('/key/create', { name: 'wa reader', scopes: ALL_SCOPES, bots: ['bot_wa'] })).body.key.key);
+    const restricted = await api.withNewKey(ALL_SCOPES, ['bot_wa']);
     const botsOf = (cards: any[]) => sorted(cards.map((card) => card.botid));
     expect(botsOf((await restricted.get('/subscriber/list', { limit: 1000 })).body.items)).toEqual(['bot_wa']);
     expect(botsOf((await restricted.get('/subscriber/find', { query: 'e' })).body.items)).toEqual(['bot_wa']);
@@ -337,7 +323,7 @@ describe('sandbox contract: rate limit', () => {
   test('per key: a refused change did nothing, carries Retry-After, and another key is still served', async () => {
     const { api, close } = await openSandbox({ rateLimit: 2 });
     try {
-      const other = api.withKey((await api.post('/key/create', { name: 'reader', scopes: ['lists:read'] })).body.key.key);
+      const other = await api.withNewKey(['lists:read']);
       const adds = [];
       for (let i = 0; i < 4; i++) adds.push(await api.post('/list/row/add', { list: 'Leads', row: { Name: `burst ${i}` } }));
       const refused = adds.filter((response) => response.status === 429);

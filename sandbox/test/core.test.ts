@@ -44,13 +44,9 @@ describe('sandbox core: authentication, scopes, methods, errors', () => {
     const unknown = await api.post('/nothing/here');
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('not_found');
-    const response = await fetch(`${api.baseUrl}/account/get`, {
-      method: 'POST',
-      headers: { authorization: api.key!, 'content-type': 'application/json' },
-      body: '{"broken":',
-    });
+    const response = await api.postRaw('/account/get', '{"broken":');
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'invalid_json', error: expect.any(String) });
+    expect(response.body).toEqual({ code: 'invalid_json', error: expect.any(String) });
   });
 
   test('account, summary, bots and projects describe the seeded account', async () => {

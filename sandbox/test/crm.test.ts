@@ -15,11 +15,6 @@ describe('sandbox CRM funnel: stage set and board', () => {
   afterAll(() => close());
 
   const counts = (board: any) => [...board.stages.map((stage: any) => [stage.name, stage.count]), [null, board.none.count]];
-  const keyWith = async (scopes: string[], bots?: string[]) => {
-    const response = await api.post('/key/create', { name: 'crm test', scopes, ...(bots ? { bots } : {}) });
-    expect(response.status).toBe(200);
-    return api.withKey(response.body.key.key);
-  };
 
   test('/crm/board shows the seeded distribution in stage order, with those in no stage', async () => {
     const board = await api.get('/crm/board');
@@ -101,12 +96,12 @@ describe('sandbox CRM funnel: stage set and board', () => {
     expect((await api.get('/crm/stage/set', { botid: 'bot_tg', clientid: '100002', stage: 'Won' })).status).toBe(405);
     expect((await api.withKey(undefined).get('/crm/board')).status).toBe(401);
     expect((await api.withKey(undefined).post('/crm/stage/set', {})).status).toBe(401);
-    const reader = await keyWith(['crm:read']);
+    const reader = await api.withNewKey(['crm:read']);
     const refused = await reader.post('/crm/stage/set', { botid: 'bot_tg', clientid: '100002', stage: 'Won' });
     expect(refused.body).toMatchObject({ code: 'forbidden', scope: 'crm:write' });
-    const writer = await keyWith(['crm:write']);
+    const writer = await api.withNewKey(['crm:write']);
     expect((await writer.get('/crm/board')).body).toMatchObject({ code: 'forbidden', scope: 'crm:read' });
-    const waOnly = await keyWith(['crm:read', 'crm:write'], ['bot_wa']);
+    const waOnly = await api.withNewKey(['crm:read', 'crm:write'], ['bot_wa']);
     const board = await waOnly.get('/crm/board');
     expect(board.body.total).toBe(2);
     expect((await waOnly.get('/crm/board', { botid: 'bot_tg' })).status).toBe(403);

@@ -17,11 +17,6 @@ describe('sandbox hooks API: /hook/create, /hook/list, /hook/delete, /hook/deliv
     await receiver.close();
   });
 
-  const keyWith = async (scopes: string[], bots?: string[]) => {
-    const response = await api.post('/key/create', { name: 'limited', scopes, ...(bots ? { bots } : {}) });
-    expect(response.status).toBe(200);
-    return api.withKey(response.body.key.key as string);
-  };
   const listHooks = async (client = api) => (await client.get('/hook/list', { limit: 1000 })).body.items as any[];
 
   test('create returns the hook and its secret once; list shows it without the secret', async () => {
@@ -85,12 +80,12 @@ describe('sandbox hooks API: /hook/create, /hook/list, /hook/delete, /hook/deliv
       expect(response.status).toBe(405);
       expect(response.body.code).toBe('method_not_allowed');
     }
-    const reader = await keyWith(['hooks:read']);
+    const reader = await api.withNewKey(['hooks:read']);
     const denied = await reader.post('/hook/create', { name: 'x', url: receiver.url, events: ['subscriber.new'] });
     expect(denied.status).toBe(403);
     expect(denied.body.scope).toBe('hooks:write');
     expect((await reader.get('/hook/list')).status).toBe(200);
-    const outsider = await keyWith(['lists:read']);
+    const outsider = await api.withNewKey(['lists:read']);
     expect((await outsider.get('/hook/list')).body).toEqual(expect.objectContaining({ code: 'forbidden', scope: 'hooks:read' }));
     expect((await outsider.post('/hook/delete', { id: 'hook_x' })).status).toBe(403);
   });
@@ -107,7 +102,7 @@ describe('sandbox hooks API: /hook/create, /hook/list, /hook/delete, /hook/deliv
   });
 
   test('a bot-restricted key makes hooks that only see its bots, and cannot manage the account-wide ones', async () => {
-    const tgOnly = await keyWith(['hooks:read', 'hooks:write'], ['bot_tg']);
+    const tgOnly = await api.withNewKey(['hooks:read', 'hooks:write'], ['bot_tg']);
     const tgReceiver = await TestReceiver.start();
     try {
       const created = await tgOnly.post('/hook/create', { name: 'telegram only', url: tgReceiver.url, events: ['payment.success'] });

@@ -10,11 +10,6 @@ describe('sandbox lists: /list/all, /list/create, /list/clear, access', () => {
   });
   afterAll(() => close());
 
-  const keyWith = async (scopes: string[], bots: string[] = []) => {
-    const response = await api.post('/key/create', { name: `test ${scopes.join(' ')}`, scopes, ...(bots.length > 0 ? { bots } : {}) });
-    expect(response.status).toBe(200);
-    return api.withKey(response.body.key.key as string);
-  };
   const listNamed = async (name: string) => {
     const all = await api.get('/list/all');
     return (all.body.items as { id: number; name: string; count: number; headers: string[] }[]).find((list) => list.name === name);
@@ -126,21 +121,21 @@ describe('sandbox lists: /list/all, /list/create, /list/clear, access', () => {
   });
 
   test('lists:read may read but not write (403 naming lists:write); other scopes may not read (403)', async () => {
-    const reader = await keyWith(['lists:read']);
+    const reader = await api.withNewKey(['lists:read']);
     expect((await reader.get('/list/all')).status).toBe(200);
     expect((await reader.get('/list/rows/find', { list: 'Leads', column: 'Name', value: 'alice' })).status).toBe(200);
     const denied = await reader.post('/list/row/add', { list: 'Leads', row: { Name: 'Nobody' } });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual(expect.objectContaining({ code: 'forbidden', scope: 'lists:write' }));
     expect((await api.get('/list/rows/get', { list: 'Leads' })).body.total).toBe(3);
-    const stranger = await keyWith(['catalog:read']);
+    const stranger = await api.withNewKey(['catalog:read']);
     const noRead = await stranger.get('/list/all');
     expect(noRead.status).toBe(403);
     expect(noRead.body.scope).toBe('lists:read');
   });
 
   test('lists are account-wide; a bot-restricted key is refused only for a botid of another bot', async () => {
-    const restricted = await keyWith(['lists:read', 'lists:write'], ['bot_wa']);
+    const restricted = await api.withNewKey(['lists:read', 'lists:write'], ['bot_wa']);
     const rows = await restricted.get('/list/rows/get', { list: 'Leads' });
     expect(rows.status).toBe(200);
     expect(rows.body.items.some((row: { row: { BotID: string } }) => row.row.BotID === 'bot_tg')).toBe(true);

@@ -32,11 +32,6 @@ describe('sandbox messaging: messages, chains, blocks, deferred steps, broadcast
     const response = await new TestClient(sandbox.url, api.key).post('/sandbox/clock', { advanceSeconds: seconds });
     expect(response.status).toBe(200);
   };
-  const keyWith = async (scopes: string[], bots?: string[]) => {
-    const response = await api.post('/key/create', { name: 'messaging test', scopes, ...(bots ? { bots } : {}) });
-    expect(response.status).toBe(200);
-    return api.withKey(response.body.key.key);
-  };
 
   describe('/message/send', () => {
     test('sends text with link buttons; the message appears in the chat', async () => {
@@ -262,7 +257,7 @@ describe('sandbox messaging: messages, chains, blocks, deferred steps, broadcast
     });
 
     test('each family needs its scope: messages:write, chains:write, broadcasts:write', async () => {
-      const reader = await keyWith(['subscribers:read', 'messages:read', 'chains:read', 'broadcasts:read']);
+      const reader = await api.withNewKey(['subscribers:read', 'messages:read', 'chains:read', 'broadcasts:read']);
       const expectations: [string, Record<string, unknown>, string][] = [
         ['/message/send', { botid: 'bot_tg', clientid: '100001', text: 'x' }, 'messages:write'],
         ['/message/next/clear', { botid: 'bot_tg', clientid: '100001' }, 'messages:write'],
@@ -280,7 +275,7 @@ describe('sandbox messaging: messages, chains, blocks, deferred steps, broadcast
     });
 
     test('a key restricted to one bot cannot message other bots and broadcasts only to its own', async () => {
-      const waOnly = await keyWith(['messages:write', 'chains:write', 'broadcasts:write'], ['bot_wa']);
+      const waOnly = await api.withNewKey(['messages:write', 'chains:write', 'broadcasts:write'], ['bot_wa']);
       const denied = await waOnly.post('/message/send', { botid: 'bot_tg', clientid: '100001', text: 'x' });
       expect(denied.status).toBe(403);
       expect(denied.body).toMatchObject({ code: 'bot_forbidden', param: 'botid' });

@@ -14,11 +14,6 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
   });
   afterAll(() => close());
 
-  const keyWith = async (scopes: string[], bots: string[] = []) => {
-    const response = await api.post('/key/create', { name: `test ${scopes.join(' ')}`, scopes, ...(bots.length > 0 ? { bots } : {}) });
-    expect(response.status).toBe(200);
-    return api.withKey(response.body.key.key);
-  };
 
   describe('seeded cards', () => {
     test('/subscriber/get by botid + clientid, with or without messenger, and by internal number', async () => {
@@ -304,18 +299,18 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
     });
 
     test('403 without subscribers:read or subscribers:write', async () => {
-      const writer = await keyWith(['subscribers:write']);
+      const writer = await api.withNewKey(['subscribers:write']);
       const denied = await writer.get('/subscriber/get', { botid: 'bot_tg', clientid: '100001' });
       expect(denied.status).toBe(403);
       expect(denied.body).toMatchObject({ code: 'forbidden', scope: 'subscribers:read' });
-      const reader = await keyWith(['subscribers:read']);
+      const reader = await api.withNewKey(['subscribers:read']);
       const refused = await reader.post('/subscriber/block', { botid: 'bot_tg', clientid: '100001' });
       expect(refused.body).toMatchObject({ code: 'forbidden', scope: 'subscribers:write' });
       expect((await api.get('/subscriber/get', { botid: 'bot_tg', clientid: '100001' })).body.subscriber.blocked).toBe(false);
     });
 
     test('a key restricted to one bot sees and touches only that bot', async () => {
-      const waOnly = await keyWith(['subscribers:read', 'subscribers:write'], ['bot_wa']);
+      const waOnly = await api.withNewKey(['subscribers:read', 'subscribers:write'], ['bot_wa']);
       const listed = await waOnly.get('/subscriber/list', { limit: 100 });
       expect(listed.body.items.every((card: any) => card.botid === 'bot_wa')).toBe(true);
       expect(listed.body.total).toBe(2);
