@@ -20,9 +20,9 @@ import {
  */
 const endpoints = modules.flatMap((module) => module.endpoints);
 const paths = endpoints.map((endpoint) => endpoint.path);
-const writePaths = endpoints.filter((endpoint) => endpoint.access === 'write').map((endpoint) => endpoint.path);
-const readPaths = endpoints.filter((endpoint) => endpoint.access === 'read').map((endpoint) => endpoint.path);
-const changingPaths = [...writePaths, '/webapp/delete'];
+const postOnlyPaths = endpoints.filter((endpoint) => endpoint.methods === 'POST').map((endpoint) => endpoint.path);
+const getCapablePaths = endpoints.filter((endpoint) => endpoint.methods === 'GET or POST').map((endpoint) => endpoint.path);
+const changingPaths = [...postOnlyPaths, '/webapp/delete'];
 
 const sorted = (items: Iterable<string>) => [...new Set(items)].sort();
 
@@ -51,7 +51,7 @@ describe('sandbox contract: the registry matches the documentation', () => {
   test('each method accepts exactly the documented HTTP methods', () => {
     const methods = { ...DOCUMENTED_METHODS, ...EXTENSION_METHODS };
     for (const endpoint of endpoints) {
-      expect({ path: endpoint.path, methods: endpoint.access === 'read' ? 'GET or POST' : 'POST' }).toEqual({
+      expect({ path: endpoint.path, methods: endpoint.methods }).toEqual({
         path: endpoint.path,
         methods: methods[endpoint.path],
       });
@@ -59,7 +59,7 @@ describe('sandbox contract: the registry matches the documentation', () => {
   });
 
   test('every table of this test covers every endpoint it should', () => {
-    expect(sorted(Object.keys(READ_CASES))).toEqual(sorted(readPaths));
+    expect(sorted(Object.keys(READ_CASES))).toEqual(sorted(getCapablePaths));
     expect(sorted(GOOD_CHANGES.map((change) => change.path))).toEqual(sorted(changingPaths));
     expect(sorted(BAD_CHANGES.map((change) => change.path))).toEqual(sorted(changingPaths));
     expect(sorted([...BOT_CALLS.map((call) => call.path), ...BOTLESS_METHODS])).toEqual(sorted(paths));
@@ -77,7 +77,7 @@ describe('sandbox contract: methods, keys, scopes and errors on every endpoint',
   afterAll(() => close());
 
   test('GET on every POST-only method is 405 with Allow: POST; other HTTP verbs are 405 everywhere', async () => {
-    for (const path of writePaths) {
+    for (const path of postOnlyPaths) {
       const response = await api.get(path);
       expectErrorBody(response, 405, 'method_not_allowed');
       expect({ path, allow: response.headers.get('allow') }).toEqual({ path, allow: 'POST' });

@@ -12,13 +12,13 @@ export const accountModule: SandboxModule = {
   endpoints: [
     {
       path: '/account/balance/get',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'account:read',
       handle: ({ store }) => ({ balance: directory(store).balance }),
     },
     {
       path: '/account/get',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'account:read',
       handle: ({ store, options }) => {
         const dir = directory(store);
@@ -37,7 +37,7 @@ export const accountModule: SandboxModule = {
     },
     {
       path: '/account/summary',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'account:read',
       handle: ({ store, botAllowed }) => {
         const dir = directory(store);
@@ -51,7 +51,7 @@ export const accountModule: SandboxModule = {
     },
     {
       path: '/log/get',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'log:read',
       handle: (call) => {
         const { store, params } = call;
@@ -73,13 +73,13 @@ export const accountModule: SandboxModule = {
     },
     {
       path: '/bot/list',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'bots:read',
       handle: ({ store, botAllowed }) => ({ items: directory(store).bots.filter((bot) => botAllowed(bot.id)) }),
     },
     {
       path: '/group/list',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'bots:read',
       handle: ({ store }) => ({ items: directory(store).groups }),
     },

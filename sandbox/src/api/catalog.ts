@@ -133,7 +133,7 @@ export const catalogModule: SandboxModule = {
   endpoints: [
     {
       path: '/catalog/item/create',
-      access: 'write',
+      methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
@@ -145,7 +145,7 @@ export const catalogModule: SandboxModule = {
     },
     {
       path: '/catalog/item/edit',
-      access: 'write',
+      methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
@@ -158,7 +158,7 @@ export const catalogModule: SandboxModule = {
     },
     {
       path: '/catalog/item/delete',
-      access: 'write',
+      methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params }) => {
         const item = itemOf(store, params.requiredInt('itemid', { min: 1 }), 'itemid');
@@ -169,7 +169,7 @@ export const catalogModule: SandboxModule = {
     },
     {
       path: '/catalog/item/bulk/create',
-      access: 'write',
+      methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
@@ -182,7 +182,7 @@ export const catalogModule: SandboxModule = {
     },
     {
       path: '/catalog/item/bulk/edit',
-      access: 'write',
+      methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
@@ -197,7 +197,7 @@ export const catalogModule: SandboxModule = {
     },
     {
       path: '/catalog/item/bulk/delete',
-      access: 'write',
+      methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params }) => {
         const itemids = new Set(bulkItemids(store, bulkItems(params, ['itemid'])));
@@ -208,7 +208,7 @@ export const catalogModule: SandboxModule = {
     },
     {
       path: '/catalog/items/delete',
-      access: 'write',
+      methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params }) => {
         const app = appOf(store, params);
@@ -219,7 +219,7 @@ export const catalogModule: SandboxModule = {
     },
     {
       path: '/catalog/get',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'catalog:read',
       handle: ({ store, params, clock, headers, options }) => {
         const app = appOf(store, params);
@@ -237,7 +237,7 @@ export const catalogModule: SandboxModule = {
     {
       path: '/webapp/delete',
       // The service's table lists this deletion as GET or POST, an exception to its POST-only rule for changes.
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'catalog:write',
       handle: ({ store, params }) => {
         const app = appOf(store, params, 'id');

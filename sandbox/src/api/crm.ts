@@ -46,8 +46,8 @@ function board(call: ApiCall) {
 }
 
 const endpoints: Endpoint[] = [
-  { path: '/crm/stage/set', access: 'write', scope: 'crm:write', handle: setStage },
-  { path: '/crm/board', access: 'read', scope: 'crm:read', handle: board },
+  { path: '/crm/stage/set', methods: 'POST', scope: 'crm:write', handle: setStage },
+  { path: '/crm/board', methods: 'GET or POST', scope: 'crm:read', handle: board },
 ];
 
 /** CRM funnel: stage set and board. */

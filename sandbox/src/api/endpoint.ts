@@ -37,12 +37,12 @@ export interface ApiCall extends SandboxContext {
 }
 
 /**
- * A method of the API. `read` methods accept GET (query string) and POST (JSON body);
- * `write` methods accept POST only and answer 405 to GET.
+ * A method of the API. Methods that only read accept GET (query string) and POST (JSON body);
+ * methods that change data accept POST only and answer 405 to GET.
  */
 export interface Endpoint {
   path: string;
-  access: 'read' | 'write';
+  methods: 'GET or POST' | 'POST';
   scope: string;
   handle(call: ApiCall): unknown;
 }

@@ -50,7 +50,7 @@ export const hooksModule: SandboxModule = {
   endpoints: [
     {
       path: '/hook/create',
-      access: 'write',
+      methods: 'POST',
       scope: 'hooks:write',
       handle: ({ store, clock, params, key }) => {
         const name = params.requiredString('name');
@@ -69,7 +69,7 @@ export const hooksModule: SandboxModule = {
     {
       // Extension: not in the service's documented interface.
       path: '/hook/list',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'hooks:read',
       handle: ({ store, params, key }) => {
         const hooks = hooksState(store).hooks.filter((hook) => hookVisibleTo(hook, key.bots));
@@ -86,7 +86,7 @@ export const hooksModule: SandboxModule = {
     {
       // Extension: not in the service's documented interface.
       path: '/hook/delete',
-      access: 'write',
+      methods: 'POST',
       scope: 'hooks:write',
       handle: ({ store, params, key }) => {
         const state = hooksState(store);
@@ -100,7 +100,7 @@ export const hooksModule: SandboxModule = {
     {
       // Extension: the delivery history (newest first), with every attempt.
       path: '/hook/deliveries',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'hooks:read',
       handle: ({ store, params, key }) => {
         const hookId = params.string('hook');

@@ -12,7 +12,7 @@ export const keysModule: SandboxModule = {
   endpoints: [
     {
       path: '/key/create',
-      access: 'write',
+      methods: 'POST',
       scope: 'keys:write',
       handle: ({ store, clock, params, key: caller }) => {
         const name = params.requiredString('name');
@@ -48,7 +48,7 @@ export const keysModule: SandboxModule = {
     },
     {
       path: '/key/revoke',
-      access: 'write',
+      methods: 'POST',
       scope: 'keys:write',
       handle: ({ store, params, key: caller }) => {
         const id = params.requiredString('id');

@@ -172,7 +172,7 @@ export const listsModule: SandboxModule = {
   endpoints: [
     {
       path: '/list/all',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'lists:read',
       handle: (call) => {
         const group = groupOf(call);
@@ -182,7 +182,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/create',
-      access: 'write',
+      methods: 'POST',
       scope: 'lists:write',
       handle: (call) => {
         const { store, params } = call;
@@ -196,7 +196,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/clear',
-      access: 'write',
+      methods: 'POST',
       scope: 'lists:write',
       handle: (call) => {
         const list = targetList(call);
@@ -208,7 +208,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/rows/get',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'lists:read',
       handle: (call) => {
         const list = targetList(call);
@@ -220,7 +220,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/rows/find',
-      access: 'read',
+      methods: 'GET or POST',
       scope: 'lists:read',
       handle: (call) => {
         const { params } = call;
@@ -235,7 +235,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/row/add',
-      access: 'write',
+      methods: 'POST',
       scope: 'lists:write',
       handle: (call) => {
         const { store, clock, params, options } = call;
@@ -258,7 +258,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/rows/add',
-      access: 'write',
+      methods: 'POST',
       scope: 'lists:write',
       handle: (call) => {
         const { store, clock, params, options } = call;
@@ -285,7 +285,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/row/edit',
-      access: 'write',
+      methods: 'POST',
       scope: 'lists:write',
       handle: (call) => {
         const { store, params } = call;
@@ -302,7 +302,7 @@ export const listsModule: SandboxModule = {
     },
     {
       path: '/list/row/delete',
-      access: 'write',
+      methods: 'POST',
       scope: 'lists:write',
       handle: (call) => {
         const list = targetList(call);

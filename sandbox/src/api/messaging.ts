@@ -103,18 +103,18 @@ function stopBroadcastCall(call: ApiCall) {
 }
 
 const endpoints: Endpoint[] = [
-  { path: '/message/send', access: 'write', scope: 'messages:write', handle: sendMessage },
+  { path: '/message/send', methods: 'POST', scope: 'messages:write', handle: sendMessage },
   {
     path: '/message/next/clear',
-    access: 'write',
+    methods: 'POST',
     scope: 'messages:write',
     handle: (call) => ({ result: 'cleared', cleared: clearDeferred(call.store, requireSubscriber(call)) }),
   },
-  { path: '/block/start', access: 'write', scope: 'chains:write', handle: startBlock },
-  { path: '/chain/start', access: 'write', scope: 'chains:write', handle: startChain },
-  { path: '/chain/stop', access: 'write', scope: 'chains:write', handle: stopChain },
-  { path: '/broadcast/send', access: 'write', scope: 'broadcasts:write', handle: sendBroadcast },
-  { path: '/broadcast/stop', access: 'write', scope: 'broadcasts:write', handle: stopBroadcastCall },
+  { path: '/block/start', methods: 'POST', scope: 'chains:write', handle: startBlock },
+  { path: '/chain/start', methods: 'POST', scope: 'chains:write', handle: startChain },
+  { path: '/chain/stop', methods: 'POST', scope: 'chains:write', handle: stopChain },
+  { path: '/broadcast/send', methods: 'POST', scope: 'broadcasts:write', handle: sendBroadcast },
+  { path: '/broadcast/stop', methods: 'POST', scope: 'broadcasts:write', handle: stopBroadcastCall },
 ];
 
 /** Messages, blocks, chains and broadcasts. */

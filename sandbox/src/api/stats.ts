@@ -36,5 +36,5 @@ function statistics(call: ApiCall) {
 /** Statistics by day. */
 export const statsModule: SandboxModule = {
   name: 'stats',
-  endpoints: [withDueSteps({ path: '/stat/get', access: 'read', scope: 'stats:read', handle: statistics })],
+  endpoints: [withDueSteps({ path: '/stat/get', methods: 'GET or POST', scope: 'stats:read', handle: statistics })],
 };

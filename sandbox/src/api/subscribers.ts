@@ -168,33 +168,33 @@ function deleteSubscriber(call: ApiCall) {
 }
 
 const endpoints: Endpoint[] = [
-  { path: '/subscriber/get', access: 'read', scope: 'subscribers:read', handle: getSubscriber },
-  { path: '/subscriber/find', access: 'read', scope: 'subscribers:read', handle: findSubscribers },
-  { path: '/subscriber/list', access: 'read', scope: 'subscribers:read', handle: listSubscribers },
+  { path: '/subscriber/get', methods: 'GET or POST', scope: 'subscribers:read', handle: getSubscriber },
+  { path: '/subscriber/find', methods: 'GET or POST', scope: 'subscribers:read', handle: findSubscribers },
+  { path: '/subscriber/list', methods: 'GET or POST', scope: 'subscribers:read', handle: listSubscribers },
   {
     path: '/subscriber/tag/list',
-    access: 'read',
+    methods: 'GET or POST',
     scope: 'subscribers:read',
     handle: (call) => ({ tags: [...requireSubscriber(call).tags] }),
   },
-  { path: '/subscriber/data/get', access: 'read', scope: 'subscribers:read', handle: chainVariables },
+  { path: '/subscriber/data/get', methods: 'GET or POST', scope: 'subscribers:read', handle: chainVariables },
   {
     path: '/subscriber/chat/get',
-    access: 'read',
+    methods: 'GET or POST',
     scope: 'subscribers:read',
     // Newest first: the first page is the latest conversation.
     handle: (call) => paginate([...chatOf(call.store, requireSubscriber(call))].reverse(), call.params),
   },
   {
     path: '/subscriber/chains/get',
-    access: 'read',
+    methods: 'GET or POST',
     scope: 'subscribers:read',
     handle: (call) => ({ chains: runsOf(call.store, requireSubscriber(call)).map((run) => runView(call.store, run)) }),
   },
-  { path: '/subscriber/create', access: 'write', scope: 'subscribers:write', handle: createSubscriber },
+  { path: '/subscriber/create', methods: 'POST', scope: 'subscribers:write', handle: createSubscriber },
   {
     path: '/subscriber/update',
-    access: 'write',
+    methods: 'POST',
     scope: 'subscribers:write',
     handle: (call) => {
       const card = requireSubscriber(call);
@@ -206,7 +206,7 @@ const endpoints: Endpoint[] = [
   },
   {
     path: '/subscriber/tag/add',
-    access: 'write',
+    methods: 'POST',
     scope: 'subscribers:write',
     handle: (call) => {
       const card = requireSubscriber(call);
@@ -219,7 +219,7 @@ const endpoints: Endpoint[] = [
   },
   {
     path: '/subscriber/tag/remove',
-    access: 'write',
+    methods: 'POST',
     scope: 'subscribers:write',
     handle: (call) => {
       const card = requireSubscriber(call);
@@ -228,10 +228,10 @@ const endpoints: Endpoint[] = [
       return { tags: [...card.tags] };
     },
   },
-  { path: '/subscriber/data/set', access: 'write', scope: 'subscribers:write', handle: setData },
-  { path: '/subscriber/block', access: 'write', scope: 'subscribers:write', handle: setBlocked(true) },
-  { path: '/subscriber/unblock', access: 'write', scope: 'subscribers:write', handle: setBlocked(false) },
-  { path: '/subscriber/delete', access: 'write', scope: 'subscribers:write', handle: deleteSubscriber },
+  { path: '/subscriber/data/set', methods: 'POST', scope: 'subscribers:write', handle: setData },
+  { path: '/subscriber/block', methods: 'POST', scope: 'subscribers:write', handle: setBlocked(true) },
+  { path: '/subscriber/unblock', methods: 'POST', scope: 'subscribers:write', handle: setBlocked(false) },
+  { path: '/subscriber/delete', methods: 'POST', scope: 'subscribers:write', handle: deleteSubscriber },
 ];
 
 /** Subscriber cards, tags, variables, chat history, running chains, blocking. */

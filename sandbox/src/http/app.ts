@@ -71,7 +71,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
     try {
       const endpoint = byPath.get(req.path.replace(/\/+$/, ''));
       if (!endpoint) throw new ApiError(404, 'not_found', `Unknown method ${req.path}`);
-      const allowed = endpoint.access === 'read' ? ['GET', 'POST'] : ['POST'];
+      const allowed = endpoint.methods === 'GET or POST' ? ['GET', 'POST'] : ['POST'];
       if (!allowed.includes(req.method)) {
         res.setHeader('Allow', allowed.join(', '));
         throw new ApiError(405, 'method_not_allowed', `${endpoint.path} accepts ${allowed.join(' or ')} only`);
