@@ -25,12 +25,14 @@ async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined
 	return Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
 }
 
-function wanted(context: IWebhookFunctions, event: DeliveryEvent, options: TriggerOptions): string | undefined {
+/** Why a verified event starts nothing, or undefined when it should start the workflow. */
+function skipReason(context: IWebhookFunctions, event: DeliveryEvent, options: TriggerOptions): string | undefined {
 	const events = context.getNodeParameter('events', [ALL_EVENTS]) as string[];
 	if (!isKnownEventKind(event.type)) {
-		return options.passUnknownEvents ? undefined : `event kind ${event.type} is not known to this trigger`;
+		if (!options.passUnknownEvents) return `event kind ${event.type} is not known to this trigger`;
+	} else if (!events.includes(ALL_EVENTS) && !events.includes(event.type)) {
+		return `event kind ${event.type} is not selected`;
 	}
-	if (!events.includes(ALL_EVENTS) && !events.includes(event.type)) return `event kind ${event.type} is not selected`;
 	const chosen = context.getNodeParameter('botIds', []) as string | Array<string | number>;
 	// An expression may give one comma-separated string instead of a list.
 	const bots = (Array.isArray(chosen) ? chosen.map(String) : String(chosen).split(',')).map((id) => id.trim()).filter(Boolean);
@@ -63,7 +65,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	markAccepted(state, event.id, Math.floor(Date.now() / 1000));
 
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
-	const skip = wanted(this, event, options);
+	const skip = skipReason(this, event, options);
 	if (skip) return ignored(skip);
 	const json = (options.output === OUTPUT_ENVELOPE ? event : (event.data ?? {})) as IDataObject;
 	return { workflowData: [this.helpers.returnJsonArray(json)] };
