@@ -29,7 +29,7 @@ type RequestTarget = 'headers' | 'qs' | 'body' | 'auth';
 export class HarnessCredentialsHelper extends ICredentialsHelper {
 	private readonly stored = new Map<string, StoredCredential>();
 
-	constructor(private readonly types: CredentialTypes) {
+	constructor(readonly types: CredentialTypes) {
 		super();
 	}
 

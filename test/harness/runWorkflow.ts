@@ -1,18 +1,22 @@
 import './env';
 import { randomUUID } from 'node:crypto';
-import { ExecutionLifecycleHooks, ExternalSecretsProxy, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, ExternalSecretsProxy, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import type {
+	ICredentialDataDecryptedObject,
 	ICredentialType,
+	IHttpRequestOptions,
+	IWorkflowDataProxyAdditionalKeys,
 	IConnections,
 	INode,
 	INodeExecutionData,
+	INodeParameters,
 	INodeType,
 	IRun,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { ApplicationError, Workflow } from 'n8n-workflow';
 import { HarnessCredentialsHelper, type StoredCredential } from './credentialsHelper';
-import { credentialTypes, HarnessNodeTypes } from './nodeTypes';
+import { credentialTypes, HarnessNodeTypes, PACKAGE } from './nodeTypes';
 
 /** The parts of an n8n workflow export that an execution needs. */
 export interface WorkflowDefinition {
@@ -99,9 +103,8 @@ export class Harness {
 		this.credentials.add(credential);
 	}
 
-	/** Executes the workflow from `startNode` (default: its first node) and waits for the end. */
-	async run(definition: WorkflowDefinition, startNode?: string): Promise<RunResult> {
-		const workflow = new Workflow({
+	private workflowOf(definition: WorkflowDefinition): Workflow {
+		return new Workflow({
 			id: randomUUID(),
 			name: definition.name ?? 'harness',
 			nodes: definition.nodes,
@@ -110,6 +113,55 @@ export class Harness {
 			nodeTypes: this.nodeTypes,
 			settings: { executionOrder: 'v1' },
 		});
+	}
+
+	/**
+	 * The context n8n gives a node's listSearch / loadOptions / resourceMapping methods while the
+	 * user edits `nodeName` (its current parameters are those of the definition).
+	 */
+	loadOptionsContext(definition: WorkflowDefinition, nodeName: string): LoadOptionsContext {
+		const workflow = this.workflowOf(definition);
+		const node = workflow.getNode(nodeName);
+		if (!node) throw new ApplicationError(`No node "${nodeName}" in the workflow`);
+		const data = additionalData(this.credentials, randomUUID(), new ExecutionLifecycleHooks('manual', '', {
+			id: workflow.id, name: 'harness', active: false, activeVersionId: null, isArchived: false,
+			nodes: definition.nodes, connections: definition.connections, createdAt: new Date(), updatedAt: new Date(),
+		}));
+		data.currentNodeParameters = node.parameters as INodeParameters;
+		return new LoadOptionsContext(workflow, node, data, 'parameters');
+	}
+
+	/**
+	 * What n8n's "Test" button does for a credential type with a `test` request: resolve the request
+	 * with the credential's values, authenticate it, send it. Returns the HTTP status.
+	 */
+	async testCredential(type: string, data: ICredentialDataDecryptedObject): Promise<number> {
+		const test = this.credentials.types.get(type)?.test;
+		if (!test) throw new ApplicationError(`The credential type ${type} has no test request`);
+		const nodeName = 'Credential test';
+		const workflow = this.workflowOf({
+			nodes: [{ id: 'test', name: nodeName, type: `${PACKAGE}.harnessItems`, typeVersion: 1, position: [0, 0], parameters: {} }],
+			connections: {},
+		});
+		const additionalKeys = { $credentials: data } as unknown as IWorkflowDataProxyAdditionalKeys;
+		const resolve = (value: string | undefined) =>
+			String(workflow.expression.getParameterValue(value ?? '', null, 0, 0, nodeName, [], 'internal', additionalKeys));
+		const options: IHttpRequestOptions = {
+			url: `${resolve(test.request.baseURL)}${resolve(test.request.url)}`,
+			method: test.request.method ?? 'GET',
+			headers: {},
+		};
+		const authenticated = await this.credentials.authenticate(data, type, options, workflow, workflow.getNode(nodeName)!);
+		const response = await fetch(authenticated.url, {
+			method: authenticated.method,
+			headers: authenticated.headers as Record<string, string>,
+		});
+		return response.status;
+	}
+
+	/** Executes the workflow from `startNode` (default: its first node) and waits for the end. */
+	async run(definition: WorkflowDefinition, startNode?: string): Promise<RunResult> {
+		const workflow = this.workflowOf(definition);
 		const start = workflow.getNode(startNode ?? definition.nodes[0].name);
 		if (!start) throw new ApplicationError(`No node "${startNode}" in the workflow`);
 		const executionId = randomUUID();

@@ -1,0 +1,58 @@
+import type { ILoadOptionsFunctions, INodeParameters } from 'n8n-workflow';
+import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
+import { byId, NODE_NAME } from '../support/nodeRun';
+import { startTestBed, type NodeTestBed } from '../support/sandbox';
+
+/** The pickers n8n calls while a user edits the node, run with n8n-core's own load-options context. */
+describe('pickers and credential test', () => {
+	let bed: NodeTestBed;
+	const methods = new MessengerBotBuilder().methods;
+	const editing = (parameters: INodeParameters) =>
+		bed.node.harness.loadOptionsContext(bed.node.workflow(parameters), NODE_NAME) as unknown as ILoadOptionsFunctions;
+
+	beforeAll(async () => {
+		bed = await startTestBed({ rateLimit: 0 });
+	});
+	afterAll(async () => bed.close());
+
+	it('bots, with a search filter', async () => {
+		const all = await methods.listSearch.searchBots.call(editing({ resource: 'bot', operation: 'getMany' }));
+		expect(all.results.map((bot) => bot.value)).toEqual(['bot_tg', 'bot_wa']);
+		expect(all.results[0].name).toBe('Shop assistant (telegram)');
+		const filtered = await methods.listSearch.searchBots.call(editing({}), 'support');
+		expect(filtered.results.map((bot) => bot.value)).toEqual(['bot_wa']);
+	});
+
+	it('projects, lists, CRM stages', async () => {
+		const projects = await methods.listSearch.searchProjects.call(editing({}));
+		expect(projects.results).toEqual(expect.arrayContaining([{ name: 'Sales', value: 'grp_sales' }]));
+		const lists = await methods.listSearch.searchLists.call(editing({}));
+		expect(lists.results[0]).toMatchObject({ name: 'Leads (3 rows)', value: '1' });
+		const stages = await methods.listSearch.searchStages.call(editing({}));
+		expect(stages.results.map((stage) => stage.value)).toEqual(['New', 'Qualified', 'Won', 'Lost']);
+	});
+
+	it("chains, only the chosen bot's", async () => {
+		const context = editing({ resource: 'chain', operation: 'start', botId: byId('bot_wa'), clientId: '1' });
+		const chains = await methods.listSearch.searchChains.call(context);
+		expect(chains.results).toEqual([{ name: 'Support triage (2001)', value: '2001' }]);
+	});
+
+	it('list columns for the resource mapper and for conditions, in order, non-Latin names kept', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Клиенты', headers: ['Имя', 'Телефон', 'CreationDate'] });
+		const context = editing({ resource: 'listRow', operation: 'add', listId: byId(list.id) });
+		const mapped = await methods.resourceMapping.getListColumns.call(context);
+		expect(mapped.fields.map((field) => field.id)).toEqual(['Имя', 'Телефон', 'CreationDate']);
+		const byName = editing({ resource: 'listRow', operation: 'find', listId: { __rl: true, mode: 'name', value: 'Клиенты' } });
+		const options = await methods.loadOptions.getColumns.call(byName);
+		expect(options.map((option) => option.value)).toEqual(['Имя', 'Телефон', 'CreationDate']);
+	});
+
+	it("the credential's test request succeeds with a good key and fails with a bad one", async () => {
+		const test = (apiKey: string, baseUrl: string) =>
+			bed.node.harness.testCredential('messengerBotBuilderApi', { apiKey, baseUrl });
+		expect(await test(bed.sandbox.adminKey, `${bed.baseUrl}/`)).toBe(200); // a trailing slash is fine
+		expect(await test('wrong', bed.baseUrl)).toBe(401);
+		expect(await test(bed.sandbox.adminKey, bed.sandbox.url)).toBe(404); // forgot /api
+	});
+});
