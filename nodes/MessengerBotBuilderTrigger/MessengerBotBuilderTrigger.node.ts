@@ -17,7 +17,7 @@ export class MessengerBotBuilderTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messenger Bot Builder Trigger',
 		name: 'messengerBotBuilderTrigger',
-		icon: { light: 'file:messengerBotBuilder.svg', dark: 'file:messengerBotBuilder.dark.svg' },
+		icon: { light: 'file:../MessengerBotBuilder/messengerBotBuilder.svg', dark: 'file:../MessengerBotBuilder/messengerBotBuilder.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
