@@ -1,7 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The built command line, as `npm start` runs it (`npm test` builds it first, in its pretest step). */
 const cli = join(__dirname, '..', 'dist', 'cli.js');
+
+beforeAll(() => {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" first`);
+});
 
 /** Runs the built command line until it prints its ready line (or exits), then returns what it printed. */
 function startCli(args: string[]): Promise<{ child: ChildProcess; output: string; code: number | null }> {
@@ -25,19 +32,61 @@ function startCli(args: string[]): Promise<{ child: ChildProcess; output: string
   });
 }
 
+/** Stops the command line the way a terminal or a service manager does, and waits until it has exited. */
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
 describe('sandbox command line', () => {
-  test('prints one line with its base URL and serves the API with the fixed key', async () => {
-    const { child, output } = await startCli(['--port', '0', '--admin-key', 'cli_key', '--no-seed', '--rate-limit', '5']);
+  test('prints one line with its base URL and serves the API with the fixed key and the flags given', async () => {
+    const { child, output } = await startCli([
+      '--host', '127.0.0.1', '--port', '0', '--admin-key', 'cli_key', '--no-seed', '--rate-limit', '5',
+      '--row-cap', '7', '--timezone', 'Europe/Berlin', '--retry-schedule', '1,2',
+    ]);
     try {
+      expect(output.split('\n').filter((line) => /http:\/\/127\.0\.0\.1:\d+\/api/.test(line))).toHaveLength(1);
       const baseUrl = output.match(/http:\/\/127\.0\.0\.1:\d+\/api/)?.[0];
-      expect(baseUrl).toBeDefined();
       expect(output).toContain('Account API key: cli_key');
       const response = await fetch(`${baseUrl}/account/get`, { headers: { authorization: 'cli_key' } });
-      const body = (await response.json()) as { tariff: { rateLimit: number }; used: { bots: number } };
-      expect(body.tariff.rateLimit).toBe(5);
+      const body = (await response.json()) as { account: { timezone: string }; tariff: { rateLimit: number; rowCap: number }; used: { bots: number } };
+      expect(body.tariff).toMatchObject({ rateLimit: 5, rowCap: 7 });
+      expect(body.account.timezone).toBe('Europe/Berlin');
       expect(body.used.bots).toBe(0);
     } finally {
-      child.kill('SIGTERM');
+      await stop(child);
+    }
+  });
+
+  test('--data keeps what was written across a stop (SIGTERM) and a start; demo data is seeded once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
+    const args = ['--port', '0', '--data', join(dir, 'state.sqlite')];
+    try {
+      const first = await startCli(args);
+      const key = first.output.match(/Account API key: (\S+)/)![1];
+      const firstUrl = first.output.match(/http:\/\/127\.0\.0\.1:\d+\/api/)![0];
+      const created = await fetch(`${firstUrl}/list/create`, {
+        method: 'POST',
+        headers: { authorization: key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Kept', headers: ['A'] }),
+      });
+      expect(created.status).toBe(200);
+      await stop(first.child);
+
+      const second = await startCli(args);
+      try {
+        expect(second.output).toContain(`Account API key: ${key}`);
+        const secondUrl = second.output.match(/http:\/\/127\.0\.0\.1:\d+\/api/)![0];
+        const lists = (await (await fetch(`${secondUrl}/list/all`, { headers: { authorization: key } })).json()) as { items: { name: string }[] };
+        expect(lists.items.map((list) => list.name)).toEqual(['Leads', 'Kept']);
+      } finally {
+        await stop(second.child);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
