@@ -1,13 +1,22 @@
-import { directory, findBot } from '../domain/directory';
-import { fingerprintOf, idempotencyKeyOf, once } from '../domain/idempotency';
-import { cellOf, columnIndex, draftFromEither, draftFromObject, draftFromValues, unknownColumn } from '../domain/listInput';
+import { idempotencyKeyOf, once } from '../domain/idempotency';
+import { columnIndex, draftFromEither } from '../domain/listInput';
+import {
+  conditionsOf,
+  groupOf,
+  headersOf,
+  ROW_ORDERS,
+  rowAddFingerprint,
+  rowidsOf,
+  rowsToAdd,
+  serviceValues,
+  singleDraft,
+  targetList,
+} from '../domain/listParams';
 import {
   appendRows,
   completeRow,
   createList,
   deleteRows,
-  findListById,
-  findListByName,
   formatCreationDate,
   listsState,
   listSummary,
@@ -15,131 +24,12 @@ import {
   pageRows,
   renderRow,
   rowIndex,
-  type List,
-  type RowCondition,
-  type RowDraft,
-  type ServiceValues,
 } from '../domain/lists';
-import { ApiError, invalidParam, missingParam, notFound } from '../http/errors';
-import { pageOf, type Params } from '../http/params';
-import type { ApiCall, SandboxContext, SandboxModule } from './endpoint';
-
-/** Rows one /list/rows/add request may carry. */
-export const MAX_ROWS_PER_REQUEST = 500;
-const SORTS = ['old', 'new'] as const;
-
-const eitherMissing = (first: string, second: string) =>
-  new ApiError(422, 'missing_param', `Parameter "${first}" or "${second}" is required`, { param: first });
-
-/** The list named by `listid` or by `list` (its name); when both are given they must agree. */
-function targetList({ store, params }: ApiCall): List {
-  const listid = params.int('listid', { min: 1 });
-  const name = params.string('list');
-  if (listid === undefined && name === undefined) throw eitherMissing('listid', 'list');
-  const byId = listid === undefined ? undefined : findListById(store, listid);
-  if (listid !== undefined && !byId) throw notFound(`List ${listid}`, 'listid');
-  if (name === undefined) return byId!;
-  const byName = findListByName(store, name);
-  if (!byName) throw notFound(`List "${name}"`, 'list');
-  if (byId && byId !== byName) throw invalidParam('list', `names list ${byName.id}, but listid is ${listid}`);
-  return byName;
-}
-
-/** The row of a single-row write: `row` (by column name) or `values` (by order). */
-function singleDraft(list: List, params: Params, wholeRow: boolean): RowDraft {
-  const row = params.object('row');
-  const values = params.array('values');
-  if (row && values) throw invalidParam('values', 'cannot be given together with "row"');
-  if (row) return draftFromObject(list, columnIndex(list), row, 'row');
-  if (values) return draftFromValues(list, values, 'values', wholeRow);
-  throw eitherMissing('row', 'values');
-}
-
-/** Values of the service columns for rows added by this call at `now` (epoch ms). */
-function serviceValues(call: ApiCall, now: number): ServiceValues {
-  const { params, store, options } = call;
-  const botid = params.string('botid');
-  if (botid !== undefined) {
-    call.assertBot(botid);
-    if (!findBot(store, botid)) throw notFound(`Bot ${botid}`, 'botid');
-  }
-  return {
-    CreationDate: formatCreationDate(now, options.timezone),
-    ClientID: params.string('clientid'),
-    Messenger: params.string('messenger'),
-    BotID: botid,
-  };
-}
+import { notFound } from '../http/errors';
+import { pageOf } from '../http/params';
+import type { SandboxContext, SandboxModule } from './endpoint';
 
 const isoOf = (epochMs: number) => new Date(epochMs).toISOString();
-
-function headersOf(params: Params): string[] {
-  const headers = params.requiredArray('headers');
-  if (headers.length === 0) throw invalidParam('headers', 'must name at least one column');
-  const seen = new Set<string>();
-  for (const header of headers) {
-    if (typeof header !== 'string' || header.trim() === '') throw invalidParam('headers', 'must hold non-empty strings only');
-    if (seen.has(header)) throw invalidParam('headers', `names column "${header}" twice`);
-    seen.add(header);
-  }
-  return headers as string[];
-}
-
-function groupOf({ store, params }: ApiCall): string | undefined {
-  const group = params.string('group');
-  if (group !== undefined && !directory(store).groups.some((candidate) => candidate.code === group)) {
-    throw notFound(`Project ${group}`, 'group');
-  }
-  return group;
-}
-
-/** The conditions of /list/rows/find: `where` (AND of columns) or one `column` + `value`. */
-function conditionsOf(list: List, params: Params): RowCondition[] {
-  const where = params.object('where');
-  const column = params.string('column');
-  if (where && column !== undefined) throw invalidParam('column', 'cannot be given together with "where"');
-  const columns = columnIndex(list);
-  if (where) {
-    const entries = Object.entries(where);
-    if (entries.length === 0) throw invalidParam('where', 'must name at least one column');
-    return entries.map(([name, value]) => {
-      const index = columns.get(name);
-      if (index === undefined) throw unknownColumn(list, 'where', name);
-      return { column: index, value: cellOf(value, 'where', name) };
-    });
-  }
-  if (column === undefined) throw eitherMissing('where', 'column');
-  const index = columns.get(column);
-  if (index === undefined) throw unknownColumn(list, 'column', column);
-  const value = params.raw('value');
-  if (value === undefined) throw missingParam('value');
-  return [{ column: index, value: cellOf(value, 'value', column) }];
-}
-
-/** Row numbers of /list/row/delete: `rowid` or `rowids`, each of an existing row; duplicates count once. */
-function rowidsOf(list: List, params: Params): number[] {
-  const single = params.int('rowid', { min: 1 });
-  const many = params.array('rowids');
-  if (single !== undefined && many) throw invalidParam('rowids', 'cannot be given together with "rowid"');
-  if (single === undefined && !many) throw eitherMissing('rowid', 'rowids');
-  if (many && many.length === 0) throw invalidParam('rowids', 'must hold at least one row number');
-  const rowids = single !== undefined ? [single] : [...new Set(many!.map(rowNumber))];
-  const absent = rowids.find((rowid) => rowIndex(list, rowid) < 0);
-  if (absent !== undefined) throw notFound(`Row ${absent} of list "${list.name}"`, single !== undefined ? 'rowid' : 'rowids');
-  return rowids;
-}
-
-function rowNumber(value: unknown): number {
-  const parsed = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  if (!Number.isInteger(parsed) || parsed < 1) throw invalidParam('rowids', 'must hold row numbers (positive integers)');
-  return parsed;
-}
-
-/** The parameters that make two /list/row/add requests "the same" for Idempotency-Key. */
-function rowAddFingerprint(params: Params): string {
-  const names = ['listid', 'list', 'row', 'values', 'clientid', 'messenger', 'botid'];
-  return fingerprintOf(Object.fromEntries(names.map((name) => [name, params.raw(name)])));
-}
 
 /** Demo rows for some of the seeded subscribers. */
 function seedLeads({ store, clock, options }: SandboxContext): void {
@@ -213,7 +103,7 @@ export const listsModule: SandboxModule = {
       handle: (call) => {
         const list = targetList(call);
         const { limit, offset } = pageOf(call.params);
-        const sort = call.params.choice('sort', SORTS) ?? 'old';
+        const sort = call.params.choice('sort', ROW_ORDERS) ?? 'old';
         const page = pageRows(list.rows, sort, offset, limit);
         return { items: page.map((row) => renderRow(list, row)), total: list.rows.length };
       },
@@ -228,7 +118,7 @@ export const listsModule: SandboxModule = {
         const conditions = conditionsOf(list, params);
         const exact = params.bool('exact') ?? false;
         const { limit, offset } = pageOf(params);
-        const sort = params.choice('sort', SORTS) ?? 'old';
+        const sort = params.choice('sort', ROW_ORDERS) ?? 'old';
         const matched = matchRows(list, conditions, exact);
         return { items: pageRows(matched, sort, offset, limit).map((row) => renderRow(list, row)), total: matched.length };
       },
@@ -262,16 +152,7 @@ export const listsModule: SandboxModule = {
       scope: 'lists:write',
       handle: (call) => {
         const { store, clock, params, options } = call;
-        const rows = params.requiredArray('rows');
-        if (rows.length === 0) throw invalidParam('rows', 'must hold at least one row');
-        if (rows.length > MAX_ROWS_PER_REQUEST) {
-          throw new ApiError(
-            422,
-            'too_many_rows',
-            `Parameter "rows" holds ${rows.length} rows; at most ${MAX_ROWS_PER_REQUEST} are accepted per request, nothing was added`,
-            { param: 'rows', max: MAX_ROWS_PER_REQUEST },
-          );
-        }
+        const rows = rowsToAdd(params);
         const list = targetList(call);
         const columns = columnIndex(list);
         const now = clock.now();
