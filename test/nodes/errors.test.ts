@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
 /** 401, 403, 422 and 429 through a real execution, and "On Error: Continue" per item. */
@@ -93,5 +95,25 @@ describe('errors and rate limits', () => {
 			(entry) => entry.status === 429 && entry.keyId !== 'account',
 		);
 		expect(refused).toEqual([]);
+	});
+
+	it('429 without end: gives up after a bounded number of waits, with the service code', async () => {
+		let calls = 0;
+		const server = createServer((_request, response) => {
+			calls++;
+			response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '0' });
+			response.end(JSON.stringify({ code: 'rate_limited', error: 'Too many requests' }));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			bed.node.useKey('saturated', 'any-key', `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
+			const error = await bed.node.failure({ resource: 'account', operation: 'getBalance' }, { credential: 'saturated' });
+			expect(error.httpCode).toBe('429');
+			expect(error.context.code).toBe('rate_limited');
+			expect(calls).toBe(9); // the first try and 8 waits
+		} finally {
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		}
 	});
 });

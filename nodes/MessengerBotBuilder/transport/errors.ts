@@ -60,10 +60,11 @@ export function transportError(
 	node: INode,
 	cause: { message?: string; code?: string } | undefined,
 	secret: string,
-	what: { path: string; status?: number; repeated: boolean; itemIndex?: number },
+	what: { path: string; status?: number; body?: unknown; repeated: boolean; itemIndex?: number },
 ): NodeApiError {
-	const reason = cause?.message ?? `HTTP ${what.status}`;
-	const code = what.status ? `http_${what.status}` : (cause?.code ?? 'no_response');
+	const answer = what.body && typeof what.body === 'object' ? (what.body as ServiceErrorBody) : {};
+	const reason = cause?.message ?? answer.error ?? `HTTP ${what.status}`;
+	const code = answer.code ?? (what.status ? `http_${what.status}` : (cause?.code ?? 'no_response'));
 	const description = what.repeated
 		? 'The request was repeated and still failed.'
 		: `${what.path} changes data and may have taken effect, so it was not repeated automatically. Check the result in the service before running it again.`;

@@ -135,6 +135,7 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 				throw transportError(this.getNode(), undefined, secret, {
 					path: request.path,
 					status,
+					body: response.body,
 					repeated: false,
 					itemIndex: request.itemIndex,
 				});

@@ -26,6 +26,7 @@ export const create: Operation = {
 			default: [],
 			required: true,
 			description: 'What the key may do. A key cannot grant scopes that the creating key lacks.',
+			hint: 'The new key is in the output only once: store it in a credential right away',
 		},
 		{
 			displayName: 'Bot IDs',

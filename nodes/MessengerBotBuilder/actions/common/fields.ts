@@ -96,6 +96,7 @@ export const returnAllField: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description: 'Whether to return all results or only up to a given limit',
+	hint: 'Pages are read at the service\'s pace (10 requests per second)',
 };
 
 export const limitField: INodeProperties = {
@@ -162,4 +163,5 @@ export const messageTextField: INodeProperties = {
 	default: '',
 	required: true,
 	description: 'The message text',
+	hint: 'To reach many subscribers at once, use Broadcast → Send instead of one message per subscriber',
 };

@@ -75,6 +75,7 @@ export const columnsField = (mode: 'add' | 'update') => ({
 		},
 	},
 	description: 'Values by column name. "Map Automatically" takes the input fields named like the columns.',
+	hint: 'Columns named CreationDate, ClientID, Messenger and BotID are filled by the service when left empty',
 });
 
 /** The list's number; a list given by name is looked up (for methods that take `listid` only). */

@@ -33,6 +33,7 @@ export const create: Operation = {
 			options: EVENT_KINDS,
 			default: ['subscriber.new'],
 			required: true,
+			hint: 'The signing secret is in the output only once; the Messenger Bot Builder Trigger node manages webhooks by itself',
 		},
 	],
 	async execute(itemIndex) {
