@@ -66,6 +66,19 @@ describe('List and List Row operations', () => {
 		expect(stored.total).toBe(before + 1200);
 	});
 
+	it('bulk add with continueOnFail: an item naming a missing list fails alone, the rest are added', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Partial', headers: ['N'] });
+		const output = await bed.node.items(
+			{ resource: 'listRow', operation: 'add', listId: byId('={{ $json.list }}'), columns: autoMap },
+			{ items: [{ list: list.id, N: 'a' }, { list: 99999, N: 'b' }, { list: list.id, N: 'c' }], continueOnFail: true },
+		);
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(output[1].json.error).toContain('There is no list number 99999');
+		expect((output[2].json.row as IDataObject).N).toBe('c');
+		const stored = await rows(list.id);
+		expect(stored.map((row) => row.row.N)).toEqual(['a', 'c']);
+	});
+
 	it('get many: Return All over more than three pages, sorted, by list name', async () => {
 		const all = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byName('Заказы'), returnAll: true, sort: 'new' });
 		expect(all).toHaveLength(1201);
