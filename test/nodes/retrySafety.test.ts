@@ -55,4 +55,15 @@ describe('retry safety when an answer is lost', () => {
 		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
 		expect(stored.total).toBe(10);
 	});
+
+	it('a read whose answer is lost is simply asked again', async () => {
+		proxy.loseAnswers('/subscriber/get', 1);
+		const before = proxy.forwarded.length;
+		const [card] = await bed.node.json(
+			{ resource: 'subscriber', operation: 'get', lookup: 'byClient', botId: byId('bot_tg'), clientId: '100001' },
+			{ credential: 'flaky' },
+		);
+		expect(card.name).toBe('Alice Smith');
+		expect(proxy.forwarded.slice(before).filter((line) => line.includes('/subscriber/get'))).toHaveLength(2);
+	});
 });

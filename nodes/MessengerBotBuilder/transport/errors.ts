@@ -11,6 +11,7 @@ export interface ServiceErrorBody {
 
 const HINTS: Record<number, string> = {
 	401: 'The API key was not accepted: check the key and the base URL in the credential, and that the key has not expired or been revoked.',
+	404: 'The service does not know this method: check that the Base URL in the credential ends with /api.',
 	429: 'The service received too many requests and kept refusing after several waits. Run fewer workflows with this key at once.',
 };
 

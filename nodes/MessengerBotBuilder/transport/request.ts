@@ -110,6 +110,7 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 		} catch (error) {
 			if (repeatable && repeats < MAX_REPEATS) {
 				repeats++;
+				await sleep(FALLBACK_WAIT_MS * repeats);
 				continue;
 			}
 			throw transportError(this.getNode(), error as Error, secret, {
