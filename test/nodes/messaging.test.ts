@@ -86,7 +86,7 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 			resource: 'broadcast',
 			operation: 'send',
 			text: 'Sale starts now',
-			options: { botid: 'bot_tg', tags: 'newsletter, vip', name: 'Spring sale' },
+			options: { botid: byId('bot_tg'), tags: 'newsletter, vip', name: 'Spring sale' },
 		});
 		expect(planned).toMatchObject({ ok: true, planned: 2 });
 		const stored = broadcastsState(bed.sandbox.context.store).broadcasts.find((entry) => entry.code === planned.code);

@@ -56,7 +56,7 @@ describe('Subscriber operations change and read the sandbox', () => {
 			resource: 'subscriber',
 			operation: 'getMany',
 			returnAll: true,
-			filters: { botid: 'bot_tg', blocked: 'true' },
+			filters: { botid: byId('bot_tg'), blocked: 'true' },
 		});
 		expect(blocked.map((entry) => entry.clientid)).toEqual(['100004']);
 

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
-import { buttonsField, messageTextField } from '../common/fields';
-import { buttons, text } from '../common/params';
+import { botFilterField, buttonsField, messageTextField } from '../common/fields';
+import { buttons, locatorValue, text } from '../common/params';
 import { apiRequest } from '../../transport/request';
 
 export const send: Operation = {
@@ -20,14 +20,7 @@ export const send: Operation = {
 			placeholder: 'Add Option',
 			default: {},
 			options: [
-				{
-					displayName: 'Bot ID',
-					name: 'botid',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. bot_tg',
-					description: 'Only subscribers of this bot',
-				},
+				botFilterField('Only subscribers of this bot'),
 				{
 					displayName: 'Broadcast Name',
 					name: 'name',
@@ -62,7 +55,7 @@ export const send: Operation = {
 		const params: IDataObject = {
 			text: text.call(this, 'text', itemIndex, true),
 			buttons: buttons.call(this, itemIndex),
-			botid: options.botid,
+			botid: locatorValue(options.botid),
 			name: options.name,
 			tag: tags.length ? tags : undefined,
 			dialog: options.dialog === true ? true : undefined,

@@ -165,3 +165,7 @@ export const messageTextField: INodeProperties = {
 	description: 'The message text',
 	hint: 'To reach many subscribers at once, use Broadcast → Send instead of one message per subscriber',
 };
+
+/** An optional bot picker inside a collection of filters or options (read it with `locatorValue`). */
+export const botFilterField = (description: string): INodeProperties =>
+	locator('botid', 'Bot', 'searchBots', { placeholder: 'e.g. bot_tg', description }, { required: false });

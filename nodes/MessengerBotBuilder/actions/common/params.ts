@@ -106,3 +106,10 @@ export function listRef(this: IExecuteFunctions, itemIndex: number): IDataObject
 	}
 	return { listid: Number(value) };
 }
+
+/** The value of a resource locator found inside a collection (or a plain value given instead). */
+export function locatorValue(raw: unknown): string | undefined {
+	const value = raw && typeof raw === 'object' && 'value' in raw ? (raw as { value: unknown }).value : raw;
+	const result = value === undefined || value === null ? '' : String(value).trim();
+	return result === '' ? undefined : result;
+}

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
-import { pagingFields } from '../common/fields';
-import { paging, text } from '../common/params';
+import { botFilterField, pagingFields } from '../common/fields';
+import { locatorValue, paging, text } from '../common/params';
 import { fetchPages } from '../../transport/pagination';
 
 export const find: Operation = {
@@ -27,14 +27,7 @@ export const find: Operation = {
 			placeholder: 'Add Option',
 			default: {},
 			options: [
-				{
-					displayName: 'Bot ID',
-					name: 'botid',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. bot_tg',
-					description: 'Search in this bot only',
-				},
+				botFilterField('Search in this bot only'),
 				{
 					displayName: 'Tag',
 					name: 'tag',
@@ -47,7 +40,7 @@ export const find: Operation = {
 	],
 	async execute(itemIndex) {
 		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-		const params = { query: text.call(this, 'query', itemIndex, true), botid: options.botid, tag: options.tag };
+		const params = { query: text.call(this, 'query', itemIndex, true), botid: locatorValue(options.botid), tag: options.tag };
 		return await fetchPages.call(this, { method: 'GET', path: '/subscriber/find', params, itemIndex }, paging.call(this, itemIndex));
 	},
 };

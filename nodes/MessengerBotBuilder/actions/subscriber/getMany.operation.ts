@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
-import { pagingFields } from '../common/fields';
-import { paging } from '../common/params';
+import { botFilterField, pagingFields } from '../common/fields';
+import { locatorValue, paging } from '../common/params';
 import { fetchPages } from '../../transport/pagination';
 
 const yesNo = [
@@ -26,14 +26,7 @@ export const getMany: Operation = {
 			options: [
 				{ displayName: 'Active', name: 'active', type: 'options', options: yesNo, default: '' },
 				{ displayName: 'Blocked', name: 'blocked', type: 'options', options: yesNo, default: '' },
-				{
-					displayName: 'Bot ID',
-					name: 'botid',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. bot_tg',
-					description: 'Only subscribers of this bot',
-				},
+				botFilterField('Only subscribers of this bot'),
 				{
 					displayName: 'Messenger',
 					name: 'messenger',
@@ -80,7 +73,11 @@ export const getMany: Operation = {
 	],
 	async execute(itemIndex) {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-		const params: IDataObject = { ...filters, sort: this.getNodeParameter('sort', itemIndex, 'old') };
+		const params: IDataObject = {
+			...filters,
+			botid: locatorValue(filters.botid),
+			sort: this.getNodeParameter('sort', itemIndex, 'old'),
+		};
 		for (const bound of ['from', 'to']) if (filters[bound]) params[bound] = String(filters[bound]).slice(0, 10);
 		return await fetchPages.call(this, { method: 'GET', path: '/subscriber/list', params, itemIndex }, paging.call(this, itemIndex));
 	},
