@@ -45,8 +45,6 @@ export function explainReserializedFailure(error: DeliveryError): DeliveryError 
 
 export function writeNodeAnswer(res: ServerResponse, answer: { status: number; headers: Record<string, string>; body: string }): void {
   if (res.headersSent) return;
-  res.statusCode = answer.status;
-  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-  res.setHeader('content-length', Buffer.byteLength(answer.body));
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
   res.end(answer.body);
 }

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, createRemoteJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import type { webcrypto } from 'node:crypto';
+import { createSecretKey, type KeyObject, type webcrypto } from 'node:crypto';
 import { decodeHookSecret } from './secret';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -48,7 +48,7 @@ export interface VerifyOptions {
 
 /** Options checked once and turned into keys, ready for many verifications. */
 export interface ResolvedVerifyOptions {
-  hmacSecrets: Buffer[];
+  hmacSecrets: KeyObject[];
   hmacKeys: Promise<CryptoKey[]>;
   keySet?: JWTVerifyGetKey;
   algorithms: DeliveryAlgorithm[];
@@ -128,7 +128,8 @@ function resolveAlgorithms(options: VerifyOptions, hasSecrets: boolean, hasKeySe
 
 export function resolveVerifyOptions(options: VerifyOptions): ResolvedVerifyOptions {
   if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
-  const hmacSecrets = asList(options.secrets).map((secret, index) => decodeHookSecret(secret, `secrets[${index}]`));
+  const secretBytes = asList(options.secrets).map((secret, index) => decodeHookSecret(secret, `secrets[${index}]`));
+  const hmacSecrets = secretBytes.map((bytes) => createSecretKey(bytes));
   const keySet = resolveKeySet(options);
   if (hmacSecrets.length === 0 && !keySet) throw new TypeError('Configure at least one of secrets, jwks or jwksUrl');
   const algorithms = resolveAlgorithms(options, hmacSecrets.length > 0, keySet !== undefined);
@@ -154,7 +155,7 @@ export function resolveVerifyOptions(options: VerifyOptions): ResolvedVerifyOpti
     hmacSecrets,
     // Imported on first use; jose verifies with WebCrypto keys.
     get hmacKeys() {
-      hmacKeys ??= Promise.all(hmacSecrets.map(importHmacKey));
+      hmacKeys ??= Promise.all(secretBytes.map(importHmacKey));
       return hmacKeys;
     },
     keySet,

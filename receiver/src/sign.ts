@@ -1,4 +1,4 @@
-import { randomUUID, type KeyObject, type webcrypto } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject, type webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { bodySha256, standardWebhooksMac } from './digest';
 import { decodeHookSecret } from './secret';
@@ -57,7 +57,7 @@ export async function signDelivery(input: SignDeliveryInput): Promise<DeliverySi
   if (!Number.isInteger(timestamp) || timestamp < 0) throw new TypeError('timestamp must be whole unix seconds');
 
   const jwt = await signDeliveryJwt(input, timestamp, secretBytes);
-  const mac = standardWebhooksMac(secretBytes, input.eventId, timestamp, input.body);
+  const mac = standardWebhooksMac(createSecretKey(secretBytes), input.eventId, timestamp, input.body);
   return {
     'x-signature': jwt,
     'webhook-id': input.eventId,
