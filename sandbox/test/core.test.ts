@@ -16,7 +16,7 @@ describe('sandbox core: authentication, scopes, methods, errors', () => {
   const createKey = async (body: Record<string, unknown>) => {
     const response = await api.post('/key/create', body);
     expect(response.status).toBe(200);
-    return response.body.key as { id: string; key: string; scopes: string[]; expires: string | null };
+    return response.body.key as { id: string; key: string; scopes: string[]; bots: string[]; expires: string | null };
   };
 
   test('a missing or unknown key is answered 401 with code and error', async () => {
@@ -97,6 +97,13 @@ describe('sandbox core: authentication, scopes, methods, errors', () => {
       expect(response.body.error).toContain(param);
     }
     expect((await api.get('/account/get')).body.used.keys).toBe(before);
+  });
+
+  test('an empty bots array creates a key for every bot, as an absent one does', async () => {
+    const unrestricted = await createKey({ name: 'all bots', scopes: ['bots:read'], bots: [] });
+    expect(unrestricted).toMatchObject({ bots: [] });
+    const bots = await api.withKey(unrestricted.key).get('/bot/list');
+    expect(bots.body.items).toHaveLength(2);
   });
 
   test('a key cannot grant scopes it lacks', async () => {

@@ -23,7 +23,9 @@ export const keysModule: SandboxModule = {
         if (beyond.length > 0) {
           throw new ApiError(403, 'forbidden', `A key cannot grant scopes it lacks: ${beyond.join(', ')}`, { scope: beyond[0] });
         }
-        const bots = params.stringList('bots') ?? [];
+        // An empty array, like an absent one, means the key is not restricted to bots.
+        const rawBots = params.raw('bots');
+        const bots = Array.isArray(rawBots) && rawBots.length === 0 ? [] : (params.stringList('bots') ?? []);
         const knownBots = new Set(directory(store).bots.map((bot) => bot.id));
         const unknownBot = bots.find((botid) => !knownBots.has(botid));
         if (unknownBot !== undefined) throw notFound(`Bot ${unknownBot}`, 'bots');
