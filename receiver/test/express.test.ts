@@ -5,30 +5,38 @@ import { HOOK_ID, newSecret, serve, signedDelivery } from './helpers';
 
 const secret = newSecret();
 
-type Mount = (app: express.Express, receiver: Receiver) => void;
-const mounts: [string, Mount][] = [
-  ['mounted before any body parser', (app, receiver) => app.post('/hooks', receiver.middleware())],
-  ['after express.json()', (app, receiver) => app.use(express.json()).post('/hooks', receiver.middleware())],
-  ['after express.json({ verify: captureRawBody })', (app, receiver) => app.use(express.json({ verify: captureRawBody })).post('/hooks', receiver.middleware())],
-  ['after express.raw()', (app, receiver) => app.use(express.raw({ type: 'application/json' })).post('/hooks', receiver.middleware())],
-  ['after express.text()', (app, receiver) => app.use(express.text({ type: 'application/json' })).post('/hooks', receiver.middleware())],
+// Express 4 is installed under the alias "express4"; its API is the same for what is used here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const express4 = require('express4') as typeof express;
+const EXPRESS_VERSIONS: [string, typeof express][] = [
+  ['Express 5', express],
+  ['Express 4', express4],
 ];
 
-async function startApp(mount: Mount, options: Parameters<typeof createReceiver>[0] = { secrets: secret }) {
+type Mount = (app: express.Express, receiver: Receiver, framework: typeof express) => void;
+const mounts: [string, Mount][] = [
+  ['mounted before any body parser', (app, receiver) => app.post('/hooks', receiver.middleware())],
+  ['after express.json()', (app, receiver, fw) => app.use(fw.json()).post('/hooks', receiver.middleware())],
+  ['after express.json({ verify: captureRawBody })', (app, receiver, fw) => app.use(fw.json({ verify: captureRawBody })).post('/hooks', receiver.middleware())],
+  ['after express.raw()', (app, receiver, fw) => app.use(fw.raw({ type: 'application/json' })).post('/hooks', receiver.middleware())],
+  ['after express.text()', (app, receiver, fw) => app.use(fw.text({ type: 'application/json' })).post('/hooks', receiver.middleware())],
+];
+
+async function startApp(mount: Mount, options: Parameters<typeof createReceiver>[0] = { secrets: secret }, framework = express) {
   const receiver = createReceiver(options);
   const events: DeliveryEvent[] = [];
   receiver.onAny((event) => void events.push(event));
-  const app = express();
-  mount(app, receiver);
+  const app = framework();
+  mount(app, receiver, framework);
   const running = await serve(app);
   return { receiver, events, running };
 }
 
-describe('receiver.middleware() in Express 5 over HTTP', () => {
+describe.each(EXPRESS_VERSIONS)('receiver.middleware() in %s over HTTP', (_version, framework) => {
   describe.each(mounts)('%s', (_label, mount) => {
     let app: Awaited<ReturnType<typeof startApp>>;
     beforeAll(async () => {
-      app = await startApp(mount);
+      app = await startApp(mount, { secrets: secret }, framework);
     });
     afterAll(() => app.running.close());
 
@@ -57,7 +65,7 @@ describe('receiver.middleware() in Express 5 over HTTP', () => {
   });
 
   it('explains how to mount it when express.json() re-serialization cannot match the signed bytes', async () => {
-    const app = await startApp(mounts[1][1]);
+    const app = await startApp(mounts[1][1], { secrets: secret }, framework);
     try {
       const event = sampleEvent('subscriber.new', { hook: HOOK_ID });
       // Pretty-printed bytes are signed: express.json() drops the whitespace, so the re-serialized body differs.
@@ -74,7 +82,7 @@ describe('receiver.middleware() in Express 5 over HTTP', () => {
   });
 
   it('answers 405 and 415 before reading the body', async () => {
-    const app = await startApp((a, receiver) => a.use('/hooks', receiver.middleware()));
+    const app = await startApp((a, receiver) => a.use('/hooks', receiver.middleware()), { secrets: secret }, framework);
     try {
       const get = await fetch(`${app.running.url}/hooks`);
       expect(get.status).toBe(405);
@@ -87,7 +95,7 @@ describe('receiver.middleware() in Express 5 over HTTP', () => {
   });
 
   it('answers 413 to a chunked body over the limit without reading all of it', async () => {
-    const app = await startApp(mounts[0][1], { secrets: secret, maxBodyBytes: 64 * 1024 });
+    const app = await startApp(mounts[0][1], { secrets: secret, maxBodyBytes: 64 * 1024 }, framework);
     try {
       const { port } = new URL(app.running.url);
       const result = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
@@ -118,6 +126,9 @@ describe('receiver.middleware() in Express 5 over HTTP', () => {
     }
   });
 
+});
+
+describe('receiver.middleware() without a framework', () => {
   it('works as a plain node:http handler', async () => {
     const receiver = createReceiver({ secrets: secret });
     const running = await serve(receiver.middleware() as never);
