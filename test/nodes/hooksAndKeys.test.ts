@@ -18,7 +18,7 @@ describe('Webhook and API Key operations', () => {
 		});
 		const hook = created.hook as Record<string, any>;
 		expect(hook).toMatchObject({ name: 'CRM sync', events: ['subscriber.new', 'subscriber.stage'] });
-		expect(String(created.secret)).toMatch(/^whsec_/);
+		expect(created).toMatchObject({ secret: expect.stringMatching(/^….{4}$/), secretRedacted: true });
 
 		const listed = await bed.node.json({ resource: 'webhook', operation: 'getMany' });
 		expect(listed.map((entry) => entry.id)).toContain(hook.id);
@@ -26,6 +26,19 @@ describe('Webhook and API Key operations', () => {
 		await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: hook.id });
 		const after = await bed.api.call('/hook/list', { limit: 1000 });
 		expect(after.items.map((entry: { id: string }) => entry.id)).not.toContain(hook.id);
+	});
+
+	it('webhook create outputs the signing secret only when asked to', async () => {
+		const [created] = await bed.node.json({
+			resource: 'webhook',
+			operation: 'create',
+			name: 'Own receiver',
+			url: 'http://127.0.0.1:9/own',
+			events: ['payment.success'],
+			revealSecret: true,
+		});
+		expect(String(created.secret)).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+		expect(created).not.toHaveProperty('secretRedacted');
 	});
 
 	it('webhook list on a service without the extension explains what to do', async () => {
@@ -44,9 +57,11 @@ describe('Webhook and API Key operations', () => {
 			scopes: ['account:read'],
 			bots: 'bot_tg',
 			days: 7,
+			revealSecret: true,
 		});
 		const key = created.key as Record<string, any>;
 		expect(key).toMatchObject({ name: 'Reporting', scopes: ['account:read'], bots: ['bot_tg'] });
+		expect(key).not.toHaveProperty('keyRedacted');
 
 		bed.node.useKey('reporting', key.key, bed.baseUrl);
 		const [balance] = await bed.node.json({ resource: 'account', operation: 'getBalance' }, { credential: 'reporting' });
@@ -56,5 +71,11 @@ describe('Webhook and API Key operations', () => {
 		const error = await bed.node.failure({ resource: 'account', operation: 'getBalance' }, { credential: 'reporting' });
 		expect(error.httpCode).toBe('401');
 		expect(error.message).not.toContain(key.key);
+	});
+
+	it('API key create keeps the new key out of the output by default', async () => {
+		const [created] = await bed.node.json({ resource: 'apiKey', operation: 'create', name: 'Masked', scopes: ['bots:read'] });
+		const key = created.key as Record<string, any>;
+		expect(key).toMatchObject({ name: 'Masked', key: expect.stringMatching(/^….{4}$/), keyRedacted: true });
 	});
 });

@@ -1,6 +1,8 @@
 import type { Operation } from '../types';
 import { stringList, text } from '../common/params';
 import { apiRequest } from '../../transport/request';
+import { guardSecret, revealSecretField } from '../common/secrets';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 const AREAS = [
@@ -15,7 +17,7 @@ export const create: Operation = {
 	name: 'Create',
 	action: 'Create an API key with restricted rights',
 	description:
-		'Makes a key limited to some scopes, bots and days. The answer holds the key itself, shown only once.',
+		'Makes a key limited to some scopes, bots and days. The service shows the new key only once; it is output only when asked for.',
 	properties: [
 		{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. Reporting' },
 		{
@@ -26,7 +28,6 @@ export const create: Operation = {
 			default: [],
 			required: true,
 			description: 'What the key may do. A key cannot grant scopes that the creating key lacks.',
-			hint: 'The new key is in the output only once: store it in a credential right away',
 		},
 		{
 			displayName: 'Bot IDs',
@@ -44,6 +45,7 @@ export const create: Operation = {
 			default: 30,
 			description: 'The key stops working by itself after this many days',
 		},
+		revealSecretField('Key'),
 	],
 	async execute(itemIndex) {
 		const scopes = this.getNodeParameter('scopes', itemIndex, []) as string[];
@@ -55,6 +57,8 @@ export const create: Operation = {
 			bots: bots.length ? bots : undefined,
 			days: this.getNodeParameter('days', itemIndex, 30) as number,
 		};
-		return await apiRequest.call(this, { method: 'POST', path: '/key/create', params, itemIndex });
+		const created = await apiRequest.call(this, { method: 'POST', path: '/key/create', params, itemIndex });
+		guardSecret.call(this, created.key as IDataObject | undefined, 'key', itemIndex);
+		return created;
 	},
 };

@@ -1,6 +1,7 @@
 import type { Operation } from '../types';
 import { text } from '../common/params';
 import { apiRequest } from '../../transport/request';
+import { guardSecret, revealSecretField } from '../common/secrets';
 import { NodeOperationError } from 'n8n-workflow';
 
 export const EVENT_KINDS = [
@@ -14,7 +15,7 @@ export const create: Operation = {
 	name: 'Create',
 	action: 'Create a webhook',
 	description:
-		'Subscribes a URL to events. The answer holds the signing secret, shown only once: keep it to verify deliveries.',
+		'Subscribes a URL to events. The service shows the signing secret only once; it is output only when asked for.',
 	properties: [
 		{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. CRM sync' },
 		{
@@ -33,8 +34,9 @@ export const create: Operation = {
 			options: EVENT_KINDS,
 			default: ['subscriber.new'],
 			required: true,
-			hint: 'The signing secret is in the output only once; the Messenger Bot Builder Trigger node manages webhooks by itself',
+			hint: 'The Messenger Bot Builder Trigger node manages its webhooks and secrets by itself',
 		},
+		revealSecretField('Signing Secret'),
 	],
 	async execute(itemIndex) {
 		const events = this.getNodeParameter('events', itemIndex, []) as string[];
@@ -44,6 +46,8 @@ export const create: Operation = {
 			url: text.call(this, 'url', itemIndex, true),
 			events,
 		};
-		return await apiRequest.call(this, { method: 'POST', path: '/hook/create', params, itemIndex });
+		const created = await apiRequest.call(this, { method: 'POST', path: '/hook/create', params, itemIndex });
+		guardSecret.call(this, created, 'secret', itemIndex);
+		return created;
 	},
 };
