@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Redis from 'ioredis';
-import { startSandbox, type RunningSandbox } from '../../sandbox/src';
+import type { RunningSandbox, SandboxOptions } from '../../sandbox/src';
 import { createReceiver, type DeliveryContext, type DeliveryEvent, type NodeRequestHandler } from '../src';
 import { buildReceiver, eventually, startExampleApp, type ExampleApp } from './helpers';
 
@@ -75,7 +75,12 @@ function countById(events: { id: string }[]): Map<string, number> {
   return counts;
 }
 
-beforeAll(() => buildReceiver(), 60_000);
+// The sandbox loads this package from receiver/dist: build it first, then load the sandbox.
+let startSandbox: (options: SandboxOptions) => Promise<RunningSandbox>;
+beforeAll(async () => {
+  buildReceiver();
+  ({ startSandbox } = await import('../../sandbox/src'));
+}, 60_000);
 
 describe('sandbox -> Express middleware (HS256 JWT)', () => {
   let sandbox: RunningSandbox;
