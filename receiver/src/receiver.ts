@@ -7,7 +7,7 @@ import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import { readHeaders, type HeaderSource } from './headers';
 import { explainReserializedFailure, locateRawBody, writeNodeAnswer, type NodeRequest, type NodeRequestHandler } from './node';
 import type { SignatureScheme, VerifyOptions } from './options';
-import { createVerifier, type RawBody, type VerifiedDelivery } from './verify';
+import { createVerifier, type DeliveryVerifier, type RawBody, type VerifiedDelivery } from './verify';
 
 export interface ReceiverOptions extends VerifyOptions {
   /** Where accepted event ids are remembered: a store, or `false` to emit duplicates. Default: in memory. */
@@ -43,7 +43,7 @@ export interface DeliveryAnswer {
   error?: DeliveryError;
 }
 
-/** Lets serverless platforms keep running the listeners after the answer (`ctx.waitUntil` on Vercel, Cloudflare...). */
+/** Lets serverless platforms keep running the listeners after the answer (`waitUntil`, Next.js `after`). */
 export interface HandleContext {
   waitUntil?(promise: Promise<unknown>): void;
 }
@@ -72,7 +72,7 @@ function refusal(error: DeliveryError): DeliveryAnswer {
 }
 
 export class Receiver {
-  readonly #verifier: ReturnType<typeof createVerifier>;
+  readonly #verifier: DeliveryVerifier;
   readonly #dedupe: DedupeStore | undefined;
   readonly #handlers = new Map<string, EventHandler<never>[]>();
   readonly #anyHandlers: EventHandler<DeliveryEvent>[] = [];
