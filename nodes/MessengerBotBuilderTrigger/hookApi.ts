@@ -1,11 +1,7 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { fetchPages } from '../MessengerBotBuilder/transport/pagination';
-import { apiRequest, type ApiContext } from '../MessengerBotBuilder/transport/request';
-
-// The shared transport only needs getCredentials, getNode and helpers.httpRequestWithAuthentication,
-// which hook functions have as well; its context type just does not name IHookFunctions.
-const asApiContext = (context: IHookFunctions) => context as unknown as ApiContext;
+import { apiRequest } from '../MessengerBotBuilder/transport/request';
 
 export interface CreatedHook {
 	id: string;
@@ -28,7 +24,7 @@ export async function createHook(
 	this: IHookFunctions,
 	subscription: { name: string; url: string; events: string[] },
 ): Promise<CreatedHook> {
-	const answer = await apiRequest.call(asApiContext(this), {
+	const answer = await apiRequest.call(this, {
 		method: 'POST',
 		path: '/hook/create',
 		params: { ...subscription } as IDataObject,
@@ -47,7 +43,7 @@ export async function createHook(
 
 /** Every hook the key can see (`/hook/list`, where the service has it). */
 export async function listHooks(this: IHookFunctions): Promise<ListedHook[]> {
-	const hooks = await fetchPages.call(asApiContext(this), { method: 'GET', path: '/hook/list' }, { returnAll: true, limit: 0 });
+	const hooks = await fetchPages.call(this, { method: 'GET', path: '/hook/list' }, { returnAll: true, limit: 0 });
 	return hooks.map((hook) => ({
 		id: String(hook.id),
 		url: typeof hook.url === 'string' ? hook.url : undefined,
@@ -57,7 +53,7 @@ export async function listHooks(this: IHookFunctions): Promise<ListedHook[]> {
 
 /** `/hook/delete` (where the service has it). */
 export async function deleteHook(this: IHookFunctions, id: string): Promise<void> {
-	await apiRequest.call(asApiContext(this), { method: 'POST', path: '/hook/delete', params: { id } });
+	await apiRequest.call(this, { method: 'POST', path: '/hook/delete', params: { id } });
 }
 
 /** True when the service says the hook itself no longer exists (422 `not_found` on its id). */

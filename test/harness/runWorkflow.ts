@@ -1,6 +1,7 @@
 import './env';
 import { randomUUID } from 'node:crypto';
-import { ExecutionLifecycleHooks, ExternalSecretsProxy, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { harnessAdditionalData } from './additionalData';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -12,7 +13,6 @@ import type {
 	INodeParameters,
 	INodeType,
 	IRun,
-	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { ApplicationError, Workflow } from 'n8n-workflow';
 import { HarnessCredentialsHelper, type StoredCredential } from './credentialsHelper';
@@ -48,41 +48,6 @@ export class RunResult {
 		const runs = this.run.data.resultData.runData[nodeName];
 		return runs?.[runs.length - 1]?.error;
 	}
-}
-
-const BASE = 'http://127.0.0.1:5678';
-
-function additionalData(
-	credentialsHelper: HarnessCredentialsHelper,
-	executionId: string,
-	hooks: ExecutionLifecycleHooks,
-): IWorkflowExecuteAdditionalData {
-	const unsupported = (what: string) => async () => {
-		throw new ApplicationError(`${what} is not available in the harness`);
-	};
-	return {
-		credentialsHelper,
-		externalSecretsProxy: new ExternalSecretsProxy(),
-		executionId,
-		hooks,
-		executeWorkflow: unsupported('Executing a sub-workflow'),
-		getRunExecutionData: async () => undefined,
-		getRuntimeCredential: async () => undefined,
-		startRunnerTask: unsupported('The task runner'),
-		logAiEvent: () => {},
-		currentNodeExecutionIndex: 0,
-		variables: {},
-		restApiUrl: `${BASE}/rest`,
-		instanceBaseUrl: `${BASE}/`,
-		formBaseUrl: `${BASE}/form`,
-		formWaitingBaseUrl: `${BASE}/form-waiting`,
-		formTestBaseUrl: `${BASE}/form-test`,
-		webhookBaseUrl: `${BASE}/webhook`,
-		webhookWaitingBaseUrl: `${BASE}/webhook-waiting`,
-		webhookTestBaseUrl: `${BASE}/webhook-test`,
-		mcpBaseUrl: `${BASE}/mcp`,
-		mcpTestBaseUrl: `${BASE}/mcp-test`,
-	} as IWorkflowExecuteAdditionalData;
 }
 
 /**
@@ -123,10 +88,11 @@ export class Harness {
 		const workflow = this.workflowOf(definition);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new ApplicationError(`No node "${nodeName}" in the workflow`);
-		const data = additionalData(this.credentials, randomUUID(), new ExecutionLifecycleHooks('manual', '', {
+		const hooks = new ExecutionLifecycleHooks('manual', '', {
 			id: workflow.id, name: 'harness', active: false, activeVersionId: null, isArchived: false,
 			nodes: definition.nodes, connections: definition.connections, createdAt: new Date(), updatedAt: new Date(),
-		}));
+		});
+		const data = harnessAdditionalData({ credentialsHelper: this.credentials, executionId: randomUUID(), hooks });
 		data.currentNodeParameters = node.parameters as INodeParameters;
 		return new LoadOptionsContext(workflow, node, data, 'parameters');
 	}
@@ -176,7 +142,10 @@ export class Harness {
 			createdAt: new Date(),
 			updatedAt: new Date(),
 		});
-		const execute = new WorkflowExecute(additionalData(this.credentials, executionId, hooks), 'manual');
+		const execute = new WorkflowExecute(
+			harnessAdditionalData({ credentialsHelper: this.credentials, executionId, hooks }),
+			'manual',
+		);
 		return new RunResult(await execute.run({ workflow, startNode: start }));
 	}
 }

@@ -15,7 +15,7 @@ import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi
 import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
 import { HarnessCredentialsHelper } from '../harness/credentialsHelper';
 import { credentialTypes, HarnessNodeTypes, PACKAGE } from '../harness/nodeTypes';
-import { triggerAdditionalData, type WebhookBases } from './additionalData';
+import { harnessAdditionalData, type AdditionalDataOptions, type WebhookBases } from '../harness/additionalData';
 
 export const TRIGGER_NAME = 'Messenger Bot Builder Trigger';
 
@@ -82,6 +82,15 @@ export class TriggerHarness {
 		};
 	}
 
+	private additionalData(http?: AdditionalDataOptions['http']) {
+		const { webhookBaseUrl, webhookTestBaseUrl } = this.options;
+		return harnessAdditionalData({
+			credentialsHelper: this.credentials,
+			webhookBases: { webhookBaseUrl, webhookTestBaseUrl },
+			http,
+		});
+	}
+
 	/** The node's static data as n8n would have stored it. */
 	get nodeStaticData(): IDataObject {
 		const all = JSON.parse(this.savedStaticData) as IDataObject;
@@ -118,7 +127,7 @@ export class TriggerHarness {
 			path: String(description.path),
 			webhookDescription: description,
 			workflowId: workflow.id,
-			workflowExecuteAdditionalData: triggerAdditionalData(this.credentials, this.options),
+			workflowExecuteAdditionalData: this.additionalData(),
 			webhookId: this.node.webhookId,
 			isTest: mode === 'test',
 		};
@@ -132,7 +141,7 @@ export class TriggerHarness {
 		const context = new HookContext(
 			workflow,
 			this.node,
-			triggerAdditionalData(this.credentials, this.options),
+			this.additionalData(),
 			executeMode,
 			activation,
 			this.webhookData(workflow, mode),
@@ -157,10 +166,7 @@ export class TriggerHarness {
 	 */
 	async deliver(request: Request, response: Response, mode: WebhookMode = 'production'): Promise<void> {
 		const workflow = this.loadWorkflow();
-		const additionalData = triggerAdditionalData(this.credentials, this.options, {
-			httpRequest: request,
-			httpResponse: response,
-		});
+		const additionalData = this.additionalData({ httpRequest: request, httpResponse: response });
 		const context = new WebhookContext(
 			workflow,
 			this.node,

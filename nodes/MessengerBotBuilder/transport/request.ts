@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
+	IHookFunctions,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 } from 'n8n-workflow';
@@ -11,7 +12,7 @@ import { holdOff, waitForTurn } from './pacing';
 
 export const CREDENTIAL_NAME = 'messengerBotBuilderApi';
 
-export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions;
+export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions;
 
 export interface ApiRequest {
 	/** GET for reads (scalar parameters in the query string), POST for changes and for reads with arrays/objects. */
