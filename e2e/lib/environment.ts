@@ -40,7 +40,8 @@ async function assertPackageLoaded(n8n: N8nStack, sessionCookie: string): Promis
 
 export async function startE2eEnvironment(mode: ExecutionsMode): Promise<E2eEnvironment> {
   const dir = path.join(outDir, `n8n-${mode}`);
-  rmSync(dir, { recursive: true, force: true });
+  const outputDir = path.join(outDir, `screenshots-${mode}`);
+  for (const stale of [dir, outputDir]) rmSync(stale, { recursive: true, force: true });
   installTarball(dir, packageTarball());
   // Short redelivery pauses: a delivery that n8n refused is retried within the test's patience.
   const sandbox = await startSandbox({ retrySchedule: [1, 2, 4] });
@@ -57,7 +58,7 @@ export async function startE2eEnvironment(mode: ExecutionsMode): Promise<E2eEnvi
     const stack = n8n;
     return {
       mode,
-      outputDir: path.join(outDir, `screenshots-${mode}`),
+      outputDir,
       sandbox,
       service: new SandboxClient(sandbox.url, sandbox.adminKey),
       n8n: stack,

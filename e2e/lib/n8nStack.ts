@@ -66,6 +66,8 @@ export class N8nStack {
       N8N_TEMPLATES_ENABLED: 'false',
       N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
       N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+      // No list of vetted community nodes from n8n's servers (the node creator would ask for it).
+      N8N_VERIFIED_PACKAGES_ENABLED: 'false',
       // Modules that fetch from n8n's servers at start; these tests stay on loopback.
       N8N_DISABLED_MODULES: 'mcp-registry',
       N8N_DYNAMIC_BANNERS_ENABLED: 'false',
