@@ -22,20 +22,30 @@ export function readHeaders(source: HeaderSource): HeaderReader {
       },
     };
   }
-  const lowerCased = new Map<string, string | readonly string[]>();
-  for (const [key, value] of Object.entries(source)) {
-    if (value !== undefined) lowerCased.set(key.toLowerCase(), value);
-  }
+  // Node's req.headers already has lower-case names: look up directly; index other records once, when needed.
+  let lowerCased: Map<string, string | readonly string[]> | null | undefined;
+  const lookup = (name: string): string | readonly string[] | undefined => {
+    const direct = source[name];
+    if (direct !== undefined) return direct;
+    if (lowerCased === undefined) {
+      const keys = Object.keys(source);
+      lowerCased = keys.every((key) => key === key.toLowerCase())
+        ? null
+        : new Map(keys.filter((key) => source[key] !== undefined).map((key) => [key.toLowerCase(), source[key]!]));
+    }
+    return lowerCased?.get(name);
+  };
   const values = (name: string): string[] => {
-    const value = lowerCased.get(name);
+    const value = lookup(name);
     if (value === undefined) return [];
-    return (typeof value === 'string' ? [value] : [...value]).map((v) => v.trim());
+    return typeof value === 'string' ? [value.trim()] : value.map((v) => v.trim());
   };
   return {
     // A repeated single-valued header is joined, which makes it unparseable on purpose.
     get: (name) => {
-      const all = values(name);
-      return all.length === 0 ? undefined : all.join(', ');
+      const value = lookup(name);
+      if (value === undefined || typeof value === 'string') return value?.trim();
+      return value.length === 0 ? undefined : value.map((v) => v.trim()).join(', ');
     },
     getAll: values,
   };
