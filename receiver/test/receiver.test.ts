@@ -1,4 +1,4 @@
-import { createReceiver, type DeliveryEvent } from '../src';
+import { createReceiver, isEventType, type DeliveryEvent } from '../src';
 import { jwtOnly, newSecret, signedDelivery, standardWebhooksOnly } from './helpers';
 
 const secret = newSecret();
@@ -194,6 +194,27 @@ describe('createReceiver().handle (web Request)', () => {
     expect(() => createReceiver({ secrets: secret, algorithms: ['ES256'] })).toThrow(/ES256 needs jwks or jwksUrl/);
     expect(() => createReceiver({ secrets: secret, toleranceSeconds: -1 })).toThrow(/toleranceSeconds/);
     expect(() => createReceiver({ secrets: secret, dedupe: {} as never })).toThrow(/dedupe must be a store/);
+  });
+
+  it('types listeners by event kind (checked by tsc)', () => {
+    const receiver = createReceiver({ secrets: secret });
+    receiver.on('subscriber.stage', (event) => {
+      const stage: string = event.data.stage;
+      const previous: string | null = event.data.previous;
+      return [stage, previous];
+    });
+    receiver.on('payment.success', (event) => {
+      const amount: number | string = event.data.payment.amount;
+      return amount;
+    });
+    receiver.on('subscriber.new', (event) => {
+      // @ts-expect-error a new subscriber has no stage field in its data
+      const stage: string = event.data.stage;
+      return stage;
+    });
+    // @ts-expect-error unknown kinds are not subscribed with on(): they reach onAny
+    receiver.on('subscriber.tagged', () => undefined);
+    receiver.onAny((event) => (isEventType(event, 'payment.success') ? event.data.payment.currency : event.type));
   });
 
   it('receive() works on a body already in memory (Fastify, Lambda)', async () => {
