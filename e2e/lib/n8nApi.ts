@@ -33,8 +33,23 @@ export async function setupOwner(baseUrl: string, owner: Owner = defaultOwner): 
     body: JSON.stringify(owner),
   });
   await readJson(response, 'owner setup (POST /rest/owner/setup)');
+  return sessionCookieOf(response, 'owner setup');
+}
+
+/** Signs in an existing user and returns the session cookie. */
+export async function signIn(baseUrl: string, owner: Owner = defaultOwner): Promise<string> {
+  const response = await fetch(`${baseUrl}/rest/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'browser-id': browserId },
+    body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
+  });
+  await readJson(response, 'sign in (POST /rest/login)');
+  return sessionCookieOf(response, 'sign in');
+}
+
+function sessionCookieOf(response: Response, what: string): string {
   const cookie = response.headers.getSetCookie().find((value) => value.startsWith('n8n-auth='));
-  if (!cookie) throw new Error('owner setup answered without an n8n-auth cookie');
+  if (!cookie) throw new Error(`${what} answered without an n8n-auth cookie`);
   return cookie.split(';')[0];
 }
 
@@ -91,6 +106,11 @@ export class PublicApi {
 
   createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string; name: string }> {
     return this.call('POST', '/credentials', { name, type, data });
+  }
+
+  async workflowNames(): Promise<Set<string>> {
+    const page = await this.call('GET', '/workflows?limit=250');
+    return new Set((page.data as Array<{ name: string }>).map((workflow) => workflow.name));
   }
 
   createWorkflow(workflow: WorkflowDefinition): Promise<{ id: string }> {

@@ -1,0 +1,109 @@
+/**
+ * `npm run dev`: the package in a real n8n, ready to click through.
+ * Builds the package, starts the sandbox (demo data, kept between runs) and n8n 2.41.1 with the
+ * package linked in, creates the owner, an API key and a credential pointing at the sandbox,
+ * imports the example workflows, prints the editor URL and login, then rebuilds and restarts n8n
+ * whenever the package's sources change. State lives in e2e/out/dev (`--reset` starts over).
+ * Usage: node e2e/dev.ts [--reset] [--no-watch]   (ports: N8N_PORT=5678, SANDBOX_PORT=8787)
+ */
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { credentialType, linkRepository } from './lib/communityPackage.ts';
+import { DevStateFile } from './lib/devState.ts';
+import { loadExamples } from './lib/examples.ts';
+import { createApiKey, defaultOwner, PublicApi, setupOwner, signIn } from './lib/n8nApi.ts';
+import { N8nStack } from './lib/n8nStack.ts';
+import { watchNodes } from './lib/nodesWatcher.ts';
+import { outDir, repoRoot } from './lib/paths.ts';
+import { startSandbox } from './lib/sandbox.ts';
+import { installN8n } from './install-n8n.ts';
+
+const CREDENTIAL_NAME = 'Messenger Bot Builder (sandbox)';
+
+const { values: flags } = parseArgs({ options: { reset: { type: 'boolean' }, 'no-watch': { type: 'boolean' } } });
+const n8nPort = Number(process.env.N8N_PORT ?? 5678);
+const sandboxPort = Number(process.env.SANDBOX_PORT ?? 8787);
+const devDir = path.join(outDir, 'dev');
+
+function build(args: string[]): void {
+  const result = spawnSync('npm', args, { cwd: repoRoot, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`\`npm ${args.join(' ')}\` failed`);
+}
+
+if (flags.reset) rmSync(devDir, { recursive: true, force: true });
+installN8n();
+build(['run', 'build', '-w', 'sandbox', '--silent']);
+build(['run', 'build:nodes', '--silent']);
+
+const stateFile = new DevStateFile(devDir);
+const state = stateFile.state;
+const sandbox = await startSandbox({
+  port: sandboxPort,
+  adminKey: state.sandboxAdminKey,
+  dataFile: path.join(devDir, 'sandbox.sqlite'),
+  seed: true,
+});
+linkRepository(devDir);
+const n8nOptions = { dir: devDir, mode: 'regular' as const, port: n8nPort, encryptionKey: state.encryptionKey };
+let n8n = await N8nStack.start(n8nOptions).catch(async (error) => {
+  await sandbox.close();
+  throw error;
+});
+
+const session = state.ownerCreated ? await signIn(n8n.baseUrl) : await setupOwner(n8n.baseUrl);
+stateFile.update({ ownerCreated: true });
+if (!state.apiKey) stateFile.update({ apiKey: await createApiKey(n8n.baseUrl, session) });
+const api = new PublicApi(n8n.baseUrl, state.apiKey!);
+if (!state.credentialId) {
+  const credential = await api.createCredential(CREDENTIAL_NAME, credentialType, { apiKey: sandbox.adminKey, baseUrl: sandbox.baseUrl });
+  stateFile.update({ credentialId: credential.id });
+}
+const existing = await api.workflowNames();
+const examples = loadExamples({ id: state.credentialId!, name: CREDENTIAL_NAME });
+let imported = 0;
+for (const { workflow } of examples) {
+  if (existing.has(workflow.name)) continue;
+  await api.createWorkflow(workflow);
+  imported += 1;
+}
+
+console.log(`
+  n8n with n8n-nodes-messenger-bot-builder is ready
+
+  Editor     ${n8n.baseUrl}
+  Login      ${defaultOwner.email} / ${defaultOwner.password}
+  Credential "${CREDENTIAL_NAME}" → ${sandbox.baseUrl}
+  Workflows  ${examples.length} examples (${imported} imported now)
+  Sandbox    ${sandbox.baseUrl} (account key in ${path.relative(repoRoot, stateFile.file)})
+  n8n log    ${path.relative(repoRoot, n8n.main.log.logFile)}
+${flags['no-watch'] ? '' : '\n  Watching nodes/ and credentials/: a change rebuilds the package and restarts n8n.\n'}
+  Ctrl+C stops everything.
+`);
+
+let stopping = false;
+const watcher = flags['no-watch']
+  ? undefined
+  : watchNodes(
+      async () => {
+        if (stopping) return;
+        console.log('dev: package rebuilt, restarting n8n…');
+        await n8n.stop();
+        n8n = await N8nStack.start(n8nOptions);
+        console.log(`dev: n8n is back at ${n8n.baseUrl} with the new build (reload the editor page)`);
+      },
+      (message) => console.error(`dev: ${message}`),
+    );
+
+async function shutdown(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log('\ndev: stopping n8n and the sandbox…');
+  watcher?.kill();
+  await n8n.stop();
+  await sandbox.close();
+  process.exit(0);
+}
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);
