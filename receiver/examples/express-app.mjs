@@ -40,7 +40,11 @@ app.post('/hooks', receiver.middleware());
 app.use(express.json());
 app.get('/health', (_req, res) => res.json({ ok: true }));
 
-const server = app.listen(Number(env.PORT ?? 3000), env.HOST ?? '127.0.0.1', () => {
+const server = app.listen(Number(env.PORT ?? 3000), env.HOST ?? '127.0.0.1', (error) => {
+  if (error) {
+    console.error(`cannot listen: ${error.message}`);
+    process.exit(1);
+  }
   const { address, port } = server.address();
   log({ listening: `http://${address}:${port}/hooks` });
 });
