@@ -8,10 +8,8 @@ import { SYMMETRIC_ALGORITHMS } from './options';
 /** Claims of a verified delivery JWT that the rest of the verification needs. */
 export interface VerifiedJwt {
   eventId: string;
-  audience?: string;
   attemptId?: string;
   keyId?: string;
-  algorithm: string;
 }
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -133,11 +131,5 @@ export async function verifyJwtSignature(token: string, rawBody: Buffer, options
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
     throw new DeliveryError('body_hash_mismatch', 'JWT "body_sha256" does not match the SHA-256 of the raw body');
   }
-  return {
-    eventId: evt,
-    audience: typeof payload.aud === 'string' ? payload.aud : undefined,
-    attemptId: payload.jti,
-    keyId: typeof header.kid === 'string' ? header.kid : undefined,
-    algorithm: alg,
-  };
+  return { eventId: evt, attemptId: payload.jti, keyId: typeof header.kid === 'string' ? header.kid : undefined };
 }
