@@ -41,7 +41,7 @@ export function readNodeStream(request: IncomingMessage, limit: number): Promise
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('error', onError);
-      request.off('aborted', onAborted);
+      request.off('close', onClose);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
@@ -61,10 +61,11 @@ export function readNodeStream(request: IncomingMessage, limit: number): Promise
       cleanup();
       reject(error);
     };
-    const onAborted = () => onError(new Error('The request was aborted by the client'));
+    // 'close' before 'end': the client went away mid-body.
+    const onClose = () => onError(new Error('The request was closed before its body was complete'));
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);
-    request.on('aborted', onAborted);
+    request.on('close', onClose);
   });
 }

@@ -140,3 +140,34 @@ describe('receiver.middleware() without a framework', () => {
     }
   });
 });
+
+describe('a client that goes away mid-body', () => {
+  it('is dropped without emitting, and the next delivery still works', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const emitted: string[] = [];
+    receiver.onAny((event) => void emitted.push(event.id));
+    const running = await serve(receiver.middleware());
+    try {
+      const delivery = await signedDelivery(secret);
+      const { port } = new URL(running.url);
+      await new Promise<void>((resolve) => {
+        const req = httpRequest({
+          host: '127.0.0.1',
+          port,
+          path: '/hooks',
+          method: 'POST',
+          headers: { ...delivery.headers, 'content-length': String(Buffer.byteLength(delivery.body)) },
+        });
+        req.on('error', () => resolve());
+        req.write(delivery.body.slice(0, 20), () => setTimeout(() => req.destroy(), 50));
+        req.on('close', () => resolve());
+      });
+      const response = await fetch(`${running.url}/hooks`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      expect(response.status).toBe(200);
+      await receiver.idle();
+      expect(emitted).toEqual([delivery.id]);
+    } finally {
+      await running.close();
+    }
+  });
+});
