@@ -34,7 +34,7 @@ function build(args: string[]): void {
 
 if (flags.reset) rmSync(devDir, { recursive: true, force: true });
 installN8n();
-build(['run', 'build', '-w', 'sandbox', '--silent']);
+build(['run', 'build:sandbox', '--silent']);
 build(['run', 'build:nodes', '--silent']);
 
 const stateFile = new DevStateFile(devDir);

@@ -2,16 +2,21 @@
  * Installs the pinned n8n (e2e/n8n/package-lock.json) on first use; a no-op when it is already in place.
  * `npm ci --ignore-scripts` keeps n8n's many install scripts from running; only sqlite3 (n8n's database
  * driver) is built, against the headers of the Node that runs this script.
- * Usage: node e2e/install-n8n.ts [--force]
+ * The install (about 2.6 GB, 5 minutes) lives in a cache outside the clone, keyed by what it depends on, and
+ * e2e/n8n/node_modules links to it: a fresh clone on the same machine (CI) reuses it at once.
+ * Usage: node e2e/install-n8n.ts [--force]     cache: $MBB_N8N_CACHE or ~/.cache/messenger-bot-builder-n8n
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { nodeHeadersDir } from './lib/nodeHeaders.ts';
 import { n8nBin, n8nHostDir } from './lib/paths.ts';
 
-const stampFile = path.join(n8nHostDir, 'node_modules', '.e2e-install-stamp');
+const STAMP_NAME = '.e2e-install-stamp';
+const stampFile = path.join(n8nHostDir, 'node_modules', STAMP_NAME);
+const cacheRoot = process.env.MBB_N8N_CACHE ?? path.join(os.homedir(), '.cache', 'messenger-bot-builder-n8n');
 
 /** What the install depends on: the lockfile and the ABI of the Node that sqlite3 was built for. */
 function expectedStamp(): string {
@@ -24,12 +29,19 @@ function isInstalled(): boolean {
   return existsSync(n8nBin) && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === expectedStamp();
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): void {
   console.log(`e2e: ${command} ${args.join(' ')}`);
-  const result = spawnSync(command, args, { cwd: n8nHostDir, env, stdio: 'inherit' });
+  const result = spawnSync(command, args, { cwd, env, stdio: 'inherit' });
   if (result.status !== 0) {
-    throw new Error(`\`${command} ${args.join(' ')}\` failed in ${n8nHostDir} (exit ${result.status ?? result.signal})`);
+    throw new Error(`\`${command} ${args.join(' ')}\` failed in ${cwd} (exit ${result.status ?? result.signal})`);
   }
+}
+
+/** Points e2e/n8n/node_modules at the cached install. */
+function linkInstall(cachedModules: string): void {
+  const link = path.join(n8nHostDir, 'node_modules');
+  if (existsSync(link) || lstatSync(link, { throwIfNoEntry: false })) rmSync(link, { recursive: true, force: true });
+  symlinkSync(cachedModules, link, 'dir');
 }
 
 export function installN8n({ force = false } = {}): void {
@@ -37,13 +49,27 @@ export function installN8n({ force = false } = {}): void {
     console.log('e2e: n8n is installed in e2e/n8n');
     return;
   }
+  const stamp = expectedStamp();
+  const cacheDir = path.join(cacheRoot, createHash('sha256').update(stamp).digest('hex').slice(0, 16));
+  const cachedModules = path.join(cacheDir, 'node_modules');
+  const cachedStamp = path.join(cachedModules, STAMP_NAME);
+  if (!force && existsSync(cachedStamp) && readFileSync(cachedStamp, 'utf8').trim() === stamp) {
+    linkInstall(cachedModules);
+    console.log(`e2e: n8n linked from the cache ${cacheDir}`);
+    return;
+  }
   const started = Date.now();
-  run('npm', ['ci', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error']);
+  rmSync(cacheDir, { recursive: true, force: true });
+  mkdirSync(cacheDir, { recursive: true });
+  for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(n8nHostDir, file), path.join(cacheDir, file));
+  run('npm', ['ci', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], cacheDir);
   const headers = nodeHeadersDir();
   if (!headers) console.warn('e2e: no local Node headers found for this Node; node-gyp will look for its own');
-  run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], headers ? { ...process.env, npm_config_nodedir: headers } : process.env);
-  writeFileSync(stampFile, `${expectedStamp()}\n`);
-  console.log(`e2e: n8n installed in ${Math.round((Date.now() - started) / 1000)} s`);
+  const rebuildEnv = headers ? { ...process.env, npm_config_nodedir: headers } : process.env;
+  run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], cacheDir, rebuildEnv);
+  writeFileSync(cachedStamp, `${stamp}\n`);
+  linkInstall(cachedModules);
+  console.log(`e2e: n8n installed in ${Math.round((Date.now() - started) / 1000)} s (cache ${cacheDir})`);
 }
 
 if (import.meta.main) {

@@ -21,7 +21,7 @@ function mustRun(command: string, args: string[]): void {
 }
 
 installN8n();
-mustRun('npm', ['run', 'build', '-w', 'sandbox', '--silent']);
+mustRun('npm', ['run', 'build:sandbox', '--silent']);
 mustRun('npm', ['run', 'build:nodes', '--silent']);
 
 const packDir = path.join(outDir, 'pack');
