@@ -66,7 +66,22 @@ async function parse(response: Response): Promise<any> {
  * Starts a sandbox on a free port for one test file (rate limit off unless asked for) and returns
  * a client holding the account key. Call `close` in afterAll.
  */
-export async function openSandbox(options: SandboxOptions = {}): Promise<{ sandbox: RunningSandbox; api: TestClient; close: () => Promise<void> }> {
+export interface RecordedEvent {
+  type: string;
+  data: any;
+}
+
+export interface OpenSandbox {
+  sandbox: RunningSandbox;
+  api: TestClient;
+  /** Every event the sandbox's domain emitted (what its hooks deliver), in order. */
+  events: RecordedEvent[];
+  close: () => Promise<void>;
+}
+
+export async function openSandbox(options: SandboxOptions = {}): Promise<OpenSandbox> {
   const sandbox = await startSandbox({ port: 0, rateLimit: 0, ...options });
-  return { sandbox, api: new TestClient(sandbox.baseUrl, sandbox.adminKey), close: () => sandbox.close() };
+  const events: RecordedEvent[] = [];
+  sandbox.context.events.listen((type, data) => events.push({ type, data }));
+  return { sandbox, api: new TestClient(sandbox.baseUrl, sandbox.adminKey), events, close: () => sandbox.close() };
 }

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { RunningSandbox } from '../src';
-import { openSandbox, TestClient } from './client';
+import { openSandbox, TestClient, type RecordedEvent } from './client';
 
 describe('sandbox CRM funnel: stage set and board', () => {
   let api: TestClient;
-  let sandbox: RunningSandbox;
+  let events: RecordedEvent[];
   let close: () => Promise<void>;
-  const events: { type: string; data: any }[] = [];
 
   beforeAll(async () => {
-    ({ api, sandbox, close } = await openSandbox());
-    sandbox.context.events.listen((type, data) => events.push({ type, data }));
+    ({ api, events, close } = await openSandbox());
   });
   afterAll(() => close());
 

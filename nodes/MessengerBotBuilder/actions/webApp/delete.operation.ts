@@ -1,5 +1,6 @@
 import type { Operation } from '../types';
 import { text } from '../common/params';
+import { webAppField } from '../common/catalog';
 import { apiRequest } from '../../transport/request';
 
 export const deleteWebApp: Operation = {
@@ -7,17 +8,7 @@ export const deleteWebApp: Operation = {
 	name: 'Delete',
 	action: 'Delete a web app',
 	description: 'Deletes a catalog application with its items',
-	properties: [
-		{
-			displayName: 'Web App ID',
-			name: 'webAppId',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'e.g. 1',
-			description: 'Identifier of the application to delete',
-		},
-	],
+	properties: [{ ...webAppField, description: 'Identifier of the application to delete' }],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'webAppId', itemIndex, true) };
 		return await apiRequest.call(this, { method: 'POST', path: '/webapp/delete', params, itemIndex });
