@@ -3,151 +3,155 @@
 //   receiver-jwt                 our middleware, JWT in X-Signature (HS256, verified by jose)
 //   receiver-standard-webhooks   our middleware, Standard Webhooks headers
 //   octokit                      @octokit/webhooks' Node middleware on equivalent payloads (x-hub-signature-256)
-// Each target runs in its own process; autocannon drives it from this one. Every connection sends its own slice of
-// distinct signed events. Scenarios are measured in rotation for several rounds and the medians are reported, so
-// that a busy machine disturbs all of them alike; CPU per delivery (server process) is the steadiest figure.
+// Each target runs in its own fresh process (deduplication on, in memory, as a user runs it); autocannon drives it
+// from this one. Every request of a measurement carries a distinct event, so every delivery is verified, claimed
+// and emitted to a listener (duplicates are counted and reported). Each measurement is preceded by a warm-up on
+// other events; the scenarios are measured in a rotating order for several rounds and the medians are reported, so
+// that a busy machine disturbs all of them alike. CPU per delivery (whole server process, all threads) is the
+// steadiest figure; deliveries/s also depends on the load generator sharing the machine.
 //
 //   npm run bench:receiver
-//   BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=50 node bench/receiver/run.mjs
-import { spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+//   BENCH_SECONDS=5 BENCH_ROUNDS=5 BENCH_CONNECTIONS=50 BENCH_SCENARIOS=bare,receiver-jwt node bench/receiver/run.mjs
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { generateHookSecret, sampleEvent, signDelivery } from '@messenger-bot-builder/receiver';
+import { generateHookSecret } from '@messenger-bot-builder/receiver';
+import { SIGNING, signPools } from './deliveries.mjs';
+import { drive, startTarget, targetStats } from './target.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const perConnection = Number(process.env.BENCH_EVENTS_PER_CONNECTION ?? 1000);
-const warmupPerConnection = 50;
+/** Events signed per scheme: enough distinct ones for this rate over a whole measurement. */
+const maxRate = Number(process.env.BENCH_MAX_RATE ?? 30_000);
+const scenarios = (process.env.BENCH_SCENARIOS ?? Object.keys(SIGNING).join(',')).split(',');
+for (const scenario of scenarios) if (!SIGNING[scenario]) throw new Error(`BENCH_SCENARIOS: unknown scenario "${scenario}"`);
+const GOAL_OF_BARE = 0.7;
+
+const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
+const loadAtStart = load();
 const secret = generateHookSecret();
-const kinds = ['subscriber.new', 'subscriber.stage', 'payment.success'];
-const SCENARIOS = ['bare', 'receiver-jwt', 'receiver-standard-webhooks', 'octokit'];
-/** The requests each scenario sends (bare reads the same JWT-signed deliveries and ignores the signature). */
-const SIGNING = { bare: 'jwt', 'receiver-jwt': 'jwt', 'receiver-standard-webhooks': 'standard-webhooks', octokit: 'octokit' };
-
-async function signedRequest(signing) {
-  const event = sampleEvent(kinds[Math.floor(Math.random() * 3)], { hook: 'hook_bench' });
-  const body = JSON.stringify(event);
-  const headers = { 'content-type': 'application/json' };
-  if (signing === 'octokit') {
-    headers['x-github-event'] = 'ping';
-    headers['x-github-delivery'] = event.id;
-    headers['x-hub-signature-256'] = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  } else {
-    const { 'x-signature': jwt, ...standardWebhooks } = await signDelivery({ body, eventId: event.id, hookId: event.hook, secret });
-    Object.assign(headers, signing === 'jwt' ? { 'x-signature': jwt } : standardWebhooks);
-  }
-  return { method: 'POST', path: '/hooks', headers, body };
-}
-
-/** `connections` slices of `size` distinct requests. */
-async function slices(signing, size) {
-  const all = [];
-  for (let c = 0; c < connections; c += 1) {
-    const slice = [];
-    for (let i = 0; i < size; i += 1) slice.push(await signedRequest(signing));
-    all.push(slice);
-  }
-  return all;
-}
-
-async function startTarget(scenario) {
-  const child = spawn(process.execPath, [join(here, 'server.mjs'), scenario, secret], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${scenario} target exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', resolve);
-  });
-  return { child, url: JSON.parse(line).url };
-}
-
-const stats = async (url) => (await fetch(`${url}/stats`)).json();
-
-function drive(url, requestSlices, duration) {
-  let next = 0;
-  return autocannon({ url, connections, pipelining: 1, duration, setupClient: (client) => client.setRequests(requestSlices[next++ % requestSlices.length]) });
-}
+const perConnection = Math.ceil((seconds * maxRate) / connections);
+process.stderr.write(`load average before the run ${loadAtStart.join(' ')} (${availableParallelism()} CPUs)\n`);
+process.stderr.write(`signing ${connections * perConnection} measured + ${connections * 50} warm-up events...\n`);
+const measuredPools = await signPools(secret, connections, perConnection);
+const warmupPools = await signPools(secret, connections, 50);
 
 /** One measurement on a fresh target process (so its deduplication memory starts empty). */
-async function measure(scenario, pools) {
-  const { child, url } = await startTarget(scenario);
+async function measure(scenario) {
+  const signing = SIGNING[scenario];
+  const target = await startTarget(scenario, secret);
   try {
-    await drive(url, pools.warmup, 2);
-    const before = await stats(url);
-    const result = await drive(url, pools.measured, seconds);
-    const after = await stats(url);
+    await drive(target.url, warmupPools[signing], warmupSeconds, connections);
+    const before = await targetStats(target.url);
+    const result = await drive(target.url, measuredPools[signing], seconds, connections);
+    const after = await targetStats(target.url);
+    const requests = after.requests - before.requests;
     return {
       requestsPerSecond: result.requests.average,
       p99Ms: result.latency.p99,
-      cpuMicrosPerDelivery: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests),
+      cpuMicrosPerDelivery: (after.cpuMicros - before.cpuMicros) / requests,
       non2xx: result.non2xx,
       errors: result.errors + result.timeouts,
-      requests: result.requests.total,
+      requests,
       emitted: after.handled - before.handled,
     };
   } finally {
-    child.kill('SIGTERM');
+    await target.stop();
   }
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-process.stderr.write(`signing ${connections * perConnection} deliveries per scheme...\n`);
-const pools = {};
-for (const signing of new Set(Object.values(SIGNING))) {
-  pools[signing] = { measured: await slices(signing, perConnection), warmup: await slices(signing, warmupPerConnection) };
-}
-
-const runs = Object.fromEntries(SCENARIOS.map((scenario) => [scenario, []]));
-for (let round = 1; round <= rounds; round += 1) {
-  for (const scenario of SCENARIOS) {
-    process.stderr.write(`round ${round}/${rounds}: ${scenario} (${seconds} s, ${connections} connections)\n`);
-    runs[scenario].push(await measure(scenario, pools[SIGNING[scenario]]));
+const runs = Object.fromEntries(scenarios.map((scenario) => [scenario, []]));
+const loadByRound = [];
+for (let round = 0; round < rounds; round += 1) {
+  // Rotate the order so that no scenario always runs first (fresh machine) or last.
+  const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]);
+  for (const scenario of order) {
+    process.stderr.write(`round ${round + 1}/${rounds}: ${scenario} (${warmupSeconds} s warm-up, ${seconds} s, ${connections} connections)\n`);
+    runs[scenario].push(await measure(scenario));
   }
+  loadByRound.push(load());
 }
 
-const results = SCENARIOS.map((scenario) => {
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+const round2 = (x) => Math.round(x * 100) / 100;
+
+const results = scenarios.map((scenario) => {
   const r = runs[scenario];
   return {
     scenario,
     requestsPerSecond: Math.round(median(r.map((x) => x.requestsPerSecond))),
     p99Ms: median(r.map((x) => x.p99Ms)),
-    cpuMicrosPerDelivery: Math.round(median(r.map((x) => x.cpuMicrosPerDelivery))),
-    non2xx: r.reduce((sum, x) => sum + x.non2xx, 0),
-    errors: r.reduce((sum, x) => sum + x.errors, 0),
-    requests: r.reduce((sum, x) => sum + x.requests, 0),
-    emitted: r.reduce((sum, x) => sum + x.emitted, 0),
+    cpuMicrosPerDelivery: round2(median(r.map((x) => x.cpuMicrosPerDelivery))),
+    non2xx: sum(r.map((x) => x.non2xx)),
+    errors: sum(r.map((x) => x.errors)),
+    requests: sum(r.map((x) => x.requests)),
+    emitted: sum(r.map((x) => x.emitted)),
   };
 });
-
 const by = Object.fromEntries(results.map((r) => [r.scenario, r]));
-const ratio = (a, b) => Math.round((a / b) * 100) / 100;
-console.log(`\n${rounds} rounds x ${seconds} s, ${connections} connections, medians; node ${process.version}`);
-console.log('scenario                     deliveries/s   p99 ms   CPU us/delivery   vs bare (rate, CPU)   vs octokit (rate, CPU)');
+for (const r of results) {
+  // Rate ratios: higher is better. CPU ratios: the other's CPU per delivery over this one's (higher is better).
+  r.rateOfBare = by.bare && round2(r.requestsPerSecond / by.bare.requestsPerSecond);
+  r.cpuOfBare = by.bare && round2(by.bare.cpuMicrosPerDelivery / r.cpuMicrosPerDelivery);
+  r.rateOfOctokit = by.octokit && round2(r.requestsPerSecond / by.octokit.requestsPerSecond);
+  r.cpuOfOctokit = by.octokit && round2(by.octokit.cpuMicrosPerDelivery / r.cpuMicrosPerDelivery);
+}
+
+const cell = (value, width) => String(value ?? '-').padStart(width);
+console.log(`\n${rounds} rounds (rotating order) x ${seconds} s after ${warmupSeconds} s warm-up, ${connections} connections, medians`);
+console.log(`node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model.trim()}), load average before ${loadAtStart.join(' ')}, after each round ${loadByRound.map((l) => l[0]).join(' ')}`);
+console.log('scenario                     deliveries/s   p99 ms   CPU µs/delivery   vs bare: rate  CPU   vs octokit: rate  CPU');
 for (const r of results) {
   console.log(
-    `${r.scenario.padEnd(28)} ${String(r.requestsPerSecond).padStart(12)} ${String(r.p99Ms).padStart(8)} ${String(r.cpuMicrosPerDelivery).padStart(17)}` +
-      `   ${String(ratio(r.requestsPerSecond, by.bare.requestsPerSecond)).padStart(8)} ${String(ratio(by.bare.cpuMicrosPerDelivery, r.cpuMicrosPerDelivery)).padStart(6)}` +
-      `       ${String(ratio(r.requestsPerSecond, by.octokit.requestsPerSecond)).padStart(10)} ${String(ratio(by.octokit.cpuMicrosPerDelivery, r.cpuMicrosPerDelivery)).padStart(6)}`,
+    `${r.scenario.padEnd(28)} ${cell(r.requestsPerSecond, 12)} ${cell(r.p99Ms, 8)} ${cell(r.cpuMicrosPerDelivery.toFixed(1), 17)}` +
+      `   ${cell(r.rateOfBare, 12)} ${cell(r.cpuOfBare, 5)}   ${cell(r.rateOfOctokit, 15)} ${cell(r.cpuOfOctokit, 5)}`,
   );
 }
-const goals = ['receiver-jwt', 'receiver-standard-webhooks'].map((scenario) => {
-  const r = by[scenario];
-  const ofBare = ratio(r.requestsPerSecond, by.bare.requestsPerSecond);
-  const ofOctokit = ratio(r.requestsPerSecond, by.octokit.requestsPerSecond);
-  return { scenario, ofBare, ofOctokit, met: ofBare >= 0.7 && ofOctokit > 1 && r.non2xx === 0 && r.errors === 0 };
-});
-console.log('\ngoal: at least 0.7 of bare and ahead of octokit (deliveries/s), no refusals');
-for (const g of goals) console.log(`  ${g.scenario}: ${g.met ? 'met' : 'NOT met'} (${g.ofBare} of bare, ${g.ofOctokit} of octokit)`);
-const duplicates = results.filter((r) => r.scenario !== 'bare').map((r) => `${r.scenario} ${r.emitted}/${r.requests}`);
-console.log(`events emitted / requests (the rest were duplicates of a reused slice): ${duplicates.join(', ')}`);
 
-const out = join(here, '../out');
+const goals = [];
+for (const scenario of ['receiver-jwt', 'receiver-standard-webhooks']) {
+  const r = by[scenario];
+  if (!r || !by.bare || !by.octokit) continue;
+  const clean = r.non2xx === 0 && r.errors === 0;
+  goals.push(
+    { scenario, goal: `deliveries/s >= ${GOAL_OF_BARE} of bare`, value: r.rateOfBare, met: clean && r.rateOfBare >= GOAL_OF_BARE },
+    { scenario, goal: 'deliveries/s ahead of octokit', value: r.rateOfOctokit, met: clean && r.rateOfOctokit > 1 },
+  );
+}
+if (goals.length > 0) console.log('\nverdict (goal of the issue; CPU ratios above are the machine-independent view)');
+for (const g of goals) console.log(`  ${g.met ? 'MET    ' : 'NOT MET'}  ${g.scenario}: ${g.goal} (${g.value})`);
+for (const r of results) {
+  if (r.non2xx > 0 || r.errors > 0) console.log(`  INVALID  ${r.scenario}: ${r.non2xx} non-2xx answers, ${r.errors} errors/timeouts`);
+  if (r.scenario !== 'bare' && r.emitted !== r.requests) {
+    console.log(`  note  ${r.scenario}: ${r.requests - r.emitted} of ${r.requests} measured requests were duplicates (raise BENCH_MAX_RATE)`);
+  }
+}
+if (loadAtStart[0] > 1) console.log(`  note  load average was ${loadAtStart[0]} before the run: other work shared the machine; figures are noisy`);
+
+const out = join(here, '../out/receiver');
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'receiver.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, seconds, rounds, connections, results, runs, goals }, null, 2));
-console.log(`\nwritten to ${join(out, 'receiver.json')}`);
+const report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: availableParallelism(),
+  loadAverage: { beforeRun: loadAtStart, afterEachRound: loadByRound },
+  settings: { seconds, warmupSeconds, rounds, connections, eventsPerConnection: perConnection },
+  results,
+  goals,
+  runs,
+};
+const file = join(out, `${report.date.replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify(report, null, 2));
+writeFileSync(join(out, 'latest.json'), JSON.stringify(report, null, 2));
+console.log(`\nwritten to ${relative(root, file)} (and latest.json)`);
 if (results.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;

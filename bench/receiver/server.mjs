@@ -1,7 +1,12 @@
 // One benchmark target per process: node server.mjs <scenario> <secret>. Prints its URL on stdout.
+// BENCH_RECEIVER_MODULE (a path to a build's index.js) loads another build of the receiver, to compare two builds.
+import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { Webhooks, createNodeMiddleware } from '@octokit/webhooks';
-import { createReceiver } from '@messenger-bot-builder/receiver';
+
+const { createReceiver } = await import(
+  process.env.BENCH_RECEIVER_MODULE ? pathToFileURL(process.env.BENCH_RECEIVER_MODULE).href : '@messenger-bot-builder/receiver'
+);
 
 const [scenario, secret] = process.argv.slice(2);
 let handled = 0;
