@@ -69,6 +69,19 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 		for (const sticker of stickers) expect(left.has(sticker.id)).toBe(false);
 	});
 
+	it('bulk update with continueOnFail: an item that does not exist fails alone, the others change', async () => {
+		const stickers = (await catalogFile()).filter((item) => /^Sticker \d+$/.test(item.title)).slice(0, 3);
+		const items = [{ id: stickers[0].id }, { id: 999999 }, { id: stickers[1].id }, { id: stickers[2].id }];
+		const output = await bed.node.items(
+			{ resource: 'catalogItem', operation: 'update', webAppId: '1', itemId: '={{ $json.id }}', fields: { title: '=Renamed {{ $json.id }}' } },
+			{ items, continueOnFail: true },
+		);
+		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
+		expect(output[1].json).toMatchObject({ code: 'not_found', status: 422 });
+		const stored = await catalogFile();
+		for (const sticker of stickers) expect(stored.find((item) => item.id === sticker.id)?.title).toBe(`Renamed ${sticker.id}`);
+	});
+
 	it('a bad item fails alone with continueOnFail', async () => {
 		const output = await bed.node.items(
 			{ resource: 'catalogItem', operation: 'update', webAppId: '={{ $json.app }}', itemId: '1', fields: { title: 'x' } },

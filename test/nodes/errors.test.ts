@@ -1,6 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { byId } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
+
+/** Everything an execution keeps (items, errors with message, description, stack and cause) as text. */
+const everything = (value: unknown) =>
+	JSON.stringify(value, (_key, inner: unknown) =>
+		inner instanceof Error ? { ...inner, message: inner.message, stack: inner.stack, cause: inner.cause } : inner,
+	);
 
 /** 401, 403, 422 and 429 through a real execution, and "On Error: Continue" per item. */
 describe('errors and rate limits', () => {
@@ -95,6 +102,41 @@ describe('errors and rate limits', () => {
 			(entry) => entry.status === 429 && entry.keyId !== 'account',
 		);
 		expect(refused).toEqual([]);
+	});
+
+	it('Return All reads more pages than the burst allows at the pace of 10 per second, no 429', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Paged at pace', headers: ['N'] });
+		for (let part = 0; part < 3; part++) {
+			await bed.api.call('/list/rows/add', { listid: list.id, rows: Array.from({ length: 500 }, (_, n) => [String(part * 500 + n)]) });
+		}
+		const key = await bed.api.keyWith(['lists:read']);
+		bed.node.useKey('reader', key, bed.baseUrl);
+		const rows = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }, { credential: 'reader' });
+		expect(new Set(rows.map((row) => row.id)).size).toBe(1500);
+		const log = await bed.api.call('/log/get', { path: '/list/rows/get', limit: 1000 });
+		const statuses = (log.items as Array<{ keyId: string; status: number }>)
+			.filter((entry) => entry.keyId !== 'account')
+			.map((entry) => entry.status);
+		expect(statuses.length).toBeGreaterThan(10);
+		expect(statuses.every((status) => status === 200)).toBe(true);
+	});
+
+	it('the API key appears nowhere in an execution: outputs, error items, node errors, lost connections', async () => {
+		const secret = await bed.api.keyWith(['account:read']);
+		bed.node.useKey('leak-check', secret, bed.baseUrl);
+		bed.node.useKey('unreachable', secret, 'http://127.0.0.1:9/api');
+		const runs = [
+			await bed.node.execute({ resource: 'account', operation: 'getBalance' }, { credential: 'leak-check' }),
+			await bed.node.execute({ resource: 'bot', operation: 'getMany' }, { credential: 'leak-check' }),
+			await bed.node.execute(
+				{ resource: 'subscriber', operation: 'block', botId: byId('bot_tg'), clientId: '100001' },
+				{ credential: 'leak-check', continueOnFail: true },
+			),
+			await bed.node.execute({ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: '1', text: 'x' }, { credential: 'unreachable' }),
+		];
+		expect(runs.map((run) => run.nodeError('Messenger Bot Builder') !== undefined)).toEqual([false, true, false, true]);
+		expect(runs[2].output('Messenger Bot Builder')[0].json).toMatchObject({ status: 403, scope: 'subscribers:write' });
+		for (const run of runs) expect(everything(run.run)).not.toContain(secret);
 	});
 
 	it('429 without end: gives up after a bounded number of waits, with the service code', async () => {

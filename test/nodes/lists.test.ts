@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { autoMapColumns, byId, mapColumns } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
+import { PAGE_SIZE } from '../../nodes/MessengerBotBuilder/transport/pagination';
 
 const byName = (name: string) => ({ __rl: true, mode: 'name', value: name });
 const defineBelow = mapColumns;
@@ -80,14 +81,27 @@ describe('List and List Row operations', () => {
 	});
 
 	it('get many: Return All over more than three pages, sorted, by list name', async () => {
-		const all = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byName('Заказы'), returnAll: true, sort: 'new' });
+		const pagesRead = async (read: () => Promise<unknown>) => {
+			const before = (await apiLog('/list/rows/get')).length;
+			await read();
+			return (await apiLog('/list/rows/get')).length - before;
+		};
+		let all: IDataObject[] = [];
+		const allPages = await pagesRead(async () => {
+			all = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byName('Заказы'), returnAll: true, sort: 'new' });
+		});
 		expect(all).toHaveLength(1201);
+		expect(allPages).toBe(Math.ceil(1201 / PAGE_SIZE)); // every page once, no extra request after the total
 		expect(new Set(all.map((row) => row.id)).size).toBe(1201);
 		expect((all[0].row as IDataObject).Имя).toBe('name 1199');
 		expect((all[1200].row as IDataObject).Имя).toBe('Иван');
 
-		const some = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(listid), returnAll: false, limit: 5 });
+		let some: IDataObject[] = [];
+		const limitedPages = await pagesRead(async () => {
+			some = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(listid), returnAll: false, limit: 5 });
+		});
 		expect(some.map((row) => (row.row as IDataObject).Имя)).toEqual(['Иван', 'name 0', 'name 1', 'name 2', 'name 3']);
+		expect(limitedPages).toBe(1); // Limit stops early
 	});
 
 	it('find: exact and substring conditions', async () => {
@@ -136,6 +150,36 @@ describe('List and List Row operations', () => {
 		expect((await apiLog('/list/row/delete')).length - before).toBe(1);
 		const remaining = new Set((await rows(listid)).map((row) => row.id));
 		for (const id of ids) expect(remaining.has(id)).toBe(false);
+	});
+
+	it('delete with continueOnFail: a row that is gone fails alone, the other rows are deleted', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Stale rows', headers: ['N'] });
+		await bed.api.call('/list/rows/add', { listid: list.id, rows: Array.from({ length: 6 }, (_, n) => ({ N: String(n) })) });
+		const ids = (await rows(list.id)).map((row) => row.id as number);
+		const items = [...ids.slice(0, 3), 999999, ...ids.slice(3)].map((id) => ({ id }));
+		const before = (await apiLog('/list/row/delete')).length;
+		const output = await bed.node.items(
+			{ resource: 'listRow', operation: 'delete', listId: byId(list.id), rowIds: '={{ $json.id }}' },
+			{ items, continueOnFail: true },
+		);
+		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
+		expect(output[3].json).toMatchObject({ code: 'not_found', status: 422, param: 'rowids' });
+		output.forEach((item, n) => n !== 3 && expect(item.json).toMatchObject({ deleted: true, rowids: [items[n].id] }));
+		expect(await rows(list.id)).toEqual([]);
+		// The refused request is halved until the stale row is alone: at most two requests per halving.
+		expect((await apiLog('/list/row/delete')).length - before).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(items.length)));
+	});
+
+	it('delete without continueOnFail: a row that is gone fails the node and nothing is deleted', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Stale rows strict', headers: ['N'] });
+		await bed.api.call('/list/rows/add', { listid: list.id, rows: [{ N: 'a' }, { N: 'b' }] });
+		const ids = (await rows(list.id)).map((row) => row.id as number);
+		const error = await bed.node.failure(
+			{ resource: 'listRow', operation: 'delete', listId: byId(list.id), rowIds: '={{ $json.id }}' },
+			{ items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }] },
+		);
+		expect(error.context).toMatchObject({ code: 'not_found', param: 'rowids' });
+		expect(await rows(list.id)).toHaveLength(2);
 	});
 
 	it('clear empties the list, which stays', async () => {

@@ -38,6 +38,27 @@ describe('pickers and credential test', () => {
 		expect(chains.results).toEqual([{ name: 'Support triage (2001)', value: '2001' }]);
 	});
 
+	it('with a bot-restricted key: only its bots and chains; a missing scope is named', async () => {
+		const waOnly = await bed.api.keyWith(['bots:read', 'account:read'], ['bot_wa']);
+		bed.node.useKey('wa-only', waOnly, bed.baseUrl);
+		const asWaOnly = (parameters: INodeParameters) =>
+			bed.node.harness.loadOptionsContext(bed.node.workflow(parameters, { credential: 'wa-only' }), NODE_NAME) as unknown as ILoadOptionsFunctions;
+		const bots = await methods.listSearch.searchBots.call(asWaOnly({ resource: 'bot', operation: 'getMany' }));
+		expect(bots.results.map((bot) => bot.value)).toEqual(['bot_wa']);
+		const chains = await methods.listSearch.searchChains.call(asWaOnly({ resource: 'chain', operation: 'start' }));
+		expect(chains.results.map((chain) => chain.value)).toEqual(['2001']);
+
+		const noSummary = await bed.api.keyWith(['bots:read', 'chains:write'], ['bot_wa']);
+		bed.node.useKey('no-summary', noSummary, bed.baseUrl);
+		const context = bed.node.harness.loadOptionsContext(
+			bed.node.workflow({ resource: 'chain', operation: 'start' }, { credential: 'no-summary' }),
+			NODE_NAME,
+		) as unknown as ILoadOptionsFunctions;
+		const refusal = await methods.listSearch.searchChains.call(context).catch((error: unknown) => error);
+		expect(refusal).toMatchObject({ httpCode: '403', description: expect.stringContaining('account:read') });
+		expect(JSON.stringify(refusal)).not.toContain(noSummary);
+	});
+
 	it('list columns for the resource mapper and for conditions, in order, non-Latin names kept', async () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Клиенты', headers: ['Имя', 'Телефон', 'CreationDate'] });
 		const context = editing({ resource: 'listRow', operation: 'add', listId: byId(list.id) });

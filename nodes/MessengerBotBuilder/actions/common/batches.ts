@@ -28,6 +28,18 @@ interface Group {
 	itemIndexes: number[];
 }
 
+/** A 422: the service checked the request, refused all of it and changed nothing. */
+function refusedWhole(error: unknown): boolean {
+	return (error as { httpCode?: string | null } | undefined)?.httpCode === '422';
+}
+
+/** Tells the user, on a failed request, that earlier requests of this run did take effect. */
+function noteItemsDone(error: unknown, done: number): void {
+	if (done === 0 || !error || typeof error !== 'object') return;
+	const described = error as { description?: string | null };
+	described.description = `${described.description ? `${described.description} ` : ''}Items before this request (${done}) were already processed.`;
+}
+
 function chunks<T>(values: T[], size: number): T[][] {
 	const result: T[][] = [];
 	for (let start = 0; start < values.length; start += size) result.push(values.slice(start, start + size));
@@ -37,8 +49,9 @@ function chunks<T>(values: T[], size: number): T[][] {
 /**
  * Runs an operation for all items with as few requests as possible: items are grouped by their
  * call-level parameters and sent `maxPerRequest` at a time. Results go back to their own items
- * (paired), in input order. A failed request fails exactly the items it carried; with
- * continueOnFail they become error items and the other requests go on.
+ * (paired), in input order. A failed request fails the items it carried; with continueOnFail they
+ * become error items (a refused request is narrowed down to its refused items first) and the
+ * other requests go on.
  */
 export async function runInBatches(
 	this: IExecuteFunctions,
@@ -66,37 +79,39 @@ export async function runInBatches(
 		}
 	}
 
-	for (const group of groups.values()) {
-		if (group.entries.length === 1) {
-			const itemIndex = group.itemIndexes[0];
-			try {
-				const json = await plan.single.call(this, prepared[itemIndex], itemIndex);
-				results[itemIndex] = { json, pairedItem: { item: itemIndex } };
-			} catch (error) {
-				fail(itemIndex, error as Error);
+	/**
+	 * Sends one part of a group. A 422 means the service refused the whole request and applied none
+	 * of it; with continueOnFail the part is split in halves and sent again until the refused items
+	 * are alone, so they fail by themselves and every other item still gets through.
+	 */
+	const send = async (shared: IDataObject, entries: IDataObject[], itemIndexes: number[]): Promise<void> => {
+		try {
+			if (entries.length === 1) {
+				const [itemIndex] = itemIndexes;
+				results[itemIndex] = { json: await plan.single.call(this, prepared[itemIndex], itemIndex), pairedItem: { item: itemIndex } };
+				return;
 			}
-			continue;
+			const outputs = await plan.many.call(this, shared, entries, itemIndexes);
+			itemIndexes.forEach((itemIndex, position) => {
+				results[itemIndex] = { json: outputs[position], pairedItem: { item: itemIndex } };
+			});
+		} catch (error) {
+			if (entries.length > 1 && this.continueOnFail() && refusedWhole(error)) {
+				const half = Math.ceil(entries.length / 2);
+				await send(shared, entries.slice(0, half), itemIndexes.slice(0, half));
+				await send(shared, entries.slice(half), itemIndexes.slice(half));
+				return;
+			}
+			if (!this.continueOnFail()) noteItemsDone(error, results.filter(Boolean).length);
+			for (const itemIndex of itemIndexes) fail(itemIndex, error as Error);
 		}
+	};
+
+	for (const group of groups.values()) {
 		const entryChunks = chunks(group.entries, plan.maxPerRequest);
 		const indexChunks = chunks(group.itemIndexes, plan.maxPerRequest);
 		for (let chunk = 0; chunk < entryChunks.length; chunk++) {
-			const itemIndexes = indexChunks[chunk];
-			try {
-				const outputs = await plan.many.call(this, group.shared, entryChunks[chunk], itemIndexes);
-				itemIndexes.forEach((itemIndex, position) => {
-					results[itemIndex] = { json: outputs[position], pairedItem: { item: itemIndex } };
-				});
-			} catch (error) {
-				if (!this.continueOnFail()) {
-					const done = results.filter(Boolean).length;
-					if (done > 0 && error && typeof error === 'object') {
-						const description = (error as { description?: string }).description;
-						(error as { description?: string }).description =
-							`${description ? `${description} ` : ''}Items before this request (${done}) were already processed.`;
-					}
-				}
-				for (const itemIndex of itemIndexes) fail(itemIndex, error as Error);
-			}
+			await send(group.shared, entryChunks[chunk], indexChunks[chunk]);
 		}
 	}
 	return results.filter((result): result is INodeExecutionData => result !== undefined);

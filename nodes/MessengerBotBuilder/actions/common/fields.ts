@@ -12,7 +12,7 @@ export function locator(
 	name: string,
 	displayName: string,
 	searchMethod: string,
-	idHint: { placeholder: string; description: string; byNamePlaceholder?: string },
+	idHint: { placeholder: string; description: string; byNamePlaceholder?: string; idLabel?: string },
 	extra: Extra = {},
 ): INodeProperties {
 	return {
@@ -29,7 +29,7 @@ export function locator(
 				typeOptions: { searchListMethod: searchMethod, searchable: true },
 			},
 			{
-				displayName: 'By ID',
+				displayName: idHint.idLabel ?? 'By ID',
 				name: 'id',
 				type: 'string',
 				placeholder: idHint.placeholder,

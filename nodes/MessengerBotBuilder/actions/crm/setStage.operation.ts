@@ -13,6 +13,8 @@ export const setStage = subscriberOperation({
 	properties: [
 		locator('stage', 'Stage', 'searchStages', {
 			placeholder: 'e.g. Qualified',
+			// Stages have no IDs: the service takes the stage's name.
+			idLabel: 'By Name',
 			description: 'The funnel stage, by name. Pick it from the list, or type its name.',
 		}),
 	],
