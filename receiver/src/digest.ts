@@ -1,8 +1,8 @@
-import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import { createHmac, hash, type KeyObject } from 'node:crypto';
 
 /** base64url(SHA-256(raw body bytes)): the `body_sha256` claim of the delivery JWT. */
 export function bodySha256(body: string | Uint8Array): string {
-  return createHash('sha256').update(body).digest('base64url');
+  return hash('sha256', body, 'base64url');
 }
 
 /**
