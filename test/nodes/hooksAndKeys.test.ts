@@ -20,8 +20,10 @@ describe('Webhook and API Key operations', () => {
 		expect(hook).toMatchObject({ name: 'CRM sync', events: ['subscriber.new', 'subscriber.stage'] });
 		expect(created).toMatchObject({ secret: expect.stringMatching(/^….{4}$/), secretRedacted: true });
 
-		const listed = await bed.node.json({ resource: 'webhook', operation: 'getMany' });
+		const listed = await bed.node.json({ resource: 'webhook', operation: 'getMany', returnAll: true });
 		expect(listed.map((entry) => entry.id)).toContain(hook.id);
+		const [first] = await bed.node.json({ resource: 'webhook', operation: 'getMany', returnAll: false, limit: 1 });
+		expect(first.id).toBe(listed[0].id);
 
 		await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: hook.id });
 		const after = await bed.api.call('/hook/list', { limit: 1000 });

@@ -1,4 +1,5 @@
-import { autoMapColumns, byId, mapColumns } from '../support/nodeRun';
+import { autoMapColumns, byId, mapColumns, NODE_NAME } from '../support/nodeRun';
+import { PACKAGE } from '../harness/nodeTypes';
 import { FlakyProxy } from '../support/flakyProxy';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
@@ -28,6 +29,26 @@ describe('retry safety when an answer is lost', () => {
 		expect(proxy.forwarded.filter((line) => line.includes('/list/row/add'))).toHaveLength(2);
 		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
 		expect(stored.total).toBe(1);
+	});
+
+	it('a node that runs twice in one execution adds its row twice: the Idempotency-Key names the run', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Twice', headers: ['Name'] });
+		const single = bed.node.workflow({ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ Name: 'same row' }) });
+		const items = (name: string, x: number) => ({
+			id: name, name, type: `${PACKAGE}.harnessItems`, typeVersion: 1, position: [x, 0] as [number, number], parameters: { items: '[{}]' },
+		});
+		// Start feeds A and B; both feed the node, which therefore runs twice (run 0 and run 1), one item each.
+		const result = await bed.node.harness.run({
+			nodes: [items('Start', -200), items('A', 0), items('B', 0), single.nodes[1]],
+			connections: {
+				Start: { main: [[{ node: 'A', type: 'main', index: 0 }, { node: 'B', type: 'main', index: 0 }]] },
+				A: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] },
+				B: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] },
+			},
+		});
+		expect(result.run.data.resultData.runData[NODE_NAME]).toHaveLength(2);
+		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
+		expect(stored.total).toBe(2);
 	});
 
 	it('a message send is not repeated: the node reports it, the subscriber got exactly one message', async () => {

@@ -9,9 +9,14 @@ import { apiRequest } from '../../transport/request';
 /** The service takes at most 500 rows per /list/rows/add request. */
 export const ROWS_PER_REQUEST = 500;
 
-/** Stable for one item of one execution, so a repeated request never adds the row twice. */
+/**
+ * Stable for one item of one run of the node in one execution, so a repeated request never adds
+ * the row twice. The run index keeps a node that runs again in the same execution (a loop) from
+ * reusing the keys of its earlier runs, which would drop or refuse its new rows.
+ */
 function idempotencyKey(this: IExecuteFunctions, itemIndex: number): string {
-	const source = `${this.getExecutionId()}:${this.getNode().id}:${itemIndex}`;
+	const runIndex = Number(this.getWorkflowDataProxy(itemIndex).$runIndex ?? 0);
+	const source = `${this.getExecutionId()}:${this.getNode().id}:${runIndex}:${itemIndex}`;
 	return `n8n-${createHash('sha256').update(source).digest('hex').slice(0, 40)}`;
 }
 
