@@ -4,8 +4,7 @@ type Item = { id: number; title: string; price: unknown; hide: boolean; rubric: 
 
 describe('Catalog Item, Catalog and Web App operations', () => {
 	let bed: NodeTestBed;
-	const apiCalls = async (path: string) =>
-		((await bed.api.call('/log/get', { path, limit: 1000 })).items as Array<{ path: string }>).filter((entry) => entry.path === path).length;
+	const apiCalls = async (path: string) => (await bed.api.logOf(path)).length;
 
 	/** The catalog as its download file shows it, fetched through the node's Get Download Link. */
 	async function catalogFile(): Promise<Item[]> {

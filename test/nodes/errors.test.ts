@@ -80,8 +80,7 @@ describe('errors and rate limits', () => {
 			expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 			expect(items.every((item) => typeof item.json.balance === 'number')).toBe(true);
 
-			const log = await slow.api.call('/log/get', { path: '/account/balance/get', limit: 1000 });
-			const statuses = (log.items as Array<{ status: number }>).map((entry) => entry.status);
+			const statuses = (await slow.api.logOf('/account/balance/get')).map((entry) => entry.status);
 			expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(2);
 			expect(statuses.filter((status) => status === 200)).toHaveLength(3);
 		} finally {
@@ -97,10 +96,7 @@ describe('errors and rate limits', () => {
 			{ credential: 'paced', items: Array.from({ length: 30 }, () => ({})) },
 		);
 		expect(items).toHaveLength(30);
-		const log = await bed.api.call('/log/get', { path: '/account/balance/get', limit: 1000 });
-		const refused = (log.items as Array<{ keyId: string; status: number }>).filter(
-			(entry) => entry.status === 429 && entry.keyId !== 'account',
-		);
+		const refused = (await bed.api.logOf('/account/balance/get')).filter((entry) => entry.status === 429 && entry.keyId !== 'account');
 		expect(refused).toEqual([]);
 	});
 
@@ -113,10 +109,7 @@ describe('errors and rate limits', () => {
 		bed.node.useKey('reader', key, bed.baseUrl);
 		const rows = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }, { credential: 'reader' });
 		expect(new Set(rows.map((row) => row.id)).size).toBe(1500);
-		const log = await bed.api.call('/log/get', { path: '/list/rows/get', limit: 1000 });
-		const statuses = (log.items as Array<{ keyId: string; status: number }>)
-			.filter((entry) => entry.keyId !== 'account')
-			.map((entry) => entry.status);
+		const statuses = (await bed.api.logOf('/list/rows/get')).filter((entry) => entry.keyId !== 'account').map((entry) => entry.status);
 		expect(statuses.length).toBeGreaterThan(10);
 		expect(statuses.every((status) => status === 200)).toBe(true);
 	});

@@ -12,8 +12,7 @@ describe('List and List Row operations', () => {
 	let listid: number;
 	const rows = async (id: number) =>
 		(await bed.api.call('/list/rows/get', { listid: id, limit: 1000 })).items as Array<Record<string, any>>;
-	const apiLog = async (path: string) =>
-		((await bed.api.call('/log/get', { path, limit: 1000 })).items as Array<{ path: string }>).filter((entry) => entry.path === path);
+	const apiLog = (path: string) => bed.api.logOf(path);
 
 	beforeAll(async () => {
 		bed = await startTestBed({ rateLimit: 0 });

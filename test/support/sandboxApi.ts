@@ -22,6 +22,12 @@ export class SandboxApi {
 		}
 	}
 
+	/** The service's log of calls to exactly `path`, newest first (the last 1000). */
+	async logOf(path: string): Promise<Array<{ path: string; status: number; keyId: string }>> {
+		const log = await this.call('/log/get', { path, limit: 1000 });
+		return (log.items as Array<{ path: string; status: number; keyId: string }>).filter((entry) => entry.path === path);
+	}
+
 	/** A key with only the given scopes, for 403 tests. */
 	async keyWith(scopes: string[], bots: string[] = []): Promise<string> {
 		const answer = await this.call('/key/create', {

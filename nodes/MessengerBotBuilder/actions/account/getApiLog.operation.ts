@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
-import { pagingFields } from '../common/fields';
+import { filtersField, pagingFields } from '../common/fields';
 import { paging } from '../common/params';
 import { fetchPages } from '../../transport/pagination';
 
@@ -11,50 +11,43 @@ export const getApiLog: Operation = {
 	description: 'Returns the calls made to the API with this account, newest first, one item per call',
 	properties: [
 		...pagingFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'From',
-					name: 'from',
-					type: 'dateTime',
-					default: '',
-					description: 'Only calls made on or after this date',
-				},
-				{
-					displayName: 'Only Failed',
-					name: 'failed',
-					type: 'boolean',
-					default: false,
-					description: 'Whether to return only calls that ended in an error',
-				},
-				{
-					displayName: 'Path Contains',
-					name: 'path',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. /list/',
-					description: "Only calls whose method path contains this text",
-				},
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'number',
-					default: 200,
-					description: 'Only calls answered with this HTTP status code, e.g. 429',
-				},
-			],
-		},
+		filtersField([
+			{
+				displayName: 'From',
+				name: 'from',
+				type: 'dateTime',
+				default: '',
+				description: 'Only calls made on or after this date',
+			},
+			{
+				displayName: 'Only Failed',
+				name: 'failed',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to return only calls that ended in an error',
+			},
+			{
+				displayName: 'Path Contains',
+				name: 'path',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. /list/',
+				description: "Only calls whose method path contains this text",
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'number',
+				default: 200,
+				description: 'Only calls answered with this HTTP status code, e.g. 429',
+			},
+		]),
 	],
 	async execute(itemIndex) {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 		const params: IDataObject = { path: filters.path, status: filters.status };
 		if (filters.failed === true) params.failed = true;
 		if (filters.from) params.from = String(filters.from).slice(0, 10);
-		return await fetchPages.call(this, { method: 'GET', path: '/log/get', params }, paging.call(this, itemIndex));
+		return await fetchPages.call(this, { method: 'GET', path: '/log/get', params, itemIndex }, paging.call(this, itemIndex));
 	},
 };

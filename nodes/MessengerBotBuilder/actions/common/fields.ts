@@ -109,6 +109,16 @@ export const limitField: INodeProperties = {
 	displayOptions: { show: { returnAll: [false] } },
 };
 
+/** The optional filters of a read, as one "Add Filter" collection named `filters`. */
+export const filtersField = (options: INodeProperties[]): INodeProperties => ({
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	options,
+});
+
 /** Return All + Limit, as every "Get Many" operation shows them. */
 export const pagingFields: INodeProperties[] = [returnAllField, limitField];
 

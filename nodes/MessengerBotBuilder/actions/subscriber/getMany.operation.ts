@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
-import { botFilterField, pagingFields } from '../common/fields';
+import { botFilterField, filtersField, pagingFields } from '../common/fields';
 import { locatorValue, paging } from '../common/params';
 import { fetchPages } from '../../transport/pagination';
 
@@ -17,48 +17,41 @@ export const getMany: Operation = {
 	description: 'Lists subscribers, filtered by bot, messenger, tag, state or subscription date, one item each',
 	properties: [
 		...pagingFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{ displayName: 'Active', name: 'active', type: 'options', options: yesNo, default: '' },
-				{ displayName: 'Blocked', name: 'blocked', type: 'options', options: yesNo, default: '' },
-				botFilterField('Only subscribers of this bot'),
-				{
-					displayName: 'Messenger',
-					name: 'messenger',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. telegram',
-				},
-				{
-					displayName: 'Started a Dialog',
-					name: 'dialog',
-					type: 'options',
-					options: yesNo,
-					default: '',
-					description: 'Whether the subscriber wrote to the bot',
-				},
-				{
-					displayName: 'Subscribed From',
-					name: 'from',
-					type: 'dateTime',
-					default: '',
-					description: 'Only subscribers who subscribed on or after this date',
-				},
-				{
-					displayName: 'Subscribed To',
-					name: 'to',
-					type: 'dateTime',
-					default: '',
-					description: 'Only subscribers who subscribed on or before this date',
-				},
-				{ displayName: 'Tag', name: 'tag', type: 'string', default: '', description: 'Only subscribers with this tag' },
-			],
-		},
+		filtersField([
+			{ displayName: 'Active', name: 'active', type: 'options', options: yesNo, default: '' },
+			{ displayName: 'Blocked', name: 'blocked', type: 'options', options: yesNo, default: '' },
+			botFilterField('Only subscribers of this bot'),
+			{
+				displayName: 'Messenger',
+				name: 'messenger',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. telegram',
+			},
+			{
+				displayName: 'Started a Dialog',
+				name: 'dialog',
+				type: 'options',
+				options: yesNo,
+				default: '',
+				description: 'Whether the subscriber wrote to the bot',
+			},
+			{
+				displayName: 'Subscribed From',
+				name: 'from',
+				type: 'dateTime',
+				default: '',
+				description: 'Only subscribers who subscribed on or after this date',
+			},
+			{
+				displayName: 'Subscribed To',
+				name: 'to',
+				type: 'dateTime',
+				default: '',
+				description: 'Only subscribers who subscribed on or before this date',
+			},
+			{ displayName: 'Tag', name: 'tag', type: 'string', default: '', description: 'Only subscribers with this tag' },
+		]),
 		{
 			displayName: 'Sort',
 			name: 'sort',
