@@ -2,7 +2,7 @@
 // machine. Each delivery goes through the Express/node:http middleware with an in-memory request stream and a
 // minimal response; builds and schemes alternate for several rounds; the figure is main-thread CPU per delivery
 // (WebCrypto work on libuv's threads is not counted: compare.mjs counts it).
-//   node bench/receiver/compare-inprocess.mjs <build A index.js> <build B index.js>
+//   [COMPARE_SCHEMES=sw,jwt] node bench/receiver/compare-inprocess.mjs <build A index.js> <build B index.js>
 //   (cp -r receiver/dist /tmp/before before a change, rebuild, then compare /tmp/before/index.js receiver/dist/index.js)
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -24,6 +24,7 @@ const builds = { A: require(resolve(a)), B: require(resolve(b)) };
 const N = Number(process.env.COMPARE_DELIVERIES ?? 20000);
 const ROUNDS = Number(process.env.COMPARE_ROUNDS ?? 8);
 const WIDTH = 50;
+const SCHEMES = (process.env.COMPARE_SCHEMES ?? 'sw,jwt').split(',');
 const { generateHookSecret, sampleEvent, signDelivery } = builds.A;
 const secret = generateHookSecret();
 const kinds = ['subscriber.new', 'subscriber.stage', 'payment.success'];
@@ -97,12 +98,12 @@ async function measure(build, scheme) {
 
 const runs = { A: { sw: [], jwt: [] }, B: { sw: [], jwt: [] } };
 for (let round = 0; round < ROUNDS; round += 1) {
-  for (const scheme of ['sw', 'jwt']) {
+  for (const scheme of SCHEMES) {
     for (const name of round % 2 ? ['B', 'A'] : ['A', 'B']) runs[name][scheme].push(await measure(builds[name], scheme));
   }
 }
 const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
-for (const [scheme, label] of [['sw', 'Standard Webhooks'], ['jwt', 'JWT']]) {
+for (const [scheme, label] of [['sw', 'Standard Webhooks'], ['jwt', 'JWT']].filter(([scheme]) => SCHEMES.includes(scheme))) {
   const [ma, mb] = [median(runs.A[scheme]), median(runs.B[scheme])];
   console.log(`${label.padEnd(18)} A ${ma.toFixed(2)} µs  B ${mb.toFixed(2)} µs main-thread CPU per delivery  (B - A = ${(mb - ma).toFixed(2)} µs)`);
 }

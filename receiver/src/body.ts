@@ -55,7 +55,8 @@ export function readNodeStream(request: IncomingMessage, limit: number): Promise
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      // Most deliveries arrive in one chunk: use it as is rather than copying it.
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
     const onError = (error: Error) => {
       cleanup();

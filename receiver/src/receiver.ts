@@ -77,7 +77,9 @@ export class Receiver {
   readonly #handlers = new Map<string, EventHandler<never>[]>();
   readonly #anyHandlers: EventHandler<DeliveryEvent>[] = [];
   readonly #errorHandlers: ErrorHandler[] = [];
-  readonly #running = new Set<Promise<void>>();
+  /** Deliveries whose listeners are scheduled or running, and who waits for that number to reach zero. */
+  #pendingDispatches = 0;
+  #idleWaiters: (() => void)[] = [];
 
   constructor(options: ReceiverOptions) {
     this.#verifier = createVerifier(options);
@@ -138,8 +140,9 @@ export class Receiver {
   }
 
   /** Resolves when every listener started so far has finished (tests, graceful shutdown). */
-  async idle(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  idle(): Promise<void> {
+    if (this.#pendingDispatches === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /**
@@ -189,21 +192,35 @@ export class Receiver {
 
   /** Starts the listeners on a later turn of the event loop, after the answer has been produced. */
   #schedule(verified: VerifiedDelivery, context: HandleContext): void {
-    const run = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#dispatch(verified));
-    this.#running.add(run);
-    void run.finally(() => this.#running.delete(run));
-    context.waitUntil?.(run);
+    this.#pendingDispatches += 1;
+    if (context.waitUntil) {
+      context.waitUntil(new Promise<void>((resolve) => setImmediate(() => void this.#dispatch(verified).then(resolve))));
+    } else {
+      setImmediate(() => void this.#dispatch(verified));
+    }
   }
 
+  /** Runs the listeners one after the other; never rejects (their errors go to the error handlers). */
   async #dispatch({ event, scheme, attemptId }: VerifiedDelivery): Promise<void> {
-    const context: DeliveryContext = { scheme, attemptId };
-    const handlers = [...(this.#handlers.get(event.type) ?? []), ...this.#anyHandlers] as EventHandler<DeliveryEvent>[];
-    for (const handler of handlers) {
-      try {
-        await handler(event, context);
-      } catch (error) {
-        await this.#reportListenerError(error, event);
-      }
+    try {
+      const context: DeliveryContext = { scheme, attemptId };
+      // The listeners registered when the delivery is dispatched (one registered meanwhile waits for the next one).
+      const typed = (this.#handlers.get(event.type) ?? []) as EventHandler<DeliveryEvent>[];
+      const typedCount = typed.length;
+      const anyCount = this.#anyHandlers.length;
+      for (let i = 0; i < typedCount; i += 1) await this.#runListener(typed[i], event, context);
+      for (let i = 0; i < anyCount; i += 1) await this.#runListener(this.#anyHandlers[i], event, context);
+    } finally {
+      this.#pendingDispatches -= 1;
+      if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
+    }
+  }
+
+  async #runListener(handler: EventHandler<DeliveryEvent>, event: DeliveryEvent, context: DeliveryContext): Promise<void> {
+    try {
+      await handler(event, context);
+    } catch (error) {
+      await this.#reportListenerError(error, event);
     }
   }
 

@@ -13,13 +13,14 @@ export interface StandardWebhooksHeaders {
 /** More entries than any rotation needs: refusing them bounds the work an unauthenticated request can cause. */
 export const MAX_SIGNATURE_ENTRIES = 10;
 const TIMESTAMP = /^[0-9]{1,12}$/;
+const WHITESPACE = /\s/;
 /** Canonical base64 of a 32-byte HMAC-SHA256. */
 const HMAC_SHA256_BASE64 = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 
 /** The v1 signatures of a `webhook-signature` list; other versions (e.g. v1a) are ignored. */
 function parseSignatureList(values: string[]): Buffer[] {
-  // Entries are space-separated; repeated header lines arrive joined by ", " (web Headers).
-  const entries = values.flatMap((value) => value.split(/,?\s+/)).filter((entry) => entry !== '');
+  // Entries are space-separated; repeated header lines arrive joined by ", " (web Headers). Most lists hold one.
+  const entries = values.flatMap((value) => (WHITESPACE.test(value) ? value.split(/,?\s+/) : [value])).filter((entry) => entry !== '');
   if (entries.length > MAX_SIGNATURE_ENTRIES) {
     throw new DeliveryError('malformed_signature', `webhook-signature lists more than ${MAX_SIGNATURE_ENTRIES} signatures`);
   }

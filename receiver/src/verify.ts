@@ -45,12 +45,12 @@ interface SignatureCheck {
   keyId?: string;
 }
 
-async function verifySignature(body: Buffer, headerSource: HeaderSource, options: ResolvedVerifyOptions): Promise<SignatureCheck> {
+/** Checks the signature headers; a JWT resolves later (jose verifies asynchronously), Standard Webhooks at once. */
+function verifySignature(body: Buffer, headerSource: HeaderSource, options: ResolvedVerifyOptions): SignatureCheck | Promise<SignatureCheck> {
   const headers = readHeaders(headerSource);
   const token = headers.get('x-signature');
   if (token !== undefined && token !== '' && options.jwtEnabled) {
-    const jwt = await verifyJwtSignature(token, body, options);
-    return { scheme: 'jwt', eventId: jwt.eventId, attemptId: jwt.attemptId, keyId: jwt.keyId };
+    return verifyJwtSignature(token, body, options).then((jwt) => ({ scheme: 'jwt', eventId: jwt.eventId, attemptId: jwt.attemptId, keyId: jwt.keyId }));
   }
   const signatures = headers.getAll('webhook-signature').filter((value) => value !== '');
   if (signatures.length > 0 && options.standardWebhooksEnabled) {
@@ -102,7 +102,8 @@ export function createVerifier(options: VerifyOptions): DeliveryVerifier {
       if (body.byteLength > current.maxBodyBytes) {
         throw new DeliveryError('body_too_large', `The body has ${body.byteLength} bytes; the limit is ${current.maxBodyBytes}`);
       }
-      const signature = await verifySignature(body, headers, current);
+      const pending = verifySignature(body, headers, current);
+      const signature = pending instanceof Promise ? await pending : pending;
       const event = parseEvent(body, signature, current);
       return { event, scheme: signature.scheme, attemptId: signature.attemptId, keyId: signature.keyId };
     },

@@ -26,6 +26,27 @@ describe('memoryDedupeStore', () => {
     expect(store.size).toBe(1);
   });
 
+  it('expires each id at its own time, also after older ids were forgotten for room', async () => {
+    let now = 0;
+    const store = memoryDedupeStore({ maxEntries: 2, ttlSeconds: 10, now: () => now });
+    expect(await store.claim('a')).toBe(true); // expires at 10 000
+    now = 5_000;
+    expect(await store.claim('b')).toBe(true); // expires at 15 000
+    now = 6_000;
+    expect(await store.claim('c')).toBe(true); // expires at 16 000; 'a' is forgotten for room
+    now = 14_999;
+    expect(await store.claim('b')).toBe(false);
+    expect(store.size).toBe(2);
+    now = 15_000;
+    expect(await store.claim('b')).toBe(true);
+    expect(await store.claim('c')).toBe(false);
+    now = 16_000;
+    expect(await store.claim('c')).toBe(true);
+    now = 40_000;
+    expect(await store.claim('d')).toBe(true);
+    expect(store.size).toBe(1);
+  });
+
   it('refuses bad options', () => {
     expect(() => memoryDedupeStore({ maxEntries: 0 })).toThrow('maxEntries must be a positive integer');
     expect(() => memoryDedupeStore({ ttlSeconds: 0 })).toThrow('ttlSeconds must be a positive number');

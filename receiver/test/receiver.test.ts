@@ -91,6 +91,36 @@ describe('createReceiver().handle (web Request)', () => {
     expect(after).toHaveBeenCalledTimes(1);
   });
 
+  it('idle() waits for the listeners of every accepted delivery, also those accepted while it waits', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    await receiver.idle(); // nothing running: resolves at once
+    const finished: string[] = [];
+    const late = await signedDelivery(secret);
+    receiver.onAny(async (event) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      finished.push(event.id);
+      if (finished.length === 1) await receiver.handle(post(late.body, late.headers));
+    });
+    const deliveries = [await signedDelivery(secret), await signedDelivery(secret)];
+    for (const delivery of deliveries) await receiver.handle(post(delivery.body, delivery.headers));
+    await receiver.idle();
+    expect(finished.sort()).toEqual([...deliveries.map((d) => d.id), late.id].sort());
+  });
+
+  it('runs the listeners registered when a delivery is dispatched, in order', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const calls: string[] = [];
+    receiver.on('subscriber.new', () => {
+      calls.push('typed');
+      receiver.onAny(() => void calls.push('added later'));
+    });
+    receiver.onAny(() => void calls.push('any'));
+    const first = await signedDelivery(secret);
+    await receiver.handle(post(first.body, first.headers));
+    await receiver.idle();
+    expect(calls).toEqual(['typed', 'any']);
+  });
+
   it('hands the listeners to waitUntil for serverless platforms', async () => {
     const receiver = createReceiver({ secrets: secret });
     const done = jest.fn();

@@ -21,12 +21,20 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Dedup
   const now = options.now ?? Date.now;
   // Insertion order is expiry order (one TTL for all), so expired ids are always at the front.
   const expiries = new Map<string, number>();
+  // No id expires before this time: claims before it skip the expiry scan. A lower bound, not always exact (an id
+  // forgotten for room leaves it as it was).
+  let earliestExpiry = Infinity;
 
   const evictExpired = (at: number) => {
+    if (at < earliestExpiry) return;
     for (const [id, expiresAt] of expiries) {
-      if (expiresAt > at) break;
+      if (expiresAt > at) {
+        earliestExpiry = expiresAt;
+        return;
+      }
       expiries.delete(id);
     }
+    earliestExpiry = Infinity;
   };
 
   return {
@@ -37,7 +45,9 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Dedup
       const at = now();
       evictExpired(at);
       if (expiries.has(eventId)) return false;
-      expiries.set(eventId, at + ttlMs);
+      const expiresAt = at + ttlMs;
+      expiries.set(eventId, expiresAt);
+      if (expiresAt < earliestExpiry) earliestExpiry = expiresAt;
       if (expiries.size > maxEntries) expiries.delete(expiries.keys().next().value!);
       return true;
     },
