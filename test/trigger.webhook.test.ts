@@ -164,11 +164,10 @@ describe('webhook(): deliveries that start nothing', () => {
 	});
 });
 
-describe('webhook(): queue mode', () => {
+describe('webhook(): queue mode and repeats', () => {
 	it('verifies in a freshly loaded copy of the node with only the stored static data', async () => {
 		triggerWith({ events: ['*'] });
-		const first = event('subscriber.new', subscriber());
-		await send(first);
+		await send(event('subscriber.new', subscriber()));
 		const stored = harness.nodeStaticData;
 		let FreshHarness!: typeof TriggerHarness;
 		jest.isolateModules(() => {
@@ -182,8 +181,26 @@ describe('webhook(): queue mode', () => {
 			parameters: { events: ['*'] },
 		});
 		harness.setNodeStaticData(JSON.parse(JSON.stringify(stored)));
-		expect((await send(first)).body.ignored).toBe('duplicate');
 		expect((await send(event('subscriber.new', subscriber()))).status).toBe(200);
 		expect(harness.started).toHaveLength(1);
+		expect((await send(event('subscriber.new', subscriber()), { secret: generateHookSecret() })).status).toBe(401);
+		expect(harness.started).toHaveLength(1);
+	});
+
+	it('catches a repeat of an event that started the workflow although n8n dropped that call\'s static data', async () => {
+		triggerWith({ events: ['*'] });
+		const delivered = event('subscriber.new', subscriber());
+		await send(delivered);
+		expect(harness.started).toHaveLength(1);
+		expect(harness.nodeStaticData.seen ?? {}).not.toHaveProperty(delivered.id);
+		expect((await send(delivered, { scheme: 'standard-webhooks' })).body).toEqual({ ok: true, ignored: 'duplicate' });
+		expect(harness.started).toHaveLength(1);
+	});
+
+	it('keeps the ids of events it filtered out in static data, for every process', async () => {
+		triggerWith({ events: ['payment.success'] });
+		const filtered = event('subscriber.new', subscriber());
+		expect((await send(filtered)).body.ignored).toMatch(/not selected/);
+		expect(harness.nodeStaticData.seen).toHaveProperty(filtered.id);
 	});
 });

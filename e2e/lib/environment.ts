@@ -83,7 +83,9 @@ export async function withN8nLogs(env: E2eEnvironment, scenario: () => Promise<v
   try {
     await scenario();
   } catch (error) {
-    if (error instanceof Error) error.message += `\n${env.n8n.logReport()}`;
-    throw error;
+    // A new error, so the tail is printed whatever failed: the test reporter prints an
+    // AssertionError's stack, which keeps the message it had when it was made.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\n${env.n8n.logReport()}`, { cause: error });
   }
 }

@@ -117,6 +117,11 @@ export class PublicApi {
     return this.call('POST', '/workflows', { settings: { executionOrder: 'v1' }, ...workflow });
   }
 
+  /** The workflow as stored, with its static data (where trigger nodes keep their state, keyed `node:<node name>`). */
+  getWorkflow(id: string): Promise<{ id: string; staticData: Record<string, Record<string, unknown>> | null }> {
+    return this.call('GET', `/workflows/${id}`);
+  }
+
   /** Puts the workflow live ("activate" in n8n 1.x wording): its triggers and webhooks start. */
   publishWorkflow(id: string): Promise<{ active: boolean }> {
     return this.call('POST', `/workflows/${id}/publish`);

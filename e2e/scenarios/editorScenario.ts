@@ -31,16 +31,28 @@ function shownText(locator: Locator): Promise<string> {
   );
 }
 
-/** The resource names of the action node, as n8n serves its description to the editor. */
-async function resourceNames(env: E2eEnvironment): Promise<string[]> {
+interface ServedNodeType {
+  name: string;
+  description: string;
+  properties: Array<{ name: string; options?: Array<{ name: string; value: string }> }>;
+}
+
+/** Our node types as n8n serves their descriptions to the editor. */
+async function servedNodeTypes(env: E2eEnvironment): Promise<{ action: ServedNodeType; trigger: ServedNodeType }> {
   const response = await fetch(`${env.n8n.baseUrl}/types/nodes.json`, { headers: { cookie: env.sessionCookie } });
-  const types = (await response.json()) as Array<{
-    name: string;
-    properties: Array<{ name: string; options?: Array<{ name: string; value: string }> }>;
-  }>;
-  const action = types.find((type) => type.name === nodeTypes.action);
-  const resource = action?.properties.find((property) => property.name === 'resource');
-  assert.ok(resource?.options?.length, `n8n serves the ${nodeTypes.action} description with its resources`);
+  const types = (await response.json()) as ServedNodeType[];
+  const find = (name: string) => {
+    const type = types.find((candidate) => candidate.name === name);
+    assert.ok(type, `n8n serves the ${name} description`);
+    return type;
+  };
+  return { action: find(nodeTypes.action), trigger: find(nodeTypes.trigger) };
+}
+
+/** The resource names of the action node. */
+function resourceNames(action: ServedNodeType): string[] {
+  const resource = action.properties.find((property) => property.name === 'resource');
+  assert.ok(resource?.options?.length, `the ${nodeTypes.action} description has resources`);
   // n8n itself adds "Custom API Call" to nodes with credentials; it has no group of actions.
   return resource.options.filter((option) => !option.value.startsWith('__')).map((option) => option.name);
 }
@@ -61,7 +73,8 @@ async function searchNodeCreator(page: Page, text: string): Promise<void> {
 
 export async function runEditorScenario(env: E2eEnvironment): Promise<void> {
   mkdirSync(env.outputDir, { recursive: true });
-  const resources = await resourceNames(env);
+  const served = await servedNodeTypes(env);
+  const resources = resourceNames(served.action);
   const workflow = await env.api.createWorkflow({
     name: 'Editor check',
     nodes: [
@@ -103,6 +116,10 @@ export async function runEditorScenario(env: E2eEnvironment): Promise<void> {
     for (const resource of resources) {
       await shouldSee(page.getByText(new RegExp(`^${resource} actions$`, 'i')), `the "${resource} actions" group`);
     }
+    // n8n merges the action node and its trigger into one entry that shows the TRIGGER's description
+    // above the actions: it must speak of managing the bots, not only of starting workflows.
+    assert.match(served.trigger.description, /^Manage chatbots\b/);
+    await shouldSee(page.getByText(served.trigger.description, { exact: true }), 'the description of the merged entry above the actions');
     await screenshot('3-node-creator-actions.png');
     await page.keyboard.press('Escape');
 

@@ -1,10 +1,13 @@
 /**
  * Scenario 2: a workflow with the trigger node is published; its hook appears in the service.
  * A new subscriber, a stage change and a payment each start exactly one successful execution that
- * carries the event; unpublishing removes the hook.
+ * carries the event. Deliveries sent by hand to n8n's webhook URL (tampered, wrongly signed, unsigned,
+ * stale) answer 401 and start nothing; a repeat of an accepted event answers 200 and starts nothing;
+ * a genuine one starts exactly one execution. Unpublishing removes the hook.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { otherSecret, sendDelivery, subscriberEvent, type SendOptions, type TriggerHook } from '../lib/deliveries.ts';
 import type { E2eEnvironment } from '../lib/environment.ts';
 import { assertSucceeded, nodeOutput, waitForExecutions } from '../lib/executions.ts';
 import type { Execution } from '../lib/n8nApi.ts';
@@ -23,6 +26,49 @@ const DUPLICATE_WATCH_MS = 3000;
 async function hooksTo(env: E2eEnvironment, urlPrefix: string): Promise<HookView[]> {
   const { items } = await env.service.api<{ items: HookView[] }>('/hook/list', { limit: 1000 });
   return items.filter((hook) => hook.url.startsWith(urlPrefix));
+}
+
+/** The trigger's hook as n8n stores it in the node's static data. */
+async function storedHook(env: E2eEnvironment, workflowId: string, hook: HookView): Promise<TriggerHook> {
+  const state = (await env.api.getWorkflow(workflowId)).staticData?.['node:On Event'] ?? {};
+  assert.equal(state.hookId, hook.id, "the node's static data holds the id of the hook it created");
+  assert.equal(state.url, hook.url);
+  assert.ok(typeof state.secret === 'string' && state.secret.startsWith('whsec_'), "the node's static data holds the hook secret");
+  return { hookId: hook.id, secret: state.secret, url: hook.url };
+}
+
+/**
+ * Deliveries POSTed by hand to the live webhook URL. Forgeries and stale signatures answer 401, a
+ * correctly signed repeat of an accepted event answers 200; none of them may start an execution
+ * (the caller counts). Last, the untouched delivery the forgeries were made from is sent genuinely:
+ * it must be accepted, so the refusals were about the forgery and not about the signing.
+ */
+async function sendDeliveriesByHand(
+  env: E2eEnvironment,
+  workflowId: string,
+  hook: HookView,
+  acceptedEvent: Record<string, any>,
+  clientid: string,
+): Promise<{ id: string }> {
+  const trigger = await storedHook(env, workflowId, hook);
+  const genuine = subscriberEvent(hook.id, `evt_by_hand_${randomBytes(6).toString('hex')}`, clientid);
+  const tampered = genuine.body.replace(clientid, `${clientid}-changed`);
+  const now = Math.floor(Date.now() / 1000);
+  const refused: Array<[string, SendOptions]> = [
+    ['a tampered body under the JWT', { scheme: 'jwt', sentBody: tampered }],
+    ['a tampered body under Standard Webhooks', { scheme: 'standard-webhooks', sentBody: tampered }],
+    ['a delivery signed with another secret', { secret: otherSecret() }],
+    ['an unsigned delivery', { scheme: 'none' }],
+    ['a signature ten minutes old (a replay outside the window)', { timestamp: now - 600 }],
+    ['a signature ten minutes ahead', { timestamp: now + 600 }],
+  ];
+  for (const [what, options] of refused) {
+    assert.equal(await sendDelivery(trigger, genuine, options), 401, `n8n answers 401 to ${what}`);
+  }
+  const repeat = { id: String(acceptedEvent.id), body: JSON.stringify(acceptedEvent) };
+  assert.equal(await sendDelivery(trigger, repeat), 200, 'a correctly signed repeat of an accepted event answers 200');
+  assert.equal(await sendDelivery(trigger, genuine), 200, 'the untouched delivery, genuinely signed, is accepted');
+  return { id: genuine.id };
 }
 
 export interface TriggerScenarioResult {
@@ -82,6 +128,7 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
       },
     },
   ];
+  const accepted: Array<Record<string, any>> = [];
   for (const [index, event] of events.entries()) {
     await event.cause();
     const executions = await waitForExecutions(env.api, workflow.id, index + 1, 30_000);
@@ -91,12 +138,18 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
     assert.equal(item.type, event.type, `execution ${latest.id} carries the ${event.type} event`);
     assert.equal(item.hook, hook.id);
     event.check(item.data);
+    accepted.push(item);
   }
 
+  const byHand = await sendDeliveriesByHand(env, workflow.id, hook, accepted[0], `${clientid}-by-hand`);
+
   await sleep(DUPLICATE_WATCH_MS);
-  const executions = await waitForExecutions(env.api, workflow.id, events.length);
-  assert.equal(executions.length, events.length, 'each event started exactly one execution');
-  assert.equal(new Set(executions.map((execution) => nodeOutput(execution, 'On Event')[0].id)).size, events.length);
+  const executions = await waitForExecutions(env.api, workflow.id, events.length + 1);
+  assert.equal(executions.length, events.length + 1, 'each event started exactly one execution, no refused or repeated delivery did');
+  const eventIds = executions.map((execution) => nodeOutput(execution, 'On Event')[0].id);
+  assert.equal(new Set(eventIds).size, executions.length);
+  assertSucceeded(executions[events.length]);
+  assert.equal(eventIds[events.length], byHand.id, 'the last execution carries the genuine delivery sent by hand');
 
   await env.api.unpublishWorkflow(workflow.id);
   await waitFor(async () => ((await hooksTo(env, webhookBase)).some((candidate) => candidate.id === hook.id) ? undefined : true), {

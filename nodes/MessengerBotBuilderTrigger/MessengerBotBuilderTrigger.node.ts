@@ -21,7 +21,10 @@ export class MessengerBotBuilderTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when a messenger-bot builder reports a new subscriber, a stage change or a payment',
+		// n8n's node creator shows the action node and this trigger as one entry with the TRIGGER's
+		// description above the actions and the triggers, so the text speaks for both nodes.
+		description:
+			'Manage chatbots built with the messenger-bot builder, and start workflows on their new subscribers, CRM stage changes and payments',
 		defaults: { name: 'Messenger Bot Builder Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -40,7 +40,8 @@ export type StartedExecution = INodeExecutionData[];
  *
  * Queue mode is the model: the workflow's static data exists between calls only as a JSON
  * snapshot (n8n keeps it in its database), each call loads it into a fresh `Workflow`, and the
- * snapshot is replaced after the call. Nothing else carries over from one call to the next.
+ * snapshot is replaced after the call, except after a delivery that started an execution (n8n
+ * 2.41 drops those changes; see `deliver`). Nothing else carries over from one call to the next.
  */
 export class TriggerHarness {
 	readonly nodeType = new MessengerBotBuilderTrigger();
@@ -180,11 +181,13 @@ export class TriggerHarness {
 		try {
 			result = await this.nodeType.webhook.call(context);
 		} catch (error) {
+			this.save(workflow);
 			if (!response.headersSent) response.status(500).json({ message: (error as Error).message });
 			return;
-		} finally {
-			this.save(workflow);
 		}
+		// As in n8n 2.x: a call that starts an execution loses its static-data changes (n8n wraps the
+		// same static data again for the run, clearing the "changed" flag its save after the call reads).
+		if (!result.workflowData) this.save(workflow);
 		if (!result.noWebhookResponse && !response.headersSent) {
 			response.status(200).json(result.webhookResponse ?? { message: result.workflowData ? 'Workflow was started' : 'Webhook call received' });
 		}
