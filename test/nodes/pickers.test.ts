@@ -69,6 +69,12 @@ describe('pickers and credential test', () => {
 		expect(options.map((option) => option.value)).toEqual(['Имя', 'Телефон', 'CreationDate']);
 	});
 
+	it('the Columns mapper of List Row Add and Update asks for no column to match on (Update picks the row by ID)', () => {
+		const mappers = new MessengerBotBuilder().description.properties.filter((property) => property.type === 'resourceMapper');
+		expect(mappers.map((mapper) => mapper.displayOptions?.show?.operation)).toEqual([['add'], ['update']]);
+		for (const mapper of mappers) expect(mapper.typeOptions?.resourceMapper?.mode).toBe('add');
+	});
+
 	it("the credential's test request succeeds with a good key and fails with a bad one", async () => {
 		const test = (apiKey: string, baseUrl: string) =>
 			bed.node.harness.testCredential('messengerBotBuilderApi', { apiKey, baseUrl });

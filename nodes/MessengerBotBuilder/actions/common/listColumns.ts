@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, ResourceMapperValue } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties, ResourceMapperValue } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { apiRequest } from '../../transport/request';
 import { listRef, recordsOf } from './params';
@@ -55,11 +55,15 @@ export function mappedRow(this: IExecuteFunctions, itemIndex: number, headers: s
 	return row;
 }
 
-/** The resource mapper of list columns, for adding and editing rows. */
-export const columnsField = (mode: 'add' | 'update') => ({
+/**
+ * The resource mapper of list columns, for adding and editing rows. Its mode is "add" for both:
+ * the row to edit is chosen by Row ID, not by matching a column, and n8n's "update" mode would
+ * ask for a column to match on (none can be) before it shows the columns to fill.
+ */
+export const columnsField: INodeProperties = {
 	displayName: 'Columns',
 	name: 'columns',
-	type: 'resourceMapper' as const,
+	type: 'resourceMapper',
 	noDataExpression: true,
 	default: { mappingMode: 'defineBelow', value: null },
 	required: true,
@@ -67,7 +71,7 @@ export const columnsField = (mode: 'add' | 'update') => ({
 		loadOptionsDependsOn: ['listId.value'],
 		resourceMapper: {
 			resourceMapperMethod: 'getListColumns',
-			mode,
+			mode: 'add',
 			fieldWords: { singular: 'column', plural: 'columns' },
 			addAllFields: true,
 			multiKeyMatch: false,
@@ -76,7 +80,7 @@ export const columnsField = (mode: 'add' | 'update') => ({
 	},
 	description: 'Values by column name. "Map Automatically" takes the input fields named like the columns.',
 	hint: 'Columns named CreationDate, ClientID, Messenger and BotID are filled by the service when left empty',
-});
+};
 
 /** The list's number; a list given by name is looked up (for methods that take `listid` only). */
 export async function listIdOf(this: IExecuteFunctions, itemIndex: number): Promise<number> {

@@ -28,7 +28,7 @@ export const add: Operation = {
 		'Adds one row per input item. Many items go in bulk requests of up to 500 rows; a single item is sent with an Idempotency-Key.',
 	properties: [
 		listField(),
-		columnsField('add'),
+		columnsField,
 		{
 			displayName: 'Service Columns',
 			name: 'service',

@@ -23,7 +23,7 @@ export const update: Operation = {
 			],
 			default: 'partial',
 		},
-		columnsField('update'),
+		columnsField,
 	],
 	async execute(itemIndex) {
 		const listid = await listIdOf.call(this, itemIndex);
