@@ -103,7 +103,13 @@ export function actionWorkflow({ credentialId, webhookPath }: ActionWorkflowOpti
   ]);
 }
 
-/** A workflow that starts on every event kind and outputs the whole event (id, type, data). */
+/** How long each run of the trigger workflow lasts at least: a delivery's answer must come before its run ends. */
+export const TRIGGER_RUN_SECONDS = 1;
+
+/**
+ * A workflow that starts on every event kind and outputs the whole event (id, type, data), then
+ * waits TRIGGER_RUN_SECONDS so that "answered at once" and "answered when the run ended" differ.
+ */
 export function triggerWorkflow(credentialId: string, name: string): WorkflowDefinition {
   return chain(name, [
     {
@@ -113,6 +119,13 @@ export function triggerWorkflow(credentialId: string, name: string): WorkflowDef
       webhookId: randomUUID(),
       parameters: { events: ['*'], options: { output: 'envelope' } },
       credentials: { [credentialType]: { id: credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+    },
+    {
+      name: 'Hold',
+      type: 'n8n-nodes-base.wait',
+      typeVersion: 1.1,
+      webhookId: randomUUID(),
+      parameters: { resume: 'timeInterval', amount: TRIGGER_RUN_SECONDS, unit: 'seconds' },
     },
   ]);
 }

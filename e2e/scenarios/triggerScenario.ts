@@ -3,7 +3,8 @@
  * A new subscriber, a stage change and a payment each start exactly one successful execution that
  * carries the event. Deliveries sent by hand to n8n's webhook URL (tampered, wrongly signed, unsigned,
  * stale) answer 401 and start nothing; a repeat of an accepted event answers 200 and starts nothing;
- * a genuine one starts exactly one execution. Unpublishing removes the hook.
+ * a genuine one is answered 200 before its run ends and starts exactly one execution. Unpublishing
+ * removes the hook.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +13,7 @@ import type { E2eEnvironment } from '../lib/environment.ts';
 import { assertSucceeded, nodeOutput, waitForExecutions } from '../lib/executions.ts';
 import type { Execution } from '../lib/n8nApi.ts';
 import { sleep, waitFor } from '../lib/waitFor.ts';
-import { triggerWorkflow } from '../lib/workflows.ts';
+import { TRIGGER_RUN_SECONDS, triggerWorkflow } from '../lib/workflows.ts';
 
 interface HookView {
   id: string;
@@ -49,7 +50,7 @@ async function sendDeliveriesByHand(
   hook: HookView,
   acceptedEvent: Record<string, any>,
   clientid: string,
-): Promise<{ id: string }> {
+): Promise<{ id: string; answeredAt: number }> {
   const trigger = await storedHook(env, workflowId, hook);
   const genuine = subscriberEvent(hook.id, `evt_by_hand_${randomBytes(6).toString('hex')}`, clientid);
   const tampered = genuine.body.replace(clientid, `${clientid}-changed`);
@@ -68,7 +69,7 @@ async function sendDeliveriesByHand(
   const repeat = { id: String(acceptedEvent.id), body: JSON.stringify(acceptedEvent) };
   assert.equal(await sendDelivery(trigger, repeat), 200, 'a correctly signed repeat of an accepted event answers 200');
   assert.equal(await sendDelivery(trigger, genuine), 200, 'the untouched delivery, genuinely signed, is accepted');
-  return { id: genuine.id };
+  return { id: genuine.id, answeredAt: Date.now() };
 }
 
 export interface TriggerScenarioResult {
@@ -150,6 +151,11 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
   assert.equal(new Set(eventIds).size, executions.length);
   assertSucceeded(executions[events.length]);
   assert.equal(eventIds[events.length], byHand.id, 'the last execution carries the genuine delivery sent by hand');
+  const byHandRun = executions[events.length];
+  assert.ok(
+    Date.parse(byHandRun.stoppedAt!) > byHand.answeredAt,
+    `n8n answered 200 before the run ended (the run lasts ${TRIGGER_RUN_SECONDS} s; it stopped at ${byHandRun.stoppedAt})`,
+  );
 
   await env.api.unpublishWorkflow(workflow.id);
   await waitFor(async () => ((await hooksTo(env, webhookBase)).some((candidate) => candidate.id === hook.id) ? undefined : true), {
