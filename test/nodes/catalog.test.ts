@@ -77,6 +77,7 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		expect(output[1].json).toMatchObject({ code: 'not_found', status: 422 });
+		expect(output[1].json.description).toContain('"Item ID"');
 		const stored = await catalogFile();
 		for (const sticker of stickers) expect(stored.find((item) => item.id === sticker.id)?.title).toBe(`Renamed ${sticker.id}`);
 	});
@@ -87,6 +88,7 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 			{ items: [{ app: 'no-such-app' }], continueOnFail: true },
 		);
 		expect(output[0].json).toMatchObject({ code: 'not_found', param: 'webappid' });
+		expect(output[0].json.description).toBe('Check the field "Web App ID" (the service\'s parameter "webappid").');
 	});
 
 	it('delete all items of an app, then the app', async () => {

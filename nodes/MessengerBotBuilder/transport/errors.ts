@@ -20,11 +20,59 @@ export function redact(text: string, secret: string): string {
 	return secret ? text.split(secret).join('***') : text;
 }
 
+/** The node's field for a parameter of the service, so a 422 points at what the user can change. */
+const FIELD_OF_PARAM: Record<string, string> = {
+	botid: 'Bot',
+	clientid: 'Client ID',
+	messenger: 'Messenger',
+	subscriber: 'Card Number',
+	chaincode: 'Chain',
+	stepcode: 'Step Code',
+	block: 'Block',
+	data: 'Variables',
+	text: 'Text',
+	buttons: 'Buttons',
+	tag: 'Tags',
+	code: 'Broadcast Code',
+	stage: 'Stage',
+	listid: 'List',
+	list: 'List',
+	rowid: 'Row ID',
+	rowids: 'Row IDs',
+	row: 'Columns',
+	rows: 'Columns',
+	values: 'Columns',
+	where: 'Conditions',
+	headers: 'Columns',
+	group: 'Project',
+	webappid: 'Web App ID',
+	itemid: 'Item ID',
+	items: 'Item ID',
+	url: 'URL',
+	events: 'Events',
+	scopes: 'Scopes',
+	bots: 'Bot IDs',
+	days: 'Days Valid',
+	from: 'From',
+	to: 'To',
+	name: 'Name',
+	query: 'Search For',
+	path: 'Path Contains',
+	status: 'Status',
+};
+
+function parameterHint(param: string): string {
+	// Bulk methods name an entry's parameter, e.g. `items[2].itemid`: the field is the last part.
+	const name = param.replace(/\[\d+\]/g, '').split('.').pop() ?? param;
+	const field = FIELD_OF_PARAM[name];
+	return field ? `Check the field "${field}" (the service's parameter "${param}").` : `Check the parameter "${param}".`;
+}
+
 function describe(status: number, body: ServiceErrorBody): string | undefined {
 	if (status === 403 && body.scope) {
 		return `The API key lacks the scope "${body.scope}". Use a key that has it (API Key → Create with scopes), or the account key.`;
 	}
-	if (status === 422 && body.param) return `Check the parameter "${body.param}".`;
+	if (status === 422 && body.param) return parameterHint(body.param);
 	return HINTS[status];
 }
 
