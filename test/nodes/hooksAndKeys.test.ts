@@ -57,7 +57,7 @@ describe('Webhook and API Key operations', () => {
 			operation: 'create',
 			name: 'Reporting',
 			scopes: ['account:read'],
-			bots: 'bot_tg',
+			bots: ['bot_tg'],
 			days: 7,
 			revealSecret: true,
 		});

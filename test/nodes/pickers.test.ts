@@ -45,6 +45,8 @@ describe('pickers and credential test', () => {
 			bed.node.harness.loadOptionsContext(bed.node.workflow(parameters, { credential: 'wa-only' }), NODE_NAME) as unknown as ILoadOptionsFunctions;
 		const bots = await methods.listSearch.searchBots.call(asWaOnly({ resource: 'bot', operation: 'getMany' }));
 		expect(bots.results.map((bot) => bot.value)).toEqual(['bot_wa']);
+		const forNewKey = await methods.loadOptions.getBots.call(asWaOnly({ resource: 'apiKey', operation: 'create' }));
+		expect(forNewKey).toEqual([{ name: 'Support desk (whatsapp)', value: 'bot_wa' }]);
 		const chains = await methods.listSearch.searchChains.call(asWaOnly({ resource: 'chain', operation: 'start' }));
 		expect(chains.results.map((chain) => chain.value)).toEqual(['2001']);
 

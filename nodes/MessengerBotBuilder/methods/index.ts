@@ -1,9 +1,9 @@
-import { getColumns } from './loadOptions';
+import { getBots, getColumns } from './loadOptions';
 import { searchBots, searchChains, searchLists, searchProjects, searchStages } from './listSearch';
 import { getListColumns } from './resourceMapping';
 
 export const listSearch = { searchBots, searchChains, searchLists, searchProjects, searchStages };
 
-export const loadOptions = { getColumns };
+export const loadOptions = { getBots, getColumns };
 
 export const resourceMapping = { getListColumns };

@@ -51,7 +51,7 @@ const FIELD_OF_PARAM: Record<string, string> = {
 	url: 'URL',
 	events: 'Events',
 	scopes: 'Scopes',
-	bots: 'Bot IDs',
+	bots: 'Bot Names or IDs',
 	days: 'Days Valid',
 	from: 'From',
 	to: 'To',

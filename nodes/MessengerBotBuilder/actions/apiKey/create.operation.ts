@@ -30,12 +30,14 @@ export const create: Operation = {
 			description: 'What the key may do. A key cannot grant scopes that the creating key lacks.',
 		},
 		{
-			displayName: 'Bot IDs',
+			displayName: 'Bot Names or IDs',
 			name: 'bots',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. bot_tg, bot_wa',
-			description: 'Restrict the key to these bots (comma-separated); empty for all bots',
+			type: 'multiOptions',
+			typeOptions: { loadOptionsMethod: 'getBots' },
+			default: [],
+			description:
+				'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+			hint: 'The key may touch only these bots; choose none for all bots',
 		},
 		{
 			displayName: 'Days Valid',
