@@ -149,6 +149,22 @@ export class PublicApi {
 }
 
 /**
+ * The editor's "Execute workflow" from `triggerName` (REST, as the signed-in owner): n8n registers
+ * the trigger's test webhook and waits for one call.
+ */
+export async function listenForTestEvent(baseUrl: string, sessionCookie: string, workflowId: string, triggerName: string): Promise<void> {
+  const response = await fetch(`${baseUrl}/rest/workflows/${workflowId}/run`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'browser-id': browserId, cookie: sessionCookie },
+    body: JSON.stringify({ triggerToStartFrom: { name: triggerName } }),
+  });
+  const answer = await readJson(response, `POST /rest/workflows/${workflowId}/run`);
+  if (answer?.data?.waitingForWebhook !== true) {
+    throw new Error(`n8n did not wait for a test event of "${triggerName}": ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+}
+
+/**
  * POSTs JSON to a production webhook of a just-published workflow. n8n registers the webhook a
  * moment after the publish call returns and answers 404 until then (nothing has run), so 404 is retried.
  */

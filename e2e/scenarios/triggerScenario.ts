@@ -1,5 +1,7 @@
 /**
- * Scenario 2: a workflow with the trigger node is published; its hook appears in the service.
+ * Scenario 2. First "listen for test event" in a draft workflow: a hook for n8n's test URL appears,
+ * one event starts one manual execution, and n8n's removal of the test webhook removes the hook.
+ * Then a workflow with the trigger node is published; its hook appears in the service.
  * A new subscriber, a stage change and a payment each start exactly one successful execution that
  * carries the event. Deliveries sent by hand to n8n's webhook URL (tampered, wrongly signed, unsigned,
  * stale) answer 401 and start nothing; a repeat of an accepted event answers 200 and starts nothing;
@@ -11,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { otherSecret, sendDelivery, subscriberEvent, type SendOptions, type TriggerHook } from '../lib/deliveries.ts';
 import type { E2eEnvironment } from '../lib/environment.ts';
 import { assertSucceeded, nodeOutput, waitForExecutions } from '../lib/executions.ts';
-import type { Execution } from '../lib/n8nApi.ts';
+import { listenForTestEvent, type Execution } from '../lib/n8nApi.ts';
 import { sleep, waitFor } from '../lib/waitFor.ts';
 import { TRIGGER_RUN_SECONDS, triggerWorkflow } from '../lib/workflows.ts';
 
@@ -72,6 +74,31 @@ async function sendDeliveriesByHand(
   return { id: genuine.id, answeredAt: Date.now() };
 }
 
+/** "Listen for test event" in the editor's sense, with a payment as the event. */
+async function checkTestEvent(env: E2eEnvironment, run: string, clientid: string): Promise<void> {
+  const testBase = `${env.n8n.baseUrl}/webhook-test/`;
+  const workflow = await env.api.createWorkflow(triggerWorkflow(env.credentialId, `E2E trigger test event ${run}`));
+  await listenForTestEvent(env.n8n.baseUrl, env.sessionCookie, workflow.id, 'On Event');
+  const [hook] = await waitFor(async () => {
+    const hooks = await hooksTo(env, testBase);
+    return hooks.length ? hooks : undefined;
+  }, { what: "the hook for n8n's test webhook URL", timeoutMs: 20_000, intervalMs: 500 });
+
+  await env.service.sandboxRoute('/payments', { botid: 'bot_tg', clientid, messenger: 'telegram', amount: 7, currency: 'USD' });
+  const [execution] = await waitForExecutions(env.api, workflow.id, 1, 30_000);
+  assertSucceeded(execution);
+  assert.equal(execution.mode, 'manual', 'the test event started a manual execution');
+  const [item] = nodeOutput(execution, 'On Event');
+  assert.equal(item.type, 'payment.success');
+  assert.equal(item.hook, hook.id);
+  assert.equal(item.data.payment.amount, 7);
+  await waitFor(async () => ((await hooksTo(env, testBase)).length ? undefined : true), {
+    what: `the test hook ${hook.id} to be deleted after the test event`,
+    timeoutMs: 20_000,
+    intervalMs: 500,
+  });
+}
+
 export interface TriggerScenarioResult {
   executions: Execution[];
 }
@@ -79,7 +106,9 @@ export interface TriggerScenarioResult {
 export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerScenarioResult> {
   const run = randomBytes(3).toString('hex');
   const clientid = `e2e-trigger-${run}`;
-  const webhookBase = `${env.n8n.baseUrl}/webhook`;
+  await checkTestEvent(env, run, `${clientid}-test`);
+
+  const webhookBase = `${env.n8n.baseUrl}/webhook/`;
   const workflow = await env.api.createWorkflow(triggerWorkflow(env.credentialId, `E2E trigger ${run}`));
   const hooksBefore = await hooksTo(env, webhookBase);
 

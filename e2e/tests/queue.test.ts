@@ -33,7 +33,7 @@ test('queue mode: action node runs on the worker', { timeout: 180_000 }, async (
   });
 });
 
-test('queue mode: trigger executions run on the worker', { timeout: 120_000 }, async () => {
+test('queue mode: trigger (test event, events, forged and repeated deliveries), executions run on the worker', { timeout: 120_000 }, async () => {
   await withN8nLogs(env, async () => {
     const { executions } = await runTriggerScenario(env);
     assertRanOnWorker(executions);

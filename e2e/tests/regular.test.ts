@@ -21,7 +21,7 @@ test('action node: operations against the sandbox, bulk row add, Return All', { 
   });
 });
 
-test('trigger node: hook on publish, one execution per event, hook removed on unpublish', { timeout: 120_000 }, async () => {
+test('trigger node: test event, hook on publish, one execution per event, forged and repeated deliveries start nothing, hook removed on unpublish', { timeout: 120_000 }, async () => {
   await withN8nLogs(env, async () => {
     await runTriggerScenario(env);
   });
