@@ -34,13 +34,13 @@ export class RunResult {
 		return this.run.data.resultData.error;
 	}
 
-	/** Items the node put out on its first output, in its last run. */
-	output(nodeName: string): INodeExecutionData[] {
+	/** Items the node put out on output `outputIndex` (the first by default), in its last run. */
+	output(nodeName: string, outputIndex = 0): INodeExecutionData[] {
 		const runs = this.run.data.resultData.runData[nodeName];
 		if (!runs?.length) throw new ApplicationError(`The node "${nodeName}" did not run`);
 		const last = runs[runs.length - 1];
 		if (last.error) throw last.error;
-		return last.data?.main?.[0] ?? [];
+		return last.data?.main?.[outputIndex] ?? [];
 	}
 
 	/** The error of a node's last run, if it failed. */

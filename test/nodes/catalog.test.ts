@@ -76,8 +76,8 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 			{ items, continueOnFail: true },
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
-		expect(output[1].json).toMatchObject({ code: 'not_found', status: 422 });
-		expect(output[1].json.description).toContain('"Item ID"');
+		expect(output[1].json.details).toMatchObject({ code: 'not_found', status: 422 });
+		expect(output[1].json.details).toMatchObject({ description: expect.stringContaining('"Item ID"') });
 		const stored = await catalogFile();
 		for (const sticker of stickers) expect(stored.find((item) => item.id === sticker.id)?.title).toBe(`Renamed ${sticker.id}`);
 	});
@@ -87,8 +87,8 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 			{ resource: 'catalogItem', operation: 'update', webAppId: '={{ $json.app }}', itemId: '1', fields: { title: 'x' } },
 			{ items: [{ app: 'no-such-app' }], continueOnFail: true },
 		);
-		expect(output[0].json).toMatchObject({ code: 'not_found', param: 'webappid' });
-		expect(output[0].json.description).toBe('Check the field "Web App ID" (the service\'s parameter "webappid").');
+		expect(output[0].json.details).toMatchObject({ code: 'not_found', param: 'webappid' });
+		expect(output[0].json.details).toMatchObject({ description: 'Check the field "Web App ID" (the service\'s parameter "webappid").' });
 	});
 
 	it('delete all items of an app, then the app', async () => {

@@ -64,7 +64,7 @@ describe('errors and rate limits', () => {
 			{ items: [{ status: 200 }, { status: 42 }, { status: 200 }], continueOnFail: true },
 		);
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(items[1].json).toMatchObject({ code: 'invalid_param', param: 'status', status: 422 });
+		expect(items[1].json).toEqual({ error: expect.stringContaining('status'), details: expect.objectContaining({ code: 'invalid_param', param: 'status', status: 422 }) });
 		expect(items[0].json.status).toBe(200);
 		expect(items[2].json.status).toBe(200);
 	});
@@ -128,7 +128,7 @@ describe('errors and rate limits', () => {
 			await bed.node.execute({ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: '1', text: 'x' }, { credential: 'unreachable' }),
 		];
 		expect(runs.map((run) => run.nodeError('Messenger Bot Builder') !== undefined)).toEqual([false, true, false, true]);
-		expect(runs[2].output('Messenger Bot Builder')[0].json).toMatchObject({ status: 403, scope: 'subscribers:write' });
+		expect(runs[2].output('Messenger Bot Builder')[0].json.details).toMatchObject({ status: 403, scope: 'subscribers:write' });
 		for (const run of runs) expect(everything(run.run)).not.toContain(secret);
 	});
 

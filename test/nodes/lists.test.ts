@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { autoMapColumns, byId, mapColumns } from '../support/nodeRun';
+import { autoMapColumns, byId, mapColumns, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 import { PAGE_SIZE } from '../../nodes/MessengerBotBuilder/transport/pagination';
 
@@ -162,11 +162,35 @@ describe('List and List Row operations', () => {
 			{ items, continueOnFail: true },
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
-		expect(output[3].json).toMatchObject({ code: 'not_found', status: 422, param: 'rowids' });
+		expect(output[3].json.details).toMatchObject({ code: 'not_found', status: 422, param: 'rowids' });
 		output.forEach((item, n) => n !== 3 && expect(item.json).toMatchObject({ deleted: true, rowids: [items[n].id] }));
 		expect(await rows(list.id)).toEqual([]);
 		// The refused request is halved until the stale row is alone: at most two requests per halving.
 		expect((await apiLog('/list/row/delete')).length - before).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(items.length)));
+	});
+
+	it('"Continue (using error output)": the failed item of a bulk request goes to the error output', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Error output', headers: ['N'] });
+		await bed.api.call('/list/rows/add', { listid: list.id, rows: [{ N: 'a' }, { N: 'b' }] });
+		const ids = (await rows(list.id)).map((row) => row.id as number);
+		const result = await bed.node.execute(
+			{ resource: 'listRow', operation: 'delete', listId: byId(list.id), rowIds: '={{ $json.id }}' },
+			{ items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }], errorOutput: true },
+		);
+		expect(result.output(NODE_NAME, 0).map((item) => item.json.rowids)).toEqual([[ids[0]], [ids[1]]]);
+		const failed = result.output(NODE_NAME, 1);
+		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 1 }]);
+		expect(failed[0].json).toMatchObject({ id: 999999, details: { code: 'not_found', status: 422 } }); // the input item's fields and the failure
+	});
+
+	it('"Continue (using error output)": a failed item of a per-item operation goes to the error output', async () => {
+		const result = await bed.node.execute(
+			{ resource: 'listRow', operation: 'getMany', listId: byId('={{ $json.list }}'), returnAll: false, limit: 1 },
+			{ items: [{ list: listid }, { list: 999999 }], errorOutput: true },
+		);
+		expect(result.output(NODE_NAME, 0).map((item) => item.pairedItem)).toEqual([{ item: 0 }]);
+		expect(result.output(NODE_NAME, 1).map((item) => item.pairedItem)).toEqual([{ item: 1 }]);
+		expect(result.output(NODE_NAME, 1)[0].json).toMatchObject({ list: 999999, details: { code: 'not_found' } });
 	});
 
 	it('delete without continueOnFail: a row that is gone fails the node and nothing is deleted', async () => {

@@ -72,7 +72,7 @@ describe('retry safety when an answer is lost', () => {
 			{ credential: 'flaky', items, continueOnFail: true },
 		);
 		expect(output).toHaveLength(10);
-		expect(output.every((item) => String(item.json.description).includes('not repeated'))).toBe(true);
+		expect(output.every((item) => String((item.json.details as { description?: string }).description).includes('not repeated'))).toBe(true);
 		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
 		expect(stored.total).toBe(10);
 	});

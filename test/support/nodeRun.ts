@@ -15,6 +15,8 @@ export interface NodeRunOptions {
 	/** Which stored credential the node uses (default `main`). */
 	credential?: string;
 	continueOnFail?: boolean;
+	/** "On Error: Continue (using error output)": failed items go to a second output. */
+	errorOutput?: boolean;
 }
 
 /** A harness with this package's node and credential, and credentials pointed at a sandbox. */
@@ -55,6 +57,7 @@ export class NodeRunner {
 					parameters,
 					credentials: { messengerBotBuilderApi: { id: credential, name: credential } },
 					...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+					...(options.errorOutput ? { onError: 'continueErrorOutput' as const } : {}),
 				},
 			],
 			connections: { Items: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] } },

@@ -13,14 +13,19 @@ function findOperation(this: IExecuteFunctions, resourceName: string, operationN
 	return operation;
 }
 
-/** What continueOnFail puts out for a failed item: the message and, for API errors, the service's code. */
+/**
+ * What continueOnFail puts out for a failed item: `{ error, details }`, the message and, for API
+ * errors, the service's code, status, scope and parameter. Only the keys `error` and `details`,
+ * because n8n routes an item to the error output ("On Error: Continue (using error output)") only
+ * when its JSON holds no other keys.
+ */
 export function failureJson(error: Error & { context?: IDataObject; description?: string | null }): IDataObject {
-	const json: IDataObject = { error: error.message };
+	const details: IDataObject = {};
 	for (const field of ['code', 'status', 'scope', 'param'] as const) {
-		if (error.context?.[field] !== undefined) json[field] = error.context[field];
+		if (error.context?.[field] !== undefined) details[field] = error.context[field];
 	}
-	if (error.description) json.description = error.description;
-	return json;
+	if (error.description) details.description = error.description;
+	return { error: error.message, details };
 }
 
 /** The error to throw for a failed item: API errors stay NodeApiErrors; everything points at the item. */
@@ -29,6 +34,11 @@ export function withItemIndex(node: INode, error: unknown, itemIndex: number): N
 		error instanceof NodeApiError ? error : new NodeOperationError(node, error as Error, { itemIndex });
 	failure.context.itemIndex ??= itemIndex;
 	return failure;
+}
+
+/** The output item of a failed input item under continueOnFail. */
+export function failedItem(error: unknown, itemIndex: number): INodeExecutionData {
+	return { json: failureJson(error as Error), pairedItem: { item: itemIndex } };
 }
 
 /** Runs the selected operation: once per item, or once for all items when it batches. */
@@ -48,7 +58,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
 			if (this.continueOnFail()) {
-				output.push({ json: failureJson(error), pairedItem: { item: itemIndex } });
+				output.push(failedItem(error, itemIndex));
 				continue;
 			}
 			throw withItemIndex(this.getNode(), error, itemIndex);

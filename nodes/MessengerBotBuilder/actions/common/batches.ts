@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { failureJson, withItemIndex } from '../router';
+import { failedItem, withItemIndex } from '../router';
 
 /** What one input item contributes to a batched call. */
 export interface BatchEntry {
@@ -61,7 +61,7 @@ export async function runInBatches(
 	const results: Array<INodeExecutionData | undefined> = new Array(items.length);
 	const fail = (itemIndex: number, error: Error) => {
 		if (!this.continueOnFail()) throw withItemIndex(this.getNode(), error, itemIndex);
-		results[itemIndex] = { json: failureJson(error), pairedItem: { item: itemIndex } };
+		results[itemIndex] = failedItem(error, itemIndex);
 	};
 
 	const groups = new Map<string, Group>();
