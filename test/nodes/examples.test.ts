@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INode } from 'n8n-workflow';
+import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
 import { PACKAGE } from '../harness/nodeTypes';
 import type { WorkflowDefinition } from '../harness/runWorkflow';
 import { startTestBed } from '../support/sandbox';
@@ -35,6 +36,27 @@ describe('example workflows run against the sandbox', () => {
 		const { nodeProperties } = jest.requireActual('../../nodes/MessengerBotBuilder/actions/versionDescription');
 		const resources = nodeProperties[0].options.map((option: { value: string }) => option.value);
 		expect([...used].sort()).toEqual([...resources].sort());
+	});
+
+	it('every parameter in the examples is one the node shows for that resource and operation', () => {
+		const { properties } = new MessengerBotBuilder().description;
+		const shownFor = (resource: string, operation: string) =>
+			properties
+				.filter((property) => {
+					const show = property.displayOptions?.show;
+					return !show || ((show.resource ?? [resource]).includes(resource) && (show.operation ?? [operation]).includes(operation));
+				})
+				.map((property) => property.name);
+		const unknown: string[] = [];
+		for (const file of files) {
+			const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as WorkflowDefinition;
+			for (const node of workflow.nodes.filter((candidate) => candidate.type.endsWith('.messengerBotBuilder'))) {
+				const { resource, operation } = node.parameters as { resource: string; operation: string };
+				const known = new Set(shownFor(resource, operation));
+				for (const name of Object.keys(node.parameters)) if (!known.has(name)) unknown.push(`${file} "${node.name}": ${name}`);
+			}
+		}
+		expect(unknown).toEqual([]);
 	});
 
 	it.each(files)('%s', async (file) => {
