@@ -13,6 +13,13 @@ describe('List and List Row operations', () => {
 	const rows = async (id: number) =>
 		(await bed.api.call('/list/rows/get', { listid: id, limit: 1000 })).items as Array<Record<string, any>>;
 	const apiLog = (path: string) => bed.api.logOf(path);
+	/** A new list with one column N and these values; returns its number and its row IDs. */
+	const listWith = async (name: string, values: string[]) => {
+		const { list } = await bed.api.call('/list/create', { name, headers: ['N'] });
+		await bed.api.call('/list/rows/add', { listid: list.id, rows: values.map((N) => ({ N })) });
+		return { id: list.id as number, rowIds: (await rows(list.id)).map((row) => row.id as number) };
+	};
+	const deleteRowsOf = (id: number) => ({ resource: 'listRow', operation: 'delete', listId: byId(id), rowIds: '={{ $json.id }}' });
 
 	beforeAll(async () => {
 		bed = await startTestBed({ rateLimit: 0 });
@@ -152,15 +159,11 @@ describe('List and List Row operations', () => {
 	});
 
 	it('delete with continueOnFail: a row that is gone fails alone, the other rows are deleted', async () => {
-		const { list } = await bed.api.call('/list/create', { name: 'Stale rows', headers: ['N'] });
-		await bed.api.call('/list/rows/add', { listid: list.id, rows: Array.from({ length: 6 }, (_, n) => ({ N: String(n) })) });
-		const ids = (await rows(list.id)).map((row) => row.id as number);
+		const list = await listWith('Stale rows', ['0', '1', '2', '3', '4', '5']);
+		const ids = list.rowIds;
 		const items = [...ids.slice(0, 3), 999999, ...ids.slice(3)].map((id) => ({ id }));
 		const before = (await apiLog('/list/row/delete')).length;
-		const output = await bed.node.items(
-			{ resource: 'listRow', operation: 'delete', listId: byId(list.id), rowIds: '={{ $json.id }}' },
-			{ items, continueOnFail: true },
-		);
+		const output = await bed.node.items(deleteRowsOf(list.id), { items, continueOnFail: true });
 		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		expect(output[3].json.details).toMatchObject({ code: 'not_found', status: 422, param: 'rowids' });
 		output.forEach((item, n) => n !== 3 && expect(item.json).toMatchObject({ deleted: true, rowids: [items[n].id] }));
@@ -170,13 +173,9 @@ describe('List and List Row operations', () => {
 	});
 
 	it('"Continue (using error output)": the failed item of a bulk request goes to the error output', async () => {
-		const { list } = await bed.api.call('/list/create', { name: 'Error output', headers: ['N'] });
-		await bed.api.call('/list/rows/add', { listid: list.id, rows: [{ N: 'a' }, { N: 'b' }] });
-		const ids = (await rows(list.id)).map((row) => row.id as number);
-		const result = await bed.node.execute(
-			{ resource: 'listRow', operation: 'delete', listId: byId(list.id), rowIds: '={{ $json.id }}' },
-			{ items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }], errorOutput: true },
-		);
+		const list = await listWith('Error output', ['a', 'b']);
+		const ids = list.rowIds;
+		const result = await bed.node.execute(deleteRowsOf(list.id), { items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }], errorOutput: true });
 		expect(result.output(NODE_NAME, 0).map((item) => item.json.rowids)).toEqual([[ids[0]], [ids[1]]]);
 		const failed = result.output(NODE_NAME, 1);
 		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 1 }]);
@@ -194,13 +193,9 @@ describe('List and List Row operations', () => {
 	});
 
 	it('delete without continueOnFail: a row that is gone fails the node and nothing is deleted', async () => {
-		const { list } = await bed.api.call('/list/create', { name: 'Stale rows strict', headers: ['N'] });
-		await bed.api.call('/list/rows/add', { listid: list.id, rows: [{ N: 'a' }, { N: 'b' }] });
-		const ids = (await rows(list.id)).map((row) => row.id as number);
-		const error = await bed.node.failure(
-			{ resource: 'listRow', operation: 'delete', listId: byId(list.id), rowIds: '={{ $json.id }}' },
-			{ items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }] },
-		);
+		const list = await listWith('Stale rows strict', ['a', 'b']);
+		const ids = list.rowIds;
+		const error = await bed.node.failure(deleteRowsOf(list.id), { items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }] });
 		expect(error.context).toMatchObject({ code: 'not_found', param: 'rowids' });
 		expect(await rows(list.id)).toHaveLength(2);
 	});
