@@ -47,6 +47,7 @@ describe('List and List Row operations', () => {
 	});
 
 	it('one item: /list/row/add with an Idempotency-Key; service columns filled', async () => {
+		const listLookups = (await apiLog('/list/all')).length;
 		const [row] = await bed.node.json({
 			resource: 'listRow',
 			operation: 'add',
@@ -57,6 +58,7 @@ describe('List and List Row operations', () => {
 		expect(String((row.row as IDataObject).CreationDate)).toMatch(/^\d\d\.\d\d\.\d{4} \d\d:\d\d$/);
 		expect(row.trimmed).toBe(false);
 		expect(await apiLog('/list/row/add')).toHaveLength(1);
+		expect((await apiLog('/list/all')).length).toBe(listLookups); // mapped columns need no lookup of the list: one request
 	});
 
 	it('1,200 items: bulk requests of at most 500 rows, results paired with their items', async () => {

@@ -40,14 +40,21 @@ export async function listShape(this: IExecuteFunctions, ref: IDataObject, itemI
 
 /**
  * The row an item maps to, by column name: the values mapped in the node, or the item's own
- * fields that are named like columns ("Map Automatically"). Fields that are not columns are left out.
+ * fields that are named like columns ("Map Automatically"). Only the latter needs the list's
+ * columns (`headersOf`), to leave out the fields that are not columns: a single mapped row then
+ * costs one request, not a list lookup as well.
  */
-export function mappedRow(this: IExecuteFunctions, itemIndex: number, headers: string[]): IDataObject {
+export async function mappedRow(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	headersOf: () => Promise<string[]>,
+): Promise<IDataObject> {
 	const mapper = this.getNodeParameter('columns', itemIndex, { mappingMode: 'defineBelow', value: {} }) as ResourceMapperValue;
-	const source: IDataObject =
-		mapper.mappingMode === 'autoMapInputData' ? this.getInputData()[itemIndex].json : ((mapper.value ?? {}) as IDataObject);
+	const automatic = mapper.mappingMode === 'autoMapInputData';
+	const source: IDataObject = automatic ? this.getInputData()[itemIndex].json : ((mapper.value ?? {}) as IDataObject);
+	const columns = automatic ? await headersOf() : Object.keys(source);
 	const row: IDataObject = {};
-	for (const column of headers) {
+	for (const column of columns) {
 		const value = source[column];
 		if (value === undefined || value === null) continue;
 		row[column] = typeof value === 'object' ? JSON.stringify(value) : value;

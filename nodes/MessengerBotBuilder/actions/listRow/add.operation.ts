@@ -48,10 +48,10 @@ export const add: Operation = {
 			maxPerRequest: ROWS_PER_REQUEST,
 			async prepare(itemIndex) {
 				const listid = await listIdOf.call(this, itemIndex);
-				const { headers } = await listShape.call(this, { listid }, itemIndex);
+				const headersOf = async () => (await listShape.call(this, { listid }, itemIndex)).headers;
 				const service = this.getNodeParameter('service', itemIndex, {}) as IDataObject;
 				const shared: IDataObject = { listid, botid: service.botid, clientid: service.clientid, messenger: service.messenger };
-				return { key: JSON.stringify(shared), shared, entry: mappedRow.call(this, itemIndex, headers) };
+				return { key: JSON.stringify(shared), shared, entry: await mappedRow.call(this, itemIndex, headersOf) };
 			},
 			async single(prepared, itemIndex) {
 				const answer = await apiRequest.call(this, {

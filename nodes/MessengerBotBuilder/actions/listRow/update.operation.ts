@@ -27,11 +27,11 @@ export const update: Operation = {
 	],
 	async execute(itemIndex) {
 		const listid = await listIdOf.call(this, itemIndex);
-		const { headers } = await listShape.call(this, { listid }, itemIndex);
-		const row = mappedRow.call(this, itemIndex, headers);
+		const headersOf = async () => (await listShape.call(this, { listid }, itemIndex)).headers;
+		const row = await mappedRow.call(this, itemIndex, headersOf);
 		const params: IDataObject = { listid, rowid: text.call(this, 'rowId', itemIndex, true) };
 		if (this.getNodeParameter('change', itemIndex, 'partial') === 'whole') {
-			params.values = headers.map((column) => row[column] ?? '');
+			params.values = (await headersOf()).map((column) => row[column] ?? '');
 		} else {
 			params.row = row;
 		}
