@@ -14,7 +14,8 @@ export const stop: Operation = {
 			type: 'string',
 			default: '',
 			required: true,
-			description: 'The code returned by Broadcast → Send',
+			placeholder: 'e.g. brd_4f1c2a9b7d3e',
+			description: 'The code returned by Broadcast → Send (its "code" field)',
 		},
 	],
 	async execute(itemIndex) {
