@@ -38,8 +38,8 @@ describe('pickers and credential test', () => {
 		expect(chains.results).toEqual([{ name: 'Support triage (2001)', value: '2001' }]);
 	});
 
-	it('with a bot-restricted key: only its bots and chains; a missing scope is named', async () => {
-		const waOnly = await bed.api.keyWith(['bots:read', 'account:read'], ['bot_wa']);
+	it('with a bot-restricted key: only its bots and chains; another bot or a missing scope is a clear error', async () => {
+		const waOnly = await bed.api.keyWith(['bots:read', 'account:read', 'subscribers:read'], ['bot_wa']);
 		bed.node.useKey('wa-only', waOnly, bed.baseUrl);
 		const asWaOnly = (parameters: INodeParameters) =>
 			bed.node.harness.loadOptionsContext(bed.node.workflow(parameters, { credential: 'wa-only' }), NODE_NAME) as unknown as ILoadOptionsFunctions;
@@ -49,6 +49,13 @@ describe('pickers and credential test', () => {
 		expect(forNewKey).toEqual([{ name: 'Support desk (whatsapp)', value: 'bot_wa' }]);
 		const chains = await methods.listSearch.searchChains.call(asWaOnly({ resource: 'chain', operation: 'start' }));
 		expect(chains.results.map((chain) => chain.value)).toEqual(['2001']);
+
+		const otherBot = await bed.node.failure(
+			{ resource: 'subscriber', operation: 'getTags', botId: byId('bot_tg'), clientId: '100001' },
+			{ credential: 'wa-only' },
+		);
+		expect(otherBot.httpCode).toBe('403');
+		expect(otherBot.description).toMatch(/restricted to other bots/);
 
 		const noSummary = await bed.api.keyWith(['bots:read', 'chains:write'], ['bot_wa']);
 		bed.node.useKey('no-summary', noSummary, bed.baseUrl);

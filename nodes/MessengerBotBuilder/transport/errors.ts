@@ -72,6 +72,9 @@ function describe(status: number, body: ServiceErrorBody): string | undefined {
 	if (status === 403 && body.scope) {
 		return `The API key lacks the scope "${body.scope}". Use a key that has it (API Key → Create with scopes), or the account key.`;
 	}
+	if (status === 403 && body.param) {
+		return `The API key may not touch what "${body.param}" names: it is restricted to other bots. Use a key made for this bot (API Key → Create with bots), or the account key.`;
+	}
 	if (status === 422 && body.param) return parameterHint(body.param);
 	return HINTS[status];
 }
