@@ -23,6 +23,7 @@ export async function startTarget(scenario, secret, { nodeFlags = [], env = {} }
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     url: JSON.parse(line).url,
+    pid: child.pid,
     /** Stops the target and waits for it to exit (a CPU profile is written on exit). */
     stop: () => {
       child.kill('SIGTERM');
