@@ -7,7 +7,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
 import { SIGNING, signPools } from './deliveries.mjs';
-import { drive, startTarget, targetStats } from './target.mjs';
+import { drive, pinToSeparateCpus, startTarget, targetStats } from './target.mjs';
 
 const [scenario, a, b, pairsArgument = '6'] = process.argv.slice(2);
 if (!SIGNING[scenario] || !a || !b) {
@@ -17,6 +17,7 @@ if (!SIGNING[scenario] || !a || !b) {
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 // A copied build resolves the receiver's dependencies (zod 4, jose) from wherever it was copied to.
 const NODE_PATH = [join(root, 'receiver/node_modules'), join(root, 'node_modules')].join(delimiter);
+pinToSeparateCpus();
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const connections = 50;
 const secret = generateHookSecret();

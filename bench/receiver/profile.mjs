@@ -7,12 +7,13 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
 import { SIGNING, signPools } from './deliveries.mjs';
-import { drive, startTarget, targetStats } from './target.mjs';
+import { drive, pinToSeparateCpus, startTarget, targetStats } from './target.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../..');
 const [scenario = 'receiver-standard-webhooks', secondsArgument = '8'] = process.argv.slice(2);
 if (!SIGNING[scenario]) throw new Error(`unknown scenario "${scenario}" (use ${Object.keys(SIGNING).join(', ')})`);
+pinToSeparateCpus();
 const seconds = Number(secondsArgument);
 const connections = 50;
 const secret = generateHookSecret();

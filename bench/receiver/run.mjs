@@ -13,13 +13,14 @@
 //
 //   npm run bench:receiver
 //   BENCH_SECONDS=5 BENCH_ROUNDS=5 BENCH_CONNECTIONS=50 BENCH_SCENARIOS=bare,receiver-jwt node bench/receiver/run.mjs
+//   BENCH_PIN=0 (do not pin the load generator and the targets to separate CPUs)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
 import { SIGNING, signPools } from './deliveries.mjs';
-import { drive, startTarget, targetStats } from './target.mjs';
+import { drive, pinToSeparateCpus, startTarget, targetStats } from './target.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../..');
@@ -33,11 +34,13 @@ const scenarios = (process.env.BENCH_SCENARIOS ?? Object.keys(SIGNING).join(',')
 for (const scenario of scenarios) if (!SIGNING[scenario]) throw new Error(`BENCH_SCENARIOS: unknown scenario "${scenario}"`);
 const GOAL_OF_BARE = 0.7;
 
+const cpuCount = availableParallelism(); // before pinning narrows it to one
+const pinned = pinToSeparateCpus();
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 const loadAtStart = load();
 const secret = generateHookSecret();
 const perConnection = Math.ceil((seconds * maxRate) / connections);
-process.stderr.write(`load average before the run ${loadAtStart.join(' ')} (${availableParallelism()} CPUs)\n`);
+process.stderr.write(`load average before the run ${loadAtStart.join(' ')} (${cpuCount} CPUs)\n`);
 process.stderr.write(`signing ${connections * perConnection} measured + ${connections * 50} warm-up events...\n`);
 const measuredPools = await signPools(secret, connections, perConnection);
 const warmupPools = await signPools(secret, connections, 50);
@@ -122,7 +125,11 @@ for (const r of results) {
 
 const cell = (value, width) => String(value ?? '-').padStart(width);
 console.log(`\n${rounds} rounds (rotating order) x ${seconds} s after ${warmupSeconds} s warm-up, ${connections} connections; medians, ratios taken per round`);
-console.log(`node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model.trim()}), load average before ${loadAtStart.join(' ')}, after each round ${loadByRound.map((l) => l[0]).join(' ')}`);
+console.log(
+  `node ${process.version}, ${cpuCount} CPUs (${cpus()[0]?.model.trim()}), ` +
+    `${pinned ? `load generator on CPU 0, targets on CPU ${process.env.BENCH_TARGET_CPUS}` : 'not pinned'}, ` +
+    `load average before ${loadAtStart.join(' ')}, after each round ${loadByRound.map((l) => l[0]).join(' ')}`,
+);
 console.log('scenario                     deliveries/s   p99 ms   CPU µs/delivery   vs bare: rate  CPU   vs octokit: rate  CPU');
 for (const r of results) {
   console.log(
@@ -157,7 +164,8 @@ mkdirSync(out, { recursive: true });
 const report = {
   date: new Date().toISOString(),
   node: process.version,
-  cpus: availableParallelism(),
+  cpus: cpuCount,
+  pinned: pinned ? { loadGenerator: '0', target: process.env.BENCH_TARGET_CPUS } : false,
   loadAverage: { beforeRun: loadAtStart, afterEachRound: loadByRound },
   settings: { seconds, warmupSeconds, rounds, connections, eventsPerConnection: perConnection },
   results,

@@ -1,5 +1,6 @@
 // Starting a benchmark target (server.mjs in its own process) and driving it with autocannon.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -8,11 +9,30 @@ import autocannon from 'autocannon';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
+ * Pins the load generator (this process) to CPU 0 and each target to CPU 1, so that they do not migrate onto each
+ * other's CPU between rounds (unpinned, a 2-CPU virtual machine flips between a fast and a slow state and a target's
+ * deliveries/s varies by a factor of 2). BENCH_PIN=0 turns it off; Linux with taskset and 2 CPUs or more only.
+ */
+export function pinToSeparateCpus() {
+  if (process.env.BENCH_PIN === '0' || process.platform !== 'linux' || availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return false;
+  }
+  process.env.BENCH_TARGET_CPUS ??= '1';
+  return true;
+}
+
+/**
  * Starts `server.mjs <scenario> <secret>` with extra node flags and environment; resolves once it listens.
  * `BENCH_RECEIVER_MODULE` in `env` makes the target load another build of the receiver (to compare two builds).
  */
 export async function startTarget(scenario, secret, { nodeFlags = [], env = {} } = {}) {
-  const child = spawn(process.execPath, [...nodeFlags, join(here, 'server.mjs'), scenario, secret], {
+  const command = [process.execPath, ...nodeFlags, join(here, 'server.mjs'), scenario, secret];
+  // BENCH_TARGET_CPUS pins the target (all its threads) to these CPUs, e.g. "1" (with taskset, Linux).
+  if (process.env.BENCH_TARGET_CPUS) command.unshift('taskset', '-c', process.env.BENCH_TARGET_CPUS);
+  const child = spawn(command[0], command.slice(1), {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

@@ -139,6 +139,32 @@ describe('receiver.middleware() without a framework', () => {
       await running.close();
     }
   });
+
+  it('starts the listeners only once the answer has been handed to the socket', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const middleware = receiver.middleware();
+    const seen: string[] = [];
+    let lastResponse: import('node:http').ServerResponse | undefined;
+    receiver.onAny(() => void seen.push(`listener (answer ended: ${lastResponse?.writableEnded})`));
+    const running = await serve((req, res) => {
+      lastResponse = res;
+      const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+      res.end = ((...args: unknown[]) => {
+        seen.push('answer');
+        return end(...args);
+      }) as typeof res.end;
+      middleware(req, res);
+    });
+    try {
+      const delivery = await signedDelivery(secret);
+      const response = await fetch(`${running.url}/hooks`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      expect(response.status).toBe(200);
+      await receiver.idle();
+      expect(seen).toEqual(['answer', 'listener (answer ended: true)']);
+    } finally {
+      await running.close();
+    }
+  });
 });
 
 describe('a client that goes away mid-body', () => {
