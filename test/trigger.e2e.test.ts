@@ -1,8 +1,9 @@
-import { startSandbox, type RunningSandbox } from '../sandbox/src';
-import { SandboxApi } from './support/sandboxApi';
+import type { RunningSandbox } from '../sandbox/src';
+import type { SandboxApi } from './support/sandboxApi';
 import { TriggerHarness } from './trigger/triggerHarness';
 import { waitFor, pause } from './trigger/wait';
-import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
+import { startTriggerTestBed, type TriggerTestBed } from './trigger/testBed';
+import type { WebhookServer } from './trigger/webhookServer';
 
 /**
  * The whole path: the trigger registers its hook with a running sandbox, the sandbox signs and
@@ -27,16 +28,14 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 		return response.json();
 	}
 
+	let bed: TriggerTestBed;
+
 	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.5] });
-		api = new SandboxApi(sandbox.baseUrl, sandbox.adminKey);
-		server = await startWebhookServer(() => harness);
+		bed = await startTriggerTestBed(() => harness);
+		({ sandbox, api, server } = bed);
 	});
 
-	afterAll(async () => {
-		await sandbox?.close();
-		await server?.close();
-	});
+	afterAll(() => bed?.close());
 
 	beforeEach(() => {
 		server.received.length = 0;

@@ -1,11 +1,12 @@
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
-import { startSandbox, type RunningSandbox } from '../sandbox/src';
-import { SandboxApi } from './support/sandboxApi';
+import type { RunningSandbox } from '../sandbox/src';
+import type { SandboxApi } from './support/sandboxApi';
 import { startServiceWithout, type LimitedService } from './trigger/serviceWithout';
 import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
 import { waitFor } from './trigger/wait';
-import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
+import { startTriggerTestBed, type TriggerTestBed } from './trigger/testBed';
+import type { WebhookServer } from './trigger/webhookServer';
 
 /** The hook lifecycle (`webhookMethods`) through n8n-core's HookContext, against the sandbox. */
 describe('Messenger Bot Builder Trigger hook lifecycle', () => {
@@ -28,16 +29,14 @@ describe('Messenger Bot Builder Trigger hook lifecycle', () => {
 		return harness;
 	}
 
+	let bed: TriggerTestBed;
+
 	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.5] });
-		api = new SandboxApi(sandbox.baseUrl, sandbox.adminKey);
-		server = await startWebhookServer(() => harness);
+		bed = await startTriggerTestBed(() => harness);
+		({ sandbox, api, server } = bed);
 	});
 
-	afterAll(async () => {
-		await sandbox?.close();
-		await server?.close();
-	});
+	afterAll(() => bed?.close());
 
 	afterEach(() => jest.restoreAllMocks());
 

@@ -1,0 +1,27 @@
+import { startSandbox, type RunningSandbox } from '../../sandbox/src';
+import { SandboxApi } from '../support/sandboxApi';
+import type { TriggerHarness } from './triggerHarness';
+import { startWebhookServer, type WebhookServer } from './webhookServer';
+
+export interface TriggerTestBed {
+	sandbox: RunningSandbox;
+	api: SandboxApi;
+	/** The stand-in n8n webhook endpoint: hands each delivery to the current harness. */
+	server: WebhookServer;
+	close(): Promise<void>;
+}
+
+/** A sandbox that redelivers quickly, its API client, and a webhook endpoint serving `currentHarness()`. */
+export async function startTriggerTestBed(currentHarness: () => TriggerHarness): Promise<TriggerTestBed> {
+	const sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.5] });
+	const server = await startWebhookServer(currentHarness);
+	return {
+		sandbox,
+		api: new SandboxApi(sandbox.baseUrl, sandbox.adminKey),
+		server,
+		close: async () => {
+			await sandbox.close();
+			await server.close();
+		},
+	};
+}
