@@ -1,6 +1,6 @@
 import type { RunningSandbox } from '../sandbox/src';
 import type { SandboxApi } from './support/sandboxApi';
-import { TriggerHarness } from './trigger/triggerHarness';
+import type { TriggerHarness } from './trigger/triggerHarness';
 import { waitFor, pause } from './trigger/wait';
 import { startTriggerTestBed, type TriggerTestBed } from './trigger/testBed';
 import type { WebhookServer } from './trigger/webhookServer';
@@ -43,11 +43,7 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 
 	describe('with all events, whole envelopes', () => {
 		beforeAll(() => {
-			harness = new TriggerHarness({
-				apiBaseUrl: sandbox.baseUrl,
-				apiKey: sandbox.adminKey,
-				webhookBaseUrl: server.webhookBaseUrl,
-				webhookTestBaseUrl: server.webhookTestBaseUrl,
+			harness = bed.harness({
 				parameters: { events: ['*'], options: { output: 'envelope' } },
 			});
 		});
@@ -149,11 +145,7 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 
 	describe('with a choice of events and a bot filter', () => {
 		beforeAll(async () => {
-			harness = new TriggerHarness({
-				apiBaseUrl: sandbox.baseUrl,
-				apiKey: sandbox.adminKey,
-				webhookBaseUrl: server.webhookBaseUrl,
-				webhookTestBaseUrl: server.webhookTestBaseUrl,
+			harness = bed.harness({
 				parameters: { events: ['subscriber.new'], botIds: ['bot_wa'] },
 			});
 			await harness.activate();
@@ -179,11 +171,7 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 
 	describe('listening for a test event', () => {
 		it('registers a hook for the test URL and removes it afterwards', async () => {
-			harness = new TriggerHarness({
-				apiBaseUrl: sandbox.baseUrl,
-				apiKey: sandbox.adminKey,
-				webhookBaseUrl: server.webhookBaseUrl,
-				webhookTestBaseUrl: server.webhookTestBaseUrl,
+			harness = bed.harness({
 				parameters: { events: ['payment.success'] },
 			});
 			await harness.activate('test');

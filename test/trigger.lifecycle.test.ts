@@ -3,7 +3,7 @@ import { Container } from '@n8n/di';
 import type { RunningSandbox } from '../sandbox/src';
 import type { SandboxApi } from './support/sandboxApi';
 import { startServiceWithout, type LimitedService } from './trigger/serviceWithout';
-import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
+import type { TriggerHarness, TriggerHarnessOptions } from './trigger/triggerHarness';
 import { waitFor } from './trigger/wait';
 import { startTriggerTestBed, type TriggerTestBed } from './trigger/testBed';
 import type { WebhookServer } from './trigger/webhookServer';
@@ -18,11 +18,7 @@ describe('Messenger Bot Builder Trigger hook lifecycle', () => {
 	const hookIds = async () => ((await api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string }>).map((hook) => hook.id);
 
 	function trigger(options: Partial<TriggerHarnessOptions> = {}) {
-		harness = new TriggerHarness({
-			apiBaseUrl: sandbox.baseUrl,
-			apiKey: sandbox.adminKey,
-			webhookBaseUrl: server.webhookBaseUrl,
-			webhookTestBaseUrl: server.webhookTestBaseUrl,
+		harness = bed.harness({
 			parameters: { events: ['subscriber.new'] },
 			...options,
 		});

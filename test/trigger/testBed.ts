@@ -1,6 +1,6 @@
 import { startSandbox, type RunningSandbox } from '../../sandbox/src';
 import { SandboxApi } from '../support/sandboxApi';
-import type { TriggerHarness } from './triggerHarness';
+import { TriggerHarness, type TriggerHarnessOptions } from './triggerHarness';
 import { startWebhookServer, type WebhookServer } from './webhookServer';
 
 export interface TriggerTestBed {
@@ -8,6 +8,8 @@ export interface TriggerTestBed {
 	api: SandboxApi;
 	/** The stand-in n8n webhook endpoint: hands each delivery to the current harness. */
 	server: WebhookServer;
+	/** A trigger whose credential points at this sandbox and whose webhooks live on this endpoint. */
+	harness(options?: Partial<TriggerHarnessOptions>): TriggerHarness;
 	close(): Promise<void>;
 }
 
@@ -19,6 +21,14 @@ export async function startTriggerTestBed(currentHarness: () => TriggerHarness):
 		sandbox,
 		api: new SandboxApi(sandbox.baseUrl, sandbox.adminKey),
 		server,
+		harness: (options = {}) =>
+			new TriggerHarness({
+				apiBaseUrl: sandbox.baseUrl,
+				apiKey: sandbox.adminKey,
+				webhookBaseUrl: server.webhookBaseUrl,
+				webhookTestBaseUrl: server.webhookTestBaseUrl,
+				...options,
+			}),
 		close: async () => {
 			await sandbox.close();
 			await server.close();
