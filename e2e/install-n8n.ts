@@ -25,8 +25,18 @@ function expectedStamp(): string {
   return `lock=${lockHash} abi=${process.versions.modules} platform=${process.platform}-${process.arch}`;
 }
 
+/** n8n's database driver, the one native module the install builds. */
+function sqliteBinding(modules: string): string {
+  return path.join(modules, 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
+}
+
 function isInstalled(): boolean {
-  return existsSync(n8nBin) && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === expectedStamp();
+  return (
+    existsSync(n8nBin) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8').trim() === expectedStamp() &&
+    existsSync(sqliteBinding(path.join(n8nHostDir, 'node_modules')))
+  );
 }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): void {
@@ -53,7 +63,7 @@ export function installN8n({ force = false } = {}): void {
   const cacheDir = path.join(cacheRoot, createHash('sha256').update(stamp).digest('hex').slice(0, 16));
   const cachedModules = path.join(cacheDir, 'node_modules');
   const cachedStamp = path.join(cachedModules, STAMP_NAME);
-  if (!force && existsSync(cachedStamp) && readFileSync(cachedStamp, 'utf8').trim() === stamp) {
+  if (!force && existsSync(cachedStamp) && readFileSync(cachedStamp, 'utf8').trim() === stamp && existsSync(sqliteBinding(cachedModules))) {
     linkInstall(cachedModules);
     console.log(`e2e: n8n linked from the cache ${cacheDir}`);
     return;
@@ -65,8 +75,13 @@ export function installN8n({ force = false } = {}): void {
   run('npm', ['ci', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], cacheDir);
   const headers = nodeHeadersDir();
   if (!headers) console.warn('e2e: no local Node headers found for this Node; node-gyp will look for its own');
-  const rebuildEnv = headers ? { ...process.env, npm_config_nodedir: headers } : process.env;
-  run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], cacheDir, rebuildEnv);
+  // `npm run` hands its own config to child processes (npm_config_ignore_scripts=true from the project's .npmrc):
+  // a rebuild that inherited it would skip the build and leave n8n without its database driver.
+  const rebuildEnv: NodeJS.ProcessEnv = { ...process.env, npm_config_ignore_scripts: 'false' };
+  if (headers) rebuildEnv.npm_config_nodedir = headers;
+  run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], cacheDir, rebuildEnv);
+  const binding = sqliteBinding(cachedModules);
+  if (!existsSync(binding)) throw new Error(`sqlite3 was not built (${binding} is missing): n8n could not open its database`);
   writeFileSync(cachedStamp, `${stamp}\n`);
   linkInstall(cachedModules);
   console.log(`e2e: n8n installed in ${Math.round((Date.now() - started) / 1000)} s (cache ${cacheDir})`);
