@@ -30,43 +30,44 @@ export async function readWebStream(stream: ReadableStream<Uint8Array> | null, l
 }
 
 /**
- * Reads a Node request up to `limit` bytes. On overflow it stops listening and pauses the request, so the rest is
- * never buffered; the caller answers 413 and closes the connection.
+ * Reads a Node request up to `limit` bytes and calls `done` once, with the body or the reason it has none. On
+ * overflow it stops listening and pauses the request, so the rest is never buffered; the caller answers 413 and
+ * closes the connection. A callback rather than a promise: the receiver answers most deliveries in the same turn.
  */
-export function readNodeStream(request: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > limit) {
-        cleanup();
-        request.pause();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
+export function readNodeBody(request: IncomingMessage, limit: number, done: (error: Error | null, body?: Buffer) => void): void {
+  let chunks: Buffer | Buffer[] | undefined;
+  let size = 0;
+  const cleanup = () => {
+    request.off('data', onData);
+    request.off('end', onEnd);
+    request.off('error', onError);
+    request.off('close', onClose);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.byteLength;
+    if (size > limit) {
       cleanup();
-      // Most deliveries arrive in one chunk: use it as is rather than copying it.
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    // 'close' before 'end': the client went away mid-body.
-    const onClose = () => onError(new Error('The request was closed before its body was complete'));
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', onError);
-    request.on('close', onClose);
-  });
+      request.pause();
+      done(tooLarge(limit));
+      return;
+    }
+    // Most deliveries arrive in one chunk: keep it as is rather than copying it.
+    if (chunks === undefined) chunks = chunk;
+    else if (Array.isArray(chunks)) chunks.push(chunk);
+    else chunks = [chunks, chunk];
+  };
+  const onEnd = () => {
+    cleanup();
+    done(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks);
+  };
+  const onError = (error: Error) => {
+    cleanup();
+    done(error);
+  };
+  // 'close' before 'end': the client went away mid-body.
+  const onClose = () => onError(new Error('The request was closed before its body was complete'));
+  request.on('data', onData);
+  request.on('end', onEnd);
+  request.on('error', onError);
+  request.on('close', onClose);
 }

@@ -22,31 +22,41 @@ export function readHeaders(source: HeaderSource): HeaderReader {
       },
     };
   }
-  // Node's req.headers already has lower-case names: look up directly; index other records once, when needed.
-  let lowerCased: Map<string, string | readonly string[]> | null | undefined;
-  const lookup = (name: string): string | readonly string[] | undefined => {
-    const direct = source[name];
+  return new RecordHeaderReader(source);
+}
+
+/** Node's `req.headers` already has lower-case names: look up directly; other records are indexed once, when needed. */
+class RecordHeaderReader implements HeaderReader {
+  readonly #source: Readonly<Record<string, string | readonly string[] | undefined>>;
+  #lowerCased: Map<string, string | readonly string[]> | null | undefined;
+
+  constructor(source: Readonly<Record<string, string | readonly string[] | undefined>>) {
+    this.#source = source;
+  }
+
+  // A repeated single-valued header is joined, which makes it unparseable on purpose.
+  get(name: string): string | undefined {
+    const value = this.#lookup(name);
+    if (value === undefined || typeof value === 'string') return value?.trim();
+    return value.length === 0 ? undefined : value.map((v) => v.trim()).join(', ');
+  }
+
+  getAll(name: string): string[] {
+    const value = this.#lookup(name);
+    if (value === undefined) return [];
+    return typeof value === 'string' ? [value.trim()] : value.map((v) => v.trim());
+  }
+
+  #lookup(name: string): string | readonly string[] | undefined {
+    const direct = this.#source[name];
     if (direct !== undefined) return direct;
-    if (lowerCased === undefined) {
+    if (this.#lowerCased === undefined) {
+      const source = this.#source;
       const keys = Object.keys(source);
-      lowerCased = keys.every((key) => key === key.toLowerCase())
+      this.#lowerCased = keys.every((key) => key === key.toLowerCase())
         ? null
         : new Map(keys.filter((key) => source[key] !== undefined).map((key) => [key.toLowerCase(), source[key]!]));
     }
-    return lowerCased?.get(name);
-  };
-  const values = (name: string): string[] => {
-    const value = lookup(name);
-    if (value === undefined) return [];
-    return typeof value === 'string' ? [value.trim()] : value.map((v) => v.trim());
-  };
-  return {
-    // A repeated single-valued header is joined, which makes it unparseable on purpose.
-    get: (name) => {
-      const value = lookup(name);
-      if (value === undefined || typeof value === 'string') return value?.trim();
-      return value.length === 0 ? undefined : value.map((v) => v.trim()).join(', ');
-    },
-    getAll: values,
-  };
+    return this.#lowerCased?.get(name);
+  }
 }

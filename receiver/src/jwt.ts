@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { bodySha256 } from './digest';
+import { verifyHs256Jwt } from './hs256';
 import { DeliveryError } from './errors';
 import type { ResolvedVerifyOptions } from './options';
 import { SYMMETRIC_ALGORITHMS } from './options';
@@ -100,7 +101,9 @@ async function resolvePublicKey(options: ResolvedVerifyOptions, header: Protecte
   }
 }
 
-function verifyOptions(options: ResolvedVerifyOptions) {
+const REQUIRED_CLAIMS = ['iat', 'exp', 'evt', 'body_sha256'];
+
+function joseVerifyOptions(options: ResolvedVerifyOptions) {
   return {
     algorithms: options.algorithms,
     audience: options.audience,
@@ -109,40 +112,22 @@ function verifyOptions(options: ResolvedVerifyOptions) {
     currentDate: new Date(options.now() * 1000),
     clockTolerance: options.clockSkewSeconds,
     maxTokenAge: options.toleranceSeconds,
-    requiredClaims: ['iat', 'exp', 'evt', 'body_sha256'],
+    requiredClaims: REQUIRED_CLAIMS,
   };
 }
 
-/** Verifies the JWT of `X-Signature` over the raw body: signature, times, audience, issuer and `body_sha256`. */
-export async function verifyJwtSignature(token: string, rawBody: Buffer, options: ResolvedVerifyOptions): Promise<VerifiedJwt> {
-  const header = parseHeader(token);
-  const alg = header.alg;
-  if (typeof alg !== 'string' || !(options.algorithms as string[]).includes(alg)) {
-    throw new DeliveryError('algorithm_not_allowed', `JWT "alg" ${JSON.stringify(alg ?? null)} is not allowed (allowed: ${options.algorithms.join(', ')})`);
-  }
-  assertCanonicalSignatureSegment(token);
-
-  let payload: JWTPayload | undefined;
+/** ES256/EdDSA: the key comes from the key set (maybe fetched), and `jose` verifies. */
+async function verifyWithKeySet(token: string, header: Readonly<ProtectedHeaderParameters> & { alg: string }, options: ResolvedVerifyOptions) {
   try {
-    if ((SYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
-      for (const key of await options.hmacKeys) {
-        try {
-          ({ payload } = await jwtVerify(token, key, verifyOptions(options)));
-          break;
-        } catch (error) {
-          // A rotated-out secret simply does not match: try the next one.
-          if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw error;
-        }
-      }
-      if (!payload) throw new DeliveryError('invalid_signature', 'JWT signature matches none of the configured secrets');
-    } else {
-      const key = await resolvePublicKey(options, { ...header, alg }, token);
-      ({ payload } = await jwtVerify(token, key, verifyOptions(options)));
-    }
+    const key = await resolvePublicKey(options, header, token);
+    return (await jwtVerify(token, key, joseVerifyOptions(options))).payload;
   } catch (error) {
     throw toDeliveryError(error);
   }
+}
 
+/** The delivery's own claims: `evt` names the event, `body_sha256` binds the token to these exact bytes. */
+function deliveryClaims(payload: JWTPayload, header: Readonly<ProtectedHeaderParameters>, rawBody: Buffer): VerifiedJwt {
   const { evt, body_sha256: bodyHash } = payload as JWTPayload & { evt?: unknown; body_sha256?: unknown };
   if (typeof evt !== 'string' || evt === '') throw new DeliveryError('invalid_claims', 'JWT claim "evt" must be the event id');
   if (typeof bodyHash !== 'string') throw new DeliveryError('invalid_claims', 'JWT claim "body_sha256" must be a base64url string');
@@ -151,5 +136,31 @@ export async function verifyJwtSignature(token: string, rawBody: Buffer, options
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
     throw new DeliveryError('body_hash_mismatch', 'JWT "body_sha256" does not match the SHA-256 of the raw body');
   }
-  return { eventId: evt, attemptId: payload.jti, keyId: typeof header.kid === 'string' ? header.kid : undefined };
+  return { eventId: evt, attemptId: typeof payload.jti === 'string' ? payload.jti : undefined, keyId: typeof header.kid === 'string' ? header.kid : undefined };
+}
+
+/**
+ * Verifies the JWT of `X-Signature` over the raw body: signature, times, audience, issuer and `body_sha256`.
+ * HS256 is checked at once with the hook secrets; a token signed with a published key resolves once `jose` has it.
+ */
+export function verifyJwtSignature(token: string, rawBody: Buffer, options: ResolvedVerifyOptions): VerifiedJwt | Promise<VerifiedJwt> {
+  const header = parseHeader(token);
+  const alg = header.alg;
+  if (typeof alg !== 'string' || !(options.algorithms as string[]).includes(alg)) {
+    throw new DeliveryError('algorithm_not_allowed', `JWT "alg" ${JSON.stringify(alg ?? null)} is not allowed (allowed: ${options.algorithms.join(', ')})`);
+  }
+  assertCanonicalSignatureSegment(token);
+  if ((SYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
+    const payload = verifyHs256Jwt(token, header, {
+      secrets: options.hmacSecrets,
+      audience: options.audience,
+      issuer: options.issuer,
+      now: options.now(),
+      clockSkewSeconds: options.clockSkewSeconds,
+      toleranceSeconds: options.toleranceSeconds,
+      requiredClaims: REQUIRED_CLAIMS,
+    });
+    return deliveryClaims(payload, header, rawBody);
+  }
+  return verifyWithKeySet(token, { ...header, alg }, options).then((payload) => deliveryClaims(payload, header, rawBody));
 }

@@ -1,8 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { createSecretKey, type KeyObject, type webcrypto } from 'node:crypto';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { decodeHookSecret } from './secret';
-
-type CryptoKey = webcrypto.CryptoKey;
 
 export const SYMMETRIC_ALGORITHMS = ['HS256'] as const;
 export const ASYMMETRIC_ALGORITHMS = ['ES256', 'EdDSA'] as const;
@@ -49,7 +47,6 @@ export interface VerifyOptions {
 /** Options checked once and turned into keys, ready for many verifications. */
 export interface ResolvedVerifyOptions {
   hmacSecrets: KeyObject[];
-  hmacKeys: Promise<CryptoKey[]>;
   keySet?: JWTVerifyGetKey;
   algorithms: DeliveryAlgorithm[];
   jwtEnabled: boolean;
@@ -82,10 +79,6 @@ export function resolveClock(now: Clock | undefined, parameter = 'now'): () => n
   if (typeof now === 'function') return now;
   if (typeof now !== 'number' || !Number.isFinite(now)) throw new TypeError(`${parameter} must be unix seconds or a function returning them`);
   return () => now;
-}
-
-function importHmacKey(secret: Buffer): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
 }
 
 function resolveKeySet(options: VerifyOptions): JWTVerifyGetKey | undefined {
@@ -150,14 +143,8 @@ export function resolveVerifyOptions(options: VerifyOptions): ResolvedVerifyOpti
     throw new TypeError('issuer must be a non-empty string');
   }
 
-  let hmacKeys: Promise<CryptoKey[]> | undefined;
   return {
     hmacSecrets,
-    // Imported on first use; jose verifies with WebCrypto keys.
-    get hmacKeys() {
-      hmacKeys ??= Promise.all(secretBytes.map(importHmacKey));
-      return hmacKeys;
-    },
     keySet,
     algorithms,
     jwtEnabled,

@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { assertDeclaredLength, readNodeStream, readWebStream } from './body';
+import { assertDeclaredLength, readNodeBody, readWebStream } from './body';
 import { memoryDedupeStore } from './dedupe/memory';
 import type { DedupeStore } from './dedupe/store';
 import { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
-import { readHeaders, type HeaderSource } from './headers';
+import { readHeaders, type HeaderReader, type HeaderSource } from './headers';
 import { explainReserializedFailure, locateRawBody, writeNodeAnswer, type NodeRequest, type NodeRequestHandler } from './node';
-import type { SignatureScheme, VerifyOptions } from './options';
-import { createVerifier, type DeliveryVerifier, type RawBody, type VerifiedDelivery } from './verify';
+import { resolveVerifyOptions, type ResolvedVerifyOptions, type SignatureScheme, type VerifyOptions } from './options';
+import { verifyDeliveryNow, type MaybePromise, type RawBody, type VerifiedDelivery } from './verify';
 
 export interface ReceiverOptions extends VerifyOptions {
   /** Where accepted event ids are remembered: a store, or `false` to emit duplicates. Default: in memory. */
@@ -48,31 +48,56 @@ export interface HandleContext {
   waitUntil?(promise: Promise<unknown>): void;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** Checks that need no body: method, media type, declared length. */
-function checkRequestLine(method: string | undefined, headers: HeaderSource, maxBodyBytes: number): void {
+function checkRequestLine(method: string | undefined, headers: HeaderReader, maxBodyBytes: number): void {
   if (method !== undefined && method.toUpperCase() !== 'POST') {
     throw new DeliveryError('method_not_allowed', `Deliveries are POST requests, not ${method}`);
   }
-  const reader = readHeaders(headers);
-  const contentType = reader.get('content-type');
+  const contentType = headers.get('content-type');
   if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
     throw new DeliveryError('unsupported_media_type', 'Deliveries are sent with Content-Type: application/json');
   }
-  assertDeclaredLength(reader.get('content-length'), maxBodyBytes);
+  assertDeclaredLength(headers.get('content-length'), maxBodyBytes);
 }
 
 function refusal(error: DeliveryError): DeliveryAnswer {
-  const headers: Record<string, string> = { ...JSON_HEADERS };
+  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
   if (error.code === 'method_not_allowed') headers.allow = 'POST';
   if (error.code === 'body_too_large') headers.connection = 'close';
   return { status: error.status, headers, body: JSON.stringify({ code: error.code, error: error.message }), error };
 }
 
+/** Ids that JSON writes as they are, between quotes (the service's `evt_...` ids). */
+const PLAIN_ID = /^[\w.:-]*$/;
+
+/** The answer to a verified delivery: `{ received: true, id, duplicate }`. */
+function acceptance(event: DeliveryEvent, duplicate: boolean): DeliveryAnswer {
+  return {
+    status: 200,
+    headers: { 'content-type': JSON_CONTENT_TYPE },
+    body: `{"received":true,"id":${PLAIN_ID.test(event.id) ? `"${event.id}"` : JSON.stringify(event.id)},"duplicate":${duplicate}}`,
+    event,
+    duplicate,
+  };
+}
+
+function dedupeUnavailable(cause: unknown): DeliveryError {
+  return new DeliveryError('dedupe_unavailable', 'The deduplication store did not answer; retry later', { cause });
+}
+
+/** A verified delivery waiting for its listeners, and what to tell a serverless platform when they are done. */
+interface Dispatch {
+  verified: VerifiedDelivery;
+  finished?: () => void;
+}
+
+const NO_CONTEXT: HandleContext = {};
+
 export class Receiver {
-  readonly #verifier: DeliveryVerifier;
+  readonly #verifyOptions: ResolvedVerifyOptions;
   readonly #dedupe: DedupeStore | undefined;
   readonly #handlers = new Map<string, EventHandler<never>[]>();
   readonly #anyHandlers: EventHandler<DeliveryEvent>[] = [];
@@ -80,9 +105,11 @@ export class Receiver {
   /** Deliveries whose listeners are scheduled or running, and who waits for that number to reach zero. */
   #pendingDispatches = 0;
   #idleWaiters: (() => void)[] = [];
+  /** Accepted deliveries whose listeners start at the next `setImmediate`. */
+  #queued: Dispatch[] = [];
 
   constructor(options: ReceiverOptions) {
-    this.#verifier = createVerifier(options);
+    this.#verifyOptions = resolveVerifyOptions(options);
     if (options.dedupe !== undefined && options.dedupe !== false && typeof options.dedupe?.claim !== 'function') {
       throw new TypeError('dedupe must be a store with a claim(eventId) method, or false');
     }
@@ -90,7 +117,7 @@ export class Receiver {
   }
 
   get maxBodyBytes(): number {
-    return this.#verifier.maxBodyBytes;
+    return this.#verifyOptions.maxBodyBytes;
   }
 
   /** Runs `handler` for each accepted event of one known kind, with its typed data. */
@@ -117,12 +144,13 @@ export class Receiver {
   }
 
   /** Web-standard handler: Node 24, Hono, Next.js route handlers, Deno, Bun, Cloudflare Workers. */
-  async handle(request: Request, context: HandleContext = {}): Promise<Response> {
+  async handle(request: Request, context: HandleContext = NO_CONTEXT): Promise<Response> {
     let answer: DeliveryAnswer;
     try {
-      checkRequestLine(request.method, request.headers, this.maxBodyBytes);
+      const headers = readHeaders(request.headers);
+      checkRequestLine(request.method, headers, this.maxBodyBytes);
       const body = await readWebStream(request.body, this.maxBodyBytes);
-      answer = await this.#accept(body, request.headers, context);
+      answer = await this.#answer(body, headers, context);
     } catch (error) {
       answer = refusal(asDeliveryError(error));
     }
@@ -130,10 +158,11 @@ export class Receiver {
   }
 
   /** Framework-neutral: verifies a delivery whose body is already in memory and returns the answer to send. */
-  async receive(delivery: IncomingDelivery, context: HandleContext = {}): Promise<DeliveryAnswer> {
+  async receive(delivery: IncomingDelivery, context: HandleContext = NO_CONTEXT): Promise<DeliveryAnswer> {
     try {
-      checkRequestLine(delivery.method, delivery.headers, this.maxBodyBytes);
-      return await this.#accept(delivery.body, delivery.headers, context);
+      const headers = readHeaders(delivery.headers);
+      checkRequestLine(delivery.method, headers, this.maxBodyBytes);
+      return await this.#answer(delivery.body, headers, context);
     } catch (error) {
       return refusal(asDeliveryError(error));
     }
@@ -151,77 +180,134 @@ export class Receiver {
    */
   middleware(): NodeRequestHandler {
     return (req, res, next) => {
-      this.#handleNode(req, res).catch((error) => (next ? next(error) : res.destroy(error)));
-    };
-  }
-
-  async #handleNode(req: NodeRequest, res: ServerResponse): Promise<void> {
-    let answer: DeliveryAnswer;
-    const source = locateRawBody(req);
-    try {
-      checkRequestLine(req.method, req.headers, this.maxBodyBytes);
-      const body = source.kind === 'stream' ? await readNodeStream(req, this.maxBodyBytes) : source.body;
-      answer = await this.#accept(body, req.headers, {});
-    } catch (error) {
-      const refused = asDeliveryError(error);
-      answer = refusal(source.kind === 'reserialized' ? explainReserializedFailure(refused) : refused);
-    }
-    writeNodeAnswer(res, answer);
-  }
-
-  async #accept(body: RawBody, headers: HeaderSource, context: HandleContext): Promise<DeliveryAnswer> {
-    const verified = await this.#verifier.verify(body, headers);
-    const { event } = verified;
-    let first = true;
-    if (this.#dedupe) {
+      const fail = (error: unknown) => (next ? next(error) : res.destroy(error as Error));
       try {
-        first = await this.#dedupe.claim(event.id);
+        this.#handleNode(req, res, fail);
       } catch (error) {
-        throw new DeliveryError('dedupe_unavailable', 'The deduplication store did not answer; retry later', { cause: error });
+        fail(error);
       }
-    }
-    if (first) this.#schedule(verified, context);
-    return {
-      status: 200,
-      headers: { ...JSON_HEADERS },
-      body: JSON.stringify({ received: true, id: event.id, duplicate: !first }),
-      event,
-      duplicate: !first,
     };
   }
 
-  /** Starts the listeners on a later turn of the event loop, after the answer has been produced. */
+  /** Answers in the same turn as the body's last chunk whenever verification and deduplication need no I/O. */
+  #handleNode(req: NodeRequest, res: ServerResponse, fail: (error: unknown) => void): void {
+    const source = locateRawBody(req);
+    const headers = readHeaders(req.headers);
+    const send = (answer: MaybePromise<DeliveryAnswer>) => {
+      if (answer instanceof Promise) answer.then((settled) => writeNodeAnswer(res, settled), fail);
+      else writeNodeAnswer(res, answer);
+    };
+    const explain = source.kind === 'reserialized' ? explainReserializedFailure : undefined;
+    try {
+      checkRequestLine(req.method, headers, this.maxBodyBytes);
+    } catch (error) {
+      send(refusal(asDeliveryError(error)));
+      return;
+    }
+    if (source.kind !== 'stream') {
+      send(this.#answer(source.body, headers, NO_CONTEXT, explain));
+      return;
+    }
+    readNodeBody(req, this.maxBodyBytes, (error, body) => {
+      try {
+        send(error ? refusal(asDeliveryError(error)) : this.#answer(body!, headers, NO_CONTEXT));
+      } catch (fault) {
+        fail(fault);
+      }
+    });
+  }
+
+  /**
+   * Verifies, claims and schedules a delivery; the answer comes at once when nothing needs I/O. Refusals become
+   * answers; other errors (a fault of the receiver) are thrown or rejected.
+   */
+  #answer(body: RawBody, headers: HeaderReader, context: HandleContext, explain?: (error: DeliveryError) => DeliveryError): MaybePromise<DeliveryAnswer> {
+    const refuse = (error: unknown) => {
+      const refused = asDeliveryError(error);
+      return refusal(explain ? explain(refused) : refused);
+    };
+    try {
+      const verified = verifyDeliveryNow(body, headers, this.#verifyOptions);
+      const answer = verified instanceof Promise ? verified.then((delivery) => this.#claim(delivery, context)) : this.#claim(verified, context);
+      return answer instanceof Promise ? answer.catch(refuse) : answer;
+    } catch (error) {
+      return refuse(error);
+    }
+  }
+
+  #claim(verified: VerifiedDelivery, context: HandleContext): MaybePromise<DeliveryAnswer> {
+    if (!this.#dedupe) return this.#accepted(verified, true, context);
+    let claimed: boolean | Promise<boolean>;
+    try {
+      claimed = this.#dedupe.claim(verified.event.id);
+    } catch (error) {
+      throw dedupeUnavailable(error);
+    }
+    if (typeof claimed === 'boolean') return this.#accepted(verified, claimed, context);
+    return Promise.resolve(claimed).then(
+      (first) => this.#accepted(verified, first, context),
+      (error: unknown) => {
+        throw dedupeUnavailable(error);
+      },
+    );
+  }
+
+  #accepted(verified: VerifiedDelivery, first: boolean, context: HandleContext): DeliveryAnswer {
+    if (first) this.#schedule(verified, context);
+    return acceptance(verified.event, !first);
+  }
+
+  /**
+   * Starts the listeners on a later turn of the event loop, after the answer has been produced. Deliveries accepted
+   * in the same turn share one `setImmediate`.
+   */
   #schedule(verified: VerifiedDelivery, context: HandleContext): void {
     this.#pendingDispatches += 1;
-    if (context.waitUntil) {
-      context.waitUntil(new Promise<void>((resolve) => setImmediate(() => void this.#dispatch(verified).then(resolve))));
-    } else {
-      setImmediate(() => void this.#dispatch(verified));
-    }
+    const dispatch: Dispatch = { verified };
+    if (context.waitUntil) context.waitUntil(new Promise<void>((resolve) => (dispatch.finished = resolve)));
+    this.#queued.push(dispatch);
+    if (this.#queued.length === 1) setImmediate(this.#startQueued);
   }
 
-  /** Runs the listeners one after the other; never rejects (their errors go to the error handlers). */
-  async #dispatch({ event, scheme, attemptId }: VerifiedDelivery): Promise<void> {
-    try {
-      const context: DeliveryContext = { scheme, attemptId };
-      // The listeners registered when the delivery is dispatched (one registered meanwhile waits for the next one).
-      const typed = (this.#handlers.get(event.type) ?? []) as EventHandler<DeliveryEvent>[];
-      const typedCount = typed.length;
-      const anyCount = this.#anyHandlers.length;
-      for (let i = 0; i < typedCount; i += 1) await this.#runListener(typed[i], event, context);
-      for (let i = 0; i < anyCount; i += 1) await this.#runListener(this.#anyHandlers[i], event, context);
-    } finally {
+  readonly #startQueued = () => {
+    const batch = this.#queued;
+    this.#queued = [];
+    for (const dispatch of batch) this.#dispatch(dispatch);
+  };
+
+  /**
+   * Runs the listeners one after the other, waiting for those that return a promise; never throws (their errors go
+   * to the error handlers). Listeners registered after the delivery was dispatched wait for the next one.
+   */
+  #dispatch({ verified, finished }: Dispatch): void {
+    const { event, scheme, attemptId } = verified;
+    const context: DeliveryContext = { scheme, attemptId };
+    const typed = (this.#handlers.get(event.type) ?? []) as EventHandler<DeliveryEvent>[];
+    const anyHandlers = this.#anyHandlers;
+    const typedCount = typed.length;
+    const total = typedCount + anyHandlers.length;
+    const continueAfter = (index: number) => () => runFrom(index + 1);
+    const reportThenContinue = (index: number) => (error: unknown) => this.#reportListenerError(error, event).then(continueAfter(index));
+    const runFrom = (start: number): void => {
+      for (let index = start; index < total; index += 1) {
+        const listener = index < typedCount ? typed[index] : anyHandlers[index - typedCount];
+        let result: unknown;
+        try {
+          result = listener(event, context);
+        } catch (error) {
+          void reportThenContinue(index)(error);
+          return;
+        }
+        if (isThenable(result)) {
+          Promise.resolve(result).then(continueAfter(index), reportThenContinue(index));
+          return;
+        }
+      }
       this.#pendingDispatches -= 1;
       if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
-    }
-  }
-
-  async #runListener(handler: EventHandler<DeliveryEvent>, event: DeliveryEvent, context: DeliveryContext): Promise<void> {
-    try {
-      await handler(event, context);
-    } catch (error) {
-      await this.#reportListenerError(error, event);
-    }
+      finished?.();
+    };
+    runFrom(0);
   }
 
   async #reportListenerError(error: unknown, event: DeliveryEvent): Promise<void> {
@@ -237,6 +323,10 @@ export class Receiver {
       }
     }
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 /** Refusals become answers; anything else is a fault of the receiver or the connection and propagates. */

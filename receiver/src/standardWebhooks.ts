@@ -19,19 +19,29 @@ const HMAC_SHA256_BASE64 = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 
 /** The v1 signatures of a `webhook-signature` list; other versions (e.g. v1a) are ignored. */
 function parseSignatureList(values: string[]): Buffer[] {
-  // Entries are space-separated; repeated header lines arrive joined by ", " (web Headers). Most lists hold one.
-  const entries = values.flatMap((value) => (WHITESPACE.test(value) ? value.split(/,?\s+/) : [value])).filter((entry) => entry !== '');
+  // Most lists hold one signature in one header line: read it without splitting.
+  if (values.length === 1 && !WHITESPACE.test(values[0])) {
+    const mac = v1Signature(values[0]);
+    return mac ? [mac] : [];
+  }
+  // Entries are space-separated; repeated header lines arrive joined by ", " (web Headers).
+  const entries = values.flatMap((value) => value.split(/,?\s+/)).filter((entry) => entry !== '');
   if (entries.length > MAX_SIGNATURE_ENTRIES) {
     throw new DeliveryError('malformed_signature', `webhook-signature lists more than ${MAX_SIGNATURE_ENTRIES} signatures`);
   }
   const macs: Buffer[] = [];
   for (const entry of entries) {
-    const comma = entry.indexOf(',');
-    if (comma === -1 || entry.slice(0, comma) !== 'v1') continue;
-    const encoded = entry.slice(comma + 1);
-    if (HMAC_SHA256_BASE64.test(encoded)) macs.push(Buffer.from(encoded, 'base64'));
+    const mac = v1Signature(entry);
+    if (mac) macs.push(mac);
   }
   return macs;
+}
+
+/** The MAC of a `v1,<base64>` entry, or undefined for another version or a malformed value. */
+function v1Signature(entry: string): Buffer | undefined {
+  if (!entry.startsWith('v1,')) return undefined;
+  const encoded = entry.slice(3);
+  return HMAC_SHA256_BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
 }
 
 /**

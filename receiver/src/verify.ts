@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { DeliveryError } from './errors';
 import { deliveryEnvelopeSchema, eventSchemas, isKnownEventType, type DeliveryEvent } from './events';
-import { readHeaders, type HeaderSource } from './headers';
-import { verifyJwtSignature } from './jwt';
+import { readHeaders, type HeaderReader, type HeaderSource } from './headers';
+import { verifyJwtSignature, type VerifiedJwt } from './jwt';
 import { resolveClock, resolveVerifyOptions, type Clock, type ResolvedVerifyOptions, type SignatureScheme, type VerifyOptions } from './options';
 import { verifyStandardWebhooksSignature } from './standardWebhooks';
 
@@ -45,12 +45,15 @@ interface SignatureCheck {
   keyId?: string;
 }
 
-/** Checks the signature headers; a JWT resolves later (jose verifies asynchronously), Standard Webhooks at once. */
-function verifySignature(body: Buffer, headerSource: HeaderSource, options: ResolvedVerifyOptions): SignatureCheck | Promise<SignatureCheck> {
-  const headers = readHeaders(headerSource);
+/** A value now, or later when it needs I/O or WebCrypto. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Checks the signature headers: HMAC signatures at once, a JWT signed with a published key once its key set is read. */
+function verifySignature(body: Buffer, headers: HeaderReader, options: ResolvedVerifyOptions): MaybePromise<SignatureCheck> {
   const token = headers.get('x-signature');
   if (token !== undefined && token !== '' && options.jwtEnabled) {
-    return verifyJwtSignature(token, body, options).then((jwt) => ({ scheme: 'jwt', eventId: jwt.eventId, attemptId: jwt.attemptId, keyId: jwt.keyId }));
+    const jwt = verifyJwtSignature(token, body, options);
+    return jwt instanceof Promise ? jwt.then(jwtCheck) : jwtCheck(jwt);
   }
   const signatures = headers.getAll('webhook-signature').filter((value) => value !== '');
   if (signatures.length > 0 && options.standardWebhooksEnabled) {
@@ -64,6 +67,10 @@ function verifySignature(body: Buffer, headerSource: HeaderSource, options: Reso
   }
   const accepted = [options.jwtEnabled && 'X-Signature', options.standardWebhooksEnabled && 'webhook-id/webhook-timestamp/webhook-signature'];
   throw new DeliveryError('missing_signature', `No signature: expected ${accepted.filter(Boolean).join(' or ')}`);
+}
+
+function jwtCheck(jwt: VerifiedJwt): SignatureCheck {
+  return { scheme: 'jwt', eventId: jwt.eventId, attemptId: jwt.attemptId, keyId: jwt.keyId };
 }
 
 /** Parses the signed body and checks it against the signature's event id, the audience and the event schemas. */
@@ -91,21 +98,32 @@ function parseEvent(body: Buffer, signature: SignatureCheck, options: ResolvedVe
   return event;
 }
 
+function verifiedDelivery(body: Buffer, signature: SignatureCheck, options: ResolvedVerifyOptions): VerifiedDelivery {
+  const event = parseEvent(body, signature, options);
+  return { event, scheme: signature.scheme, attemptId: signature.attemptId, keyId: signature.keyId };
+}
+
+/**
+ * Verifies a delivery and returns it at once when no I/O is needed (HMAC signatures), else a promise: the receiver's
+ * hot path, which stays off the microtask queue for most deliveries. Throws (or rejects) a {@link DeliveryError}.
+ */
+export function verifyDeliveryNow(rawBody: RawBody, headers: HeaderReader, options: ResolvedVerifyOptions): MaybePromise<VerifiedDelivery> {
+  const body = toBuffer(rawBody);
+  if (body.byteLength > options.maxBodyBytes) {
+    throw new DeliveryError('body_too_large', `The body has ${body.byteLength} bytes; the limit is ${options.maxBodyBytes}`);
+  }
+  const signature = verifySignature(body, headers, options);
+  return signature instanceof Promise ? signature.then((checked) => verifiedDelivery(body, checked, options)) : verifiedDelivery(body, signature, options);
+}
+
 /** Checks options once (secrets, keys, algorithms) and returns a verifier for many deliveries. */
 export function createVerifier(options: VerifyOptions): DeliveryVerifier {
   const resolved = resolveVerifyOptions(options);
   return {
     maxBodyBytes: resolved.maxBodyBytes,
     async verify(rawBody, headers, at) {
-      const body = toBuffer(rawBody);
       const current = at?.now === undefined ? resolved : { ...resolved, now: resolveClock(at.now) };
-      if (body.byteLength > current.maxBodyBytes) {
-        throw new DeliveryError('body_too_large', `The body has ${body.byteLength} bytes; the limit is ${current.maxBodyBytes}`);
-      }
-      const pending = verifySignature(body, headers, current);
-      const signature = pending instanceof Promise ? await pending : pending;
-      const event = parseEvent(body, signature, current);
-      return { event, scheme: signature.scheme, attemptId: signature.attemptId, keyId: signature.keyId };
+      return verifyDeliveryNow(rawBody, readHeaders(headers), current);
     },
   };
 }

@@ -17,6 +17,7 @@ export interface RedisDedupeStoreOptions {
 }
 
 export interface RedisDedupeStore extends DedupeStore {
+  claim(eventId: string): Promise<boolean>;
   /** Closes the connection this store opened from `url` (a given `client` is left open). */
   close(): Promise<void>;
 }

@@ -4,10 +4,11 @@
  */
 export interface DedupeStore {
   /**
-   * Atomically records `eventId`. Resolves `true` when it was not recorded yet (the caller now owns the event),
-   * `false` when it was (a duplicate). Rejects when the store cannot answer.
+   * Atomically records `eventId`. Returns (or resolves) `true` when it was not recorded yet (the caller now owns the
+   * event), `false` when it was (a duplicate). Throws (or rejects) when the store cannot answer. An in-process store
+   * answers at once: the receiver then accepts the delivery without waiting a turn.
    */
-  claim(eventId: string): Promise<boolean>;
+  claim(eventId: string): boolean | Promise<boolean>;
 }
 
 /** How long an event id is remembered by default: longer than the sender's whole retry schedule. */
