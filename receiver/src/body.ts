@@ -37,18 +37,19 @@ export async function readWebStream(stream: ReadableStream<Uint8Array> | null, l
 export function readNodeBody(request: IncomingMessage, limit: number, done: (error: Error | null, body?: Buffer) => void): void {
   let chunks: Buffer | Buffer[] | undefined;
   let size = 0;
-  const cleanup = () => {
-    request.off('data', onData);
-    request.off('end', onEnd);
-    request.off('error', onError);
-    request.off('close', onClose);
+  // Listeners stay attached once the body is read (the request is done with); `settled` makes them inert.
+  let settled = false;
+  const settle = (error: Error | null, body?: Buffer) => {
+    if (settled) return;
+    settled = true;
+    done(error, body);
   };
   const onData = (chunk: Buffer) => {
     size += chunk.byteLength;
     if (size > limit) {
-      cleanup();
+      request.off('data', onData);
       request.pause();
-      done(tooLarge(limit));
+      settle(tooLarge(limit));
       return;
     }
     // Most deliveries arrive in one chunk: keep it as is rather than copying it.
@@ -56,18 +57,11 @@ export function readNodeBody(request: IncomingMessage, limit: number, done: (err
     else if (Array.isArray(chunks)) chunks.push(chunk);
     else chunks = [chunks, chunk];
   };
-  const onEnd = () => {
-    cleanup();
-    done(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks);
-  };
-  const onError = (error: Error) => {
-    cleanup();
-    done(error);
-  };
-  // 'close' before 'end': the client went away mid-body.
-  const onClose = () => onError(new Error('The request was closed before its body was complete'));
   request.on('data', onData);
-  request.on('end', onEnd);
-  request.on('error', onError);
-  request.on('close', onClose);
+  request.on('end', () => settle(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks));
+  request.on('error', (error: Error) => settle(error));
+  // 'close' before 'end': the client went away mid-body.
+  request.on('close', () => {
+    if (!settled) settle(new Error('The request was closed before its body was complete'));
+  });
 }

@@ -84,6 +84,12 @@ function acceptance(event: DeliveryEvent, duplicate: boolean): DeliveryAnswer {
   };
 }
 
+/** The answer to a refused delivery; an error that is not a refusal propagates. */
+function refusalOf(error: unknown, explain?: (error: DeliveryError) => DeliveryError): DeliveryAnswer {
+  const refused = asDeliveryError(error);
+  return refusal(explain ? explain(refused) : refused);
+}
+
 function dedupeUnavailable(cause: unknown): DeliveryError {
   return new DeliveryError('dedupe_unavailable', 'The deduplication store did not answer; retry later', { cause });
 }
@@ -180,39 +186,34 @@ export class Receiver {
    */
   middleware(): NodeRequestHandler {
     return (req, res, next) => {
-      const fail = (error: unknown) => (next ? next(error) : res.destroy(error as Error));
       try {
-        this.#handleNode(req, res, fail);
+        this.#handleNode(req, res, next);
       } catch (error) {
-        fail(error);
+        failNode(res, next, error);
       }
     };
   }
 
   /** Answers in the same turn as the body's last chunk whenever verification and deduplication need no I/O. */
-  #handleNode(req: NodeRequest, res: ServerResponse, fail: (error: unknown) => void): void {
+  #handleNode(req: NodeRequest, res: ServerResponse, next: NodeNext | undefined): void {
     const source = locateRawBody(req);
     const headers = readHeaders(req.headers);
-    const send = (answer: MaybePromise<DeliveryAnswer>) => {
-      if (answer instanceof Promise) answer.then((settled) => writeNodeAnswer(res, settled), fail);
-      else writeNodeAnswer(res, answer);
-    };
-    const explain = source.kind === 'reserialized' ? explainReserializedFailure : undefined;
     try {
       checkRequestLine(req.method, headers, this.maxBodyBytes);
     } catch (error) {
-      send(refusal(asDeliveryError(error)));
+      writeNodeAnswer(res, refusal(asDeliveryError(error)));
       return;
     }
     if (source.kind !== 'stream') {
-      send(this.#answer(source.body, headers, NO_CONTEXT, explain));
+      const explain = source.kind === 'reserialized' ? explainReserializedFailure : undefined;
+      sendNodeAnswer(res, next, this.#answer(source.body, headers, NO_CONTEXT, explain));
       return;
     }
     readNodeBody(req, this.maxBodyBytes, (error, body) => {
       try {
-        send(error ? refusal(asDeliveryError(error)) : this.#answer(body!, headers, NO_CONTEXT));
+        sendNodeAnswer(res, next, error ? refusal(asDeliveryError(error)) : this.#answer(body!, headers, NO_CONTEXT));
       } catch (fault) {
-        fail(fault);
+        failNode(res, next, fault);
       }
     });
   }
@@ -222,16 +223,12 @@ export class Receiver {
    * answers; other errors (a fault of the receiver) are thrown or rejected.
    */
   #answer(body: RawBody, headers: HeaderReader, context: HandleContext, explain?: (error: DeliveryError) => DeliveryError): MaybePromise<DeliveryAnswer> {
-    const refuse = (error: unknown) => {
-      const refused = asDeliveryError(error);
-      return refusal(explain ? explain(refused) : refused);
-    };
     try {
       const verified = verifyDeliveryNow(body, headers, this.#verifyOptions);
       const answer = verified instanceof Promise ? verified.then((delivery) => this.#claim(delivery, context)) : this.#claim(verified, context);
-      return answer instanceof Promise ? answer.catch(refuse) : answer;
+      return answer instanceof Promise ? answer.catch((error: unknown) => refusalOf(error, explain)) : answer;
     } catch (error) {
-      return refuse(error);
+      return refusalOf(error, explain);
     }
   }
 
@@ -327,6 +324,19 @@ export class Receiver {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+type NodeNext = (error?: unknown) => void;
+
+/** A fault of the receiver or the connection: Express's error handling, or the connection is dropped. */
+function failNode(res: ServerResponse, next: NodeNext | undefined, error: unknown): void {
+  if (next) next(error);
+  else res.destroy(error as Error);
+}
+
+function sendNodeAnswer(res: ServerResponse, next: NodeNext | undefined, answer: MaybePromise<DeliveryAnswer>): void {
+  if (answer instanceof Promise) answer.then((settled) => writeNodeAnswer(res, settled), (error: unknown) => failNode(res, next, error));
+  else writeNodeAnswer(res, answer);
 }
 
 /** Refusals become answers; anything else is a fault of the receiver or the connection and propagates. */
