@@ -83,7 +83,8 @@ function numericClaim(claims: JWTPayload, name: 'iat' | 'nbf' | 'exp'): number |
 }
 
 function checkClaims(claims: JWTPayload, expect: Hs256Expectations): void {
-  const required = new Set(expect.requiredClaims);
+  // jose requires `iat` whenever a maximum age is set, which it always is here.
+  const required = new Set([...expect.requiredClaims, 'iat']);
   if (expect.issuer !== undefined) required.add('iss');
   if (expect.audience !== undefined) required.add('aud');
   for (const claim of required) {
@@ -103,8 +104,7 @@ function checkClaims(claims: JWTPayload, expect: Hs256Expectations): void {
   if (nbf !== undefined && nbf > now + skew) throw new DeliveryError('not_yet_valid', 'JWT "nbf" lies in the future');
   const exp = numericClaim(claims, 'exp');
   if (exp !== undefined && exp <= now - skew) throw new DeliveryError('expired', 'JWT is expired');
-  if (iat === undefined) throw new DeliveryError('invalid_claims', 'JWT claim "iat" is missing');
-  const age = now - iat;
+  const age = now - iat!;
   if (age - skew > expect.toleranceSeconds) throw new DeliveryError('expired', 'JWT is expired');
   if (age < -skew) throw new DeliveryError('not_yet_valid', 'JWT "iat" lies in the future');
 }

@@ -74,7 +74,7 @@ function claimError(error: InstanceType<typeof errors.JWTClaimValidationFailed>)
 }
 
 /** Turns a jose verification failure into the delivery error vocabulary. */
-function toDeliveryError(error: unknown): DeliveryError {
+export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof errors.JWTExpired) return new DeliveryError('expired', 'JWT is expired');
   if (error instanceof errors.JWTClaimValidationFailed) return claimError(error);

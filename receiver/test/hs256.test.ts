@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { DeliveryError, type DeliveryErrorCode } from '../src/errors';
 import { verifyHs256Jwt } from '../src/hs256';
+import { toDeliveryError } from '../src/jwt';
 import { resolveVerifyOptions, type ResolvedVerifyOptions } from '../src/options';
 
 /**
@@ -92,28 +93,10 @@ function ours(token: string, options: ResolvedVerifyOptions): Outcome {
   }
 }
 
-/** `toDeliveryError`/`claimError` of src/jwt.ts (not exported), replicated: jose's error → the delivery vocabulary. */
+/** jose's error in the delivery vocabulary, by the receiver's own mapping (also used for ES256/EdDSA tokens). */
 function joseErrorCode(error: unknown): DeliveryErrorCode {
-  if (error instanceof errors.JWTExpired) return 'expired';
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.reason === 'missing' || error.reason === 'invalid') return 'invalid_claims';
-    switch (error.claim) {
-      case 'iat':
-      case 'nbf':
-        return 'not_yet_valid';
-      case 'aud':
-        return 'audience_mismatch';
-      case 'iss':
-        return 'issuer_mismatch';
-      default:
-        return 'invalid_claims';
-    }
-  }
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'algorithm_not_allowed';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'invalid_signature';
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) return 'malformed_signature';
-  // Anything else (a TypeError for a bad option...) is a defect of the test: let it fail.
-  throw error;
+  // Anything that is not a verification failure (a TypeError for a bad option...) is a defect of the test: it throws.
+  return toDeliveryError(error).code;
 }
 
 /** The oracle: jose's `jwtVerify` with the options src/jwt.ts gives it, each secret in turn (as the receiver did). */
