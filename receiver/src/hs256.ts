@@ -83,13 +83,11 @@ function numericClaim(claims: JWTPayload, name: 'iat' | 'nbf' | 'exp'): number |
 }
 
 function checkClaims(claims: JWTPayload, expect: Hs256Expectations): void {
-  // jose requires `iat` whenever a maximum age is set, which it always is here.
-  const required = new Set([...expect.requiredClaims, 'iat']);
-  if (expect.issuer !== undefined) required.add('iss');
-  if (expect.audience !== undefined) required.add('aud');
-  for (const claim of required) {
-    if (!Object.hasOwn(claims, claim)) throw new DeliveryError('invalid_claims', `JWT claim "${claim}" is missing`);
-  }
+  // jose requires `iat` whenever a maximum age is set (always, here), `iss` and `aud` when they are configured.
+  for (const claim of expect.requiredClaims) requireClaim(claims, claim);
+  requireClaim(claims, 'iat');
+  if (expect.issuer !== undefined) requireClaim(claims, 'iss');
+  if (expect.audience !== undefined) requireClaim(claims, 'aud');
   if (expect.issuer !== undefined && claims.iss !== expect.issuer) {
     throw new DeliveryError('issuer_mismatch', 'JWT "iss" is not the configured issuer');
   }
@@ -107,6 +105,10 @@ function checkClaims(claims: JWTPayload, expect: Hs256Expectations): void {
   const age = now - iat!;
   if (age - skew > expect.toleranceSeconds) throw new DeliveryError('expired', 'JWT is expired');
   if (age < -skew) throw new DeliveryError('not_yet_valid', 'JWT "iat" lies in the future');
+}
+
+function requireClaim(claims: JWTPayload, claim: string): void {
+  if (!Object.hasOwn(claims, claim)) throw new DeliveryError('invalid_claims', `JWT claim "${claim}" is missing`);
 }
 
 function audienceMatches(aud: unknown, accepted: readonly string[]): boolean {
