@@ -27,6 +27,7 @@ export interface DeliveryVerifier {
 
 function toBuffer(rawBody: RawBody): Buffer {
   if (typeof rawBody === 'string') return Buffer.from(rawBody, 'utf8');
+  if (Buffer.isBuffer(rawBody)) return rawBody;
   if (rawBody instanceof Uint8Array) return Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   throw new TypeError('rawBody must be the raw request body as a string or bytes (not a parsed object)');
 }
