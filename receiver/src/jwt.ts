@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { bodySha256 } from './digest';
-import { verifyHs256Jwt } from './hs256';
+import { verifyHs256Jwt, type Hs256Expectations } from './hs256';
 import { DeliveryError } from './errors';
 import type { ResolvedVerifyOptions } from './options';
 import { SYMMETRIC_ALGORITHMS } from './options';
@@ -103,7 +103,8 @@ async function resolvePublicKey(options: ResolvedVerifyOptions, header: Protecte
 
 const REQUIRED_CLAIMS = ['iat', 'exp', 'evt', 'body_sha256'];
 
-function joseVerifyOptions(options: ResolvedVerifyOptions) {
+/** What `jose` checks a token signed with a published key against (and the HS256 verifier's test oracle). */
+export function joseVerifyOptions(options: ResolvedVerifyOptions) {
   return {
     algorithms: options.algorithms,
     audience: options.audience,
@@ -112,6 +113,19 @@ function joseVerifyOptions(options: ResolvedVerifyOptions) {
     currentDate: new Date(options.now() * 1000),
     clockTolerance: options.clockSkewSeconds,
     maxTokenAge: options.toleranceSeconds,
+    requiredClaims: REQUIRED_CLAIMS,
+  };
+}
+
+/** The same checks as {@link joseVerifyOptions}, for the HS256 verifier. */
+export function hs256Expectations(options: ResolvedVerifyOptions): Hs256Expectations {
+  return {
+    secrets: options.hmacSecrets,
+    audience: options.audience,
+    issuer: options.issuer,
+    now: options.now(),
+    clockSkewSeconds: options.clockSkewSeconds,
+    toleranceSeconds: options.toleranceSeconds,
     requiredClaims: REQUIRED_CLAIMS,
   };
 }
@@ -151,16 +165,7 @@ export function verifyJwtSignature(token: string, rawBody: Buffer, options: Reso
   }
   assertCanonicalSignatureSegment(token);
   if ((SYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
-    const payload = verifyHs256Jwt(token, header, {
-      secrets: options.hmacSecrets,
-      audience: options.audience,
-      issuer: options.issuer,
-      now: options.now(),
-      clockSkewSeconds: options.clockSkewSeconds,
-      toleranceSeconds: options.toleranceSeconds,
-      requiredClaims: REQUIRED_CLAIMS,
-    });
-    return deliveryClaims(payload, header, rawBody);
+    return deliveryClaims(verifyHs256Jwt(token, header, hs256Expectations(options)), header, rawBody);
   }
   return verifyWithKeySet(token, { ...header, alg }, options).then((payload) => deliveryClaims(payload, header, rawBody));
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { DeliveryError, type DeliveryErrorCode } from '../src/errors';
 import { verifyHs256Jwt } from '../src/hs256';
-import { toDeliveryError } from '../src/jwt';
+import { hs256Expectations, joseVerifyOptions, toDeliveryError } from '../src/jwt';
 import { resolveVerifyOptions, type ResolvedVerifyOptions } from '../src/options';
 
 /**
@@ -16,8 +16,6 @@ import { resolveVerifyOptions, type ResolvedVerifyOptions } from '../src/options
  * which jose's TextDecoder strips); (3) when both refuse, the DeliveryError codes are the same.
  */
 
-// The claims `verifyJwtSignature` (src/jwt.ts) requires of every delivery JWT.
-const REQUIRED_CLAIMS = ['iat', 'exp', 'evt', 'body_sha256'];
 const ISSUER = 'messenger-bot-builder';
 const HOOK = 'hook_a';
 const OTHER_HOOK = 'hook_b';
@@ -77,15 +75,7 @@ function ours(token: string, options: ResolvedVerifyOptions): Outcome {
       throw new DeliveryError('malformed_signature', 'X-Signature has an unreadable JWT header');
     }
     if (header.alg !== 'HS256') throw new DeliveryError('algorithm_not_allowed', 'JWT "alg" is not allowed');
-    const claims = verifyHs256Jwt(token, Object.freeze(header), {
-      secrets: options.hmacSecrets,
-      audience: options.audience,
-      issuer: options.issuer,
-      now: options.now(),
-      clockSkewSeconds: options.clockSkewSeconds,
-      toleranceSeconds: options.toleranceSeconds,
-      requiredClaims: REQUIRED_CLAIMS,
-    });
+    const claims = verifyHs256Jwt(token, Object.freeze(header), hs256Expectations(options));
     return { ok: true, claims };
   } catch (error) {
     if (error instanceof DeliveryError) return { ok: false, code: error.code, message: error.message };
@@ -101,16 +91,9 @@ function joseErrorCode(error: unknown): DeliveryErrorCode {
 
 /** The oracle: jose's `jwtVerify` with the options src/jwt.ts gives it, each secret in turn (as the receiver did). */
 async function oracle(token: string, options: ResolvedVerifyOptions): Promise<Outcome> {
-  const joseOptions = {
-    algorithms: ['HS256'],
-    audience: options.audience,
-    issuer: options.issuer,
-    typ: 'JWT',
-    currentDate: new Date(options.now() * 1000),
-    clockTolerance: options.clockSkewSeconds,
-    maxTokenAge: options.toleranceSeconds,
-    requiredClaims: REQUIRED_CLAIMS,
-  };
+  // The receiver's own jose options (algorithms: ['HS256'], as configured with secrets only).
+  const joseOptions = joseVerifyOptions(options);
+  expect(joseOptions.algorithms).toEqual(['HS256']);
   for (const key of options.hmacSecrets as KeyObject[]) {
     try {
       return { ok: true, claims: (await jwtVerify(token, key, joseOptions)).payload };
