@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import Redis from 'ioredis';
 import { memoryDedupeStore, redisDedupeStore } from '../src';
 
@@ -50,6 +51,50 @@ describe('memoryDedupeStore', () => {
   it('refuses bad options', () => {
     expect(() => memoryDedupeStore({ maxEntries: 0 })).toThrow('maxEntries must be a positive integer');
     expect(() => memoryDedupeStore({ ttlSeconds: 0 })).toThrow('ttlSeconds must be a positive number');
+  });
+
+  it('answers like a plain list of remembered ids, whatever the ids, clock and bound (fast-check)', () => {
+    // Ids with equal hashes (FNV-1a collisions), long ones and non-ASCII ones (kept as strings), prefixes of others.
+    const id = fc.oneof(
+      fc.constantFrom('costarring', 'liquid', 'declinate', 'macallums', 'altarage', 'zinke'),
+      fc.constantFrom('evt_1', 'evt_10', 'evt_2', 'evt_é', 'evt_😀', 'e', ''),
+      fc.string({ maxLength: 8 }),
+      fc.string({ minLength: 60, maxLength: 70 }),
+      fc.integer({ min: 0, max: 40 }).map((n) => `evt_${n}`),
+    );
+    const step = fc.oneof({ weight: 4, arbitrary: id.map((value) => ({ claim: value })) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 7_000 }).map((ms) => ({ wait: ms })) });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2_100 }), fc.array(step, { maxLength: 3_000 }), (maxEntries, steps) => {
+        let now = 0;
+        const ttlMs = 10_000;
+        const store = memoryDedupeStore({ maxEntries, ttlSeconds: ttlMs / 1000, now: () => now });
+        // The model: remembered ids oldest first, each with its expiry.
+        let model: { id: string; expiresAt: number }[] = [];
+        for (const action of steps) {
+          if ('wait' in action) {
+            now += action.wait;
+            continue;
+          }
+          model = model.filter((entry) => entry.expiresAt > now);
+          const first = !model.some((entry) => entry.id === action.claim);
+          if (first) model.push({ id: action.claim, expiresAt: now + ttlMs });
+          if (model.length > maxEntries) model.shift();
+          expect(store.claim(action.claim)).toBe(first);
+          expect(store.size).toBe(model.length);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('keeps every id of a full store of 100 000 apart (no collisions between similar ids)', () => {
+    const store = memoryDedupeStore();
+    const ids = Array.from({ length: 100_000 }, (_, i) => `evt_${i.toString(16).padStart(24, '0')}`);
+    expect(ids.every((value) => store.claim(value))).toBe(true);
+    expect(ids.every((value) => !store.claim(value))).toBe(true);
+    expect(store.claim('evt_new')).toBe(true); // the oldest is forgotten for room
+    expect(store.claim(ids[0])).toBe(true);
+    expect(store.claim(ids[99_999])).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
+import { IdTable } from './idTable';
 import { DEFAULT_DEDUPE_TTL_SECONDS, type DedupeStore } from './store';
 
 export interface MemoryDedupeStoreOptions {
@@ -11,7 +12,8 @@ export interface MemoryDedupeStoreOptions {
 
 /**
  * Bounded in-process store with expiry. Enough for one receiver process; use the Redis store when several
- * processes receive the same hook. Every operation is O(1), also when it is full and forgets an id per claim.
+ * processes receive the same hook. Every operation is O(1), also when it is full and forgets an id per claim, and the
+ * ids are kept as bytes in typed arrays, not as objects for the garbage collector (see {@link IdTable}).
  */
 export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore & { claim(eventId: string): boolean; readonly size: number } {
   const ttlMs = (options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS) * 1000;
@@ -19,12 +21,8 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Dedup
   if (!(ttlMs > 0)) throw new TypeError('ttlSeconds must be a positive number');
   if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError('maxEntries must be a positive integer');
   const now = options.now ?? Date.now;
-  const remembered = new Set<string>();
-  // The remembered ids oldest first, with their expiry times; one TTL for all, so claim order is expiry order.
-  // (A Map's insertion order would do, but finding its oldest live key walks over every id deleted before it.)
-  const queue = new ClaimQueue();
-
-  const forgetOldest = () => remembered.delete(queue.shift());
+  // One TTL for all: the oldest id is also the first to expire.
+  const remembered = new IdTable(maxEntries);
 
   return {
     get size() {
@@ -32,43 +30,10 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Dedup
     },
     claim(eventId: string): boolean {
       const at = now();
-      while (queue.length > 0 && queue.oldestExpiry() <= at) forgetOldest();
+      while (remembered.oldestExpiry() <= at) remembered.forgetOldest();
       if (remembered.has(eventId)) return false;
-      remembered.add(eventId);
-      queue.push(eventId, at + ttlMs);
-      if (remembered.size > maxEntries) forgetOldest();
+      remembered.add(eventId, at + ttlMs);
       return true;
     },
   };
-}
-
-/** A first-in first-out queue of ids and expiry times, in arrays that are compacted once half of them is consumed. */
-class ClaimQueue {
-  #ids: string[] = [];
-  #expiries: number[] = [];
-  #head = 0;
-
-  get length(): number {
-    return this.#ids.length - this.#head;
-  }
-
-  oldestExpiry(): number {
-    return this.#expiries[this.#head];
-  }
-
-  push(id: string, expiresAt: number): void {
-    this.#ids.push(id);
-    this.#expiries.push(expiresAt);
-  }
-
-  shift(): string {
-    const id = this.#ids[this.#head];
-    this.#head += 1;
-    if (this.#head >= 1024 && this.#head * 2 >= this.#ids.length) {
-      this.#ids = this.#ids.slice(this.#head);
-      this.#expiries = this.#expiries.slice(this.#head);
-      this.#head = 0;
-    }
-    return id;
-  }
 }

@@ -1,0 +1,159 @@
+/** Longest id kept as bytes; a longer id, or one with non-ASCII characters, is kept as a string. */
+const KEY_BYTES = 64;
+const STRING_KEY = 0xff;
+const INITIAL_CAPACITY = 1024;
+
+/**
+ * The ids a memory dedupe store remembers, oldest first, each with its expiry time: a ring of fixed-size byte slots
+ * and a linear-probing hash index, all in typed arrays. A busy receiver remembers 100 000 ids; as strings in a `Set`
+ * each one is an object the garbage collector copies out of the young generation and then keeps marking, which cost
+ * about 2 µs per delivery under load (bench/receiver). Here an id becomes bytes in a slot, with no object of its own.
+ * Every operation is O(1); the arrays grow by doubling up to `maxEntries`.
+ */
+export class IdTable {
+  readonly #maxEntries: number;
+  #capacity = 0;
+  #head = 0;
+  #size = 0;
+  #keys = new Uint8Array(0);
+  #lengths = new Uint8Array(0);
+  #hashes = new Uint32Array(0);
+  #expiries = new Float64Array(0);
+  /** Ids that do not fit a slot, by entry. */
+  #stringKeys: (string | undefined)[] = [];
+  /** Hash slot → entry + 1; 0 is an empty slot. */
+  #index = new Int32Array(0);
+  #mask = 0;
+
+  constructor(maxEntries: number) {
+    this.#maxEntries = maxEntries;
+    this.#resize(Math.min(INITIAL_CAPACITY, maxEntries));
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Expiry of the oldest id, or Infinity when empty. */
+  oldestExpiry(): number {
+    return this.#size === 0 ? Infinity : this.#expiries[this.#head];
+  }
+
+  has(id: string): boolean {
+    return this.#find(id, hashOf(id)) !== -1;
+  }
+
+  /** Remembers an id that is not remembered yet, as the newest; forgets the oldest when `maxEntries` are kept. */
+  add(id: string, expiresAt: number): void {
+    if (this.#size === this.#capacity) {
+      if (this.#capacity < this.#maxEntries) this.#resize(Math.min(this.#capacity * 2, this.#maxEntries));
+      else this.forgetOldest();
+    }
+    const entry = (this.#head + this.#size) % this.#capacity;
+    this.#size += 1;
+    const hash = hashOf(id);
+    this.#hashes[entry] = hash;
+    this.#expiries[entry] = expiresAt;
+    this.#writeKey(entry, id);
+    let slot = hash & this.#mask;
+    while (this.#index[slot] !== 0) slot = (slot + 1) & this.#mask;
+    this.#index[slot] = entry + 1;
+  }
+
+  forgetOldest(): void {
+    const entry = this.#head;
+    this.#unindex(entry);
+    this.#stringKeys[entry] = undefined;
+    this.#head = (this.#head + 1) % this.#capacity;
+    this.#size -= 1;
+  }
+
+  #writeKey(entry: number, id: string): void {
+    const offset = entry * KEY_BYTES;
+    if (id.length > KEY_BYTES || !isAscii(id)) {
+      this.#lengths[entry] = STRING_KEY;
+      this.#stringKeys[entry] = id;
+      return;
+    }
+    this.#lengths[entry] = id.length;
+    for (let i = 0; i < id.length; i += 1) this.#keys[offset + i] = id.charCodeAt(i);
+  }
+
+  #keyEquals(entry: number, id: string): boolean {
+    const length = this.#lengths[entry];
+    if (length === STRING_KEY) return this.#stringKeys[entry] === id;
+    if (length !== id.length) return false;
+    const offset = entry * KEY_BYTES;
+    for (let i = 0; i < length; i += 1) if (this.#keys[offset + i] !== id.charCodeAt(i)) return false;
+    return true;
+  }
+
+  #find(id: string, hash: number): number {
+    for (let slot = hash & this.#mask; this.#index[slot] !== 0; slot = (slot + 1) & this.#mask) {
+      const entry = this.#index[slot] - 1;
+      if (this.#hashes[entry] === hash && this.#keyEquals(entry, id)) return entry;
+    }
+    return -1;
+  }
+
+  /** Removes an entry from the index and closes the gap (backward-shift deletion: no tombstones to pile up). */
+  #unindex(entry: number): void {
+    let hole = this.#hashes[entry] & this.#mask;
+    while (this.#index[hole] !== entry + 1) hole = (hole + 1) & this.#mask;
+    for (let slot = (hole + 1) & this.#mask; this.#index[slot] !== 0; slot = (slot + 1) & this.#mask) {
+      const home = this.#hashes[this.#index[slot] - 1] & this.#mask;
+      // The entry at `slot` may fill the hole unless its home lies cyclically within (hole, slot].
+      const homeAfterHole = hole < slot ? home > hole && home <= slot : home > hole || home <= slot;
+      if (!homeAfterHole) {
+        this.#index[hole] = this.#index[slot];
+        hole = slot;
+      }
+    }
+    this.#index[hole] = 0;
+  }
+
+  /** Moves the entries, oldest first, into arrays for `capacity` entries and an index at most half full. */
+  #resize(capacity: number): void {
+    const keys = new Uint8Array(capacity * KEY_BYTES);
+    const lengths = new Uint8Array(capacity);
+    const hashes = new Uint32Array(capacity);
+    const expiries = new Float64Array(capacity);
+    const stringKeys: (string | undefined)[] = [];
+    let tableSize = 1;
+    while (tableSize < capacity * 2) tableSize *= 2;
+    const index = new Int32Array(tableSize);
+    const mask = tableSize - 1;
+    for (let i = 0; i < this.#size; i += 1) {
+      const from = (this.#head + i) % this.#capacity;
+      keys.set(this.#keys.subarray(from * KEY_BYTES, (from + 1) * KEY_BYTES), i * KEY_BYTES);
+      lengths[i] = this.#lengths[from];
+      hashes[i] = this.#hashes[from];
+      expiries[i] = this.#expiries[from];
+      if (this.#stringKeys[from] !== undefined) stringKeys[i] = this.#stringKeys[from];
+      let slot = hashes[i] & mask;
+      while (index[slot] !== 0) slot = (slot + 1) & mask;
+      index[slot] = i + 1;
+    }
+    this.#keys = keys;
+    this.#lengths = lengths;
+    this.#hashes = hashes;
+    this.#expiries = expiries;
+    this.#stringKeys = stringKeys;
+    this.#index = index;
+    this.#mask = mask;
+    this.#capacity = capacity;
+    this.#head = 0;
+  }
+}
+
+/** FNV-1a over the UTF-16 code units. */
+function hashOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i += 1) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+function isAscii(id: string): boolean {
+  for (let i = 0; i < id.length; i += 1) if (id.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
