@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { JWTPayload, ProtectedHeaderParameters } from 'jose';
+import { signaturesEqual } from './digest';
 import { DeliveryError } from './errors';
 
 /** What an HS256 delivery JWT is checked against (the receiver's resolved options). */
@@ -17,8 +18,6 @@ export interface Hs256Expectations {
   requiredClaims: readonly string[];
 }
 
-const HS256_SIGNATURE_BYTES = 32;
-
 /**
  * Verifies an HS256 compact JWT with `node:crypto`, synchronously, by the same rules as `jose`'s `jwtVerify` with
  * `{ algorithms: ['HS256'], typ: 'JWT', audience, issuer, clockTolerance, maxTokenAge, requiredClaims }`, and no
@@ -33,7 +32,7 @@ export function verifyHs256Jwt(token: string, header: Readonly<ProtectedHeaderPa
   // jose refuses unknown critical extensions and JWTs with unencoded payloads (b64: false); deliveries use neither.
   if (header.crit !== undefined) throw new DeliveryError('malformed_signature', 'X-Signature has a "crit" header: no extension is supported');
   const signingInputEnd = token.lastIndexOf('.');
-  const signature = Buffer.from(token.slice(signingInputEnd + 1), 'base64url');
+  const signature = token.slice(signingInputEnd + 1);
   const signingInput = token.slice(0, signingInputEnd);
   if (!expect.secrets.some((secret) => macMatches(secret, signingInput, signature))) {
     throw new DeliveryError('invalid_signature', 'JWT signature matches none of the configured secrets');
@@ -44,11 +43,10 @@ export function verifyHs256Jwt(token: string, header: Readonly<ProtectedHeaderPa
   return claims;
 }
 
-function macMatches(secret: KeyObject, signingInput: string, signature: Buffer): boolean {
-  if (signature.length !== HS256_SIGNATURE_BYTES) return false;
+/** The signature segment (canonical base64url, checked by the caller) against the MAC, in constant time. */
+function macMatches(secret: KeyObject, signingInput: string, signature: string): boolean {
   // The signing input is base64url and dots: ASCII, so latin1 gives the same bytes as UTF-8, faster.
-  const expected = createHmac('sha256', secret).update(signingInput, 'latin1').digest();
-  return timingSafeEqual(expected, signature);
+  return signaturesEqual(signature, createHmac('sha256', secret).update(signingInput, 'latin1').digest('base64url'));
 }
 
 function decodeClaims(segment: string): JWTPayload {

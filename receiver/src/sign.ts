@@ -62,7 +62,7 @@ export async function signDelivery(input: SignDeliveryInput): Promise<DeliverySi
     'x-signature': jwt,
     'webhook-id': input.eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${mac.toString('base64')}`,
+    'webhook-signature': `v1,${mac}`,
   };
 }
 
