@@ -12,7 +12,7 @@
 // machine.
 //
 //   npm run bench:receiver
-//   BENCH_SECONDS=5 BENCH_ROUNDS=5 BENCH_CONNECTIONS=50 BENCH_SCENARIOS=bare,receiver-jwt node bench/receiver/run.mjs
+//   BENCH_SECONDS=5 BENCH_ROUNDS=7 BENCH_CONNECTIONS=50 BENCH_SCENARIOS=bare,receiver-jwt node bench/receiver/run.mjs
 //   BENCH_PIN=0 (do not pin the load generator and the targets to separate CPUs)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -26,10 +26,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Events signed per scheme: enough distinct ones for this rate over a whole measurement. */
-const maxRate = Number(process.env.BENCH_MAX_RATE ?? 30_000);
+const maxRate = Number(process.env.BENCH_MAX_RATE ?? 40_000);
 const scenarios = (process.env.BENCH_SCENARIOS ?? Object.keys(SIGNING).join(',')).split(',');
 for (const scenario of scenarios) if (!SIGNING[scenario]) throw new Error(`BENCH_SCENARIOS: unknown scenario "${scenario}"`);
 const GOAL_OF_BARE = 0.7;
