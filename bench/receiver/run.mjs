@@ -41,9 +41,18 @@ const loadAtStart = load();
 const secret = generateHookSecret();
 const perConnection = Math.ceil((seconds * maxRate) / connections);
 process.stderr.write(`load average before the run ${loadAtStart.join(' ')} (${cpuCount} CPUs)\n`);
-process.stderr.write(`signing ${connections * perConnection} measured + ${connections * 50} warm-up events...\n`);
-const measuredPools = await signPools(secret, connections, perConnection);
-const warmupPools = await signPools(secret, connections, 50);
+// Signatures are valid for 300 s (JWT exp, Standard Webhooks tolerance): sign again before they get near that.
+const RESIGN_AFTER_MS = 180_000;
+let measuredPools;
+let warmupPools;
+let signedAt = 0;
+async function signIfStale() {
+  if (Date.now() - signedAt < RESIGN_AFTER_MS) return;
+  process.stderr.write(`signing ${connections * perConnection} measured + ${connections * 50} warm-up events...\n`);
+  signedAt = Date.now();
+  measuredPools = await signPools(secret, connections, perConnection);
+  warmupPools = await signPools(secret, connections, 50);
+}
 
 /** One measurement on a fresh target process (so its deduplication memory starts empty). */
 async function measure(scenario) {
@@ -72,6 +81,7 @@ async function measure(scenario) {
 const runs = Object.fromEntries(scenarios.map((scenario) => [scenario, []]));
 const loadByRound = [];
 for (let round = 0; round < rounds; round += 1) {
+  await signIfStale();
   // Rotate the order so that no scenario always runs first (fresh machine) or last.
   const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]);
   for (const scenario of order) {

@@ -101,6 +101,17 @@ interface Dispatch {
 }
 
 const NO_CONTEXT: HandleContext = {};
+const NO_LISTENERS: readonly EventHandler<never>[] = [];
+
+/** One delivery's way through its listeners: those registered when it was dispatched, typed ones first. */
+interface ListenerRun {
+  event: DeliveryEvent;
+  context: DeliveryContext;
+  typed: EventHandler<DeliveryEvent>[];
+  typedCount: number;
+  total: number;
+  finished?: () => void;
+}
 
 export class Receiver {
   readonly #verifyOptions: ResolvedVerifyOptions;
@@ -278,33 +289,30 @@ export class Receiver {
    */
   #dispatch({ verified, finished }: Dispatch): void {
     const { event, scheme, attemptId } = verified;
-    const context: DeliveryContext = { scheme, attemptId };
-    const typed = (this.#handlers.get(event.type) ?? []) as EventHandler<DeliveryEvent>[];
-    const anyHandlers = this.#anyHandlers;
-    const typedCount = typed.length;
-    const total = typedCount + anyHandlers.length;
-    const continueAfter = (index: number) => () => runFrom(index + 1);
-    const reportThenContinue = (index: number) => (error: unknown) => this.#reportListenerError(error, event).then(continueAfter(index));
-    const runFrom = (start: number): void => {
-      for (let index = start; index < total; index += 1) {
-        const listener = index < typedCount ? typed[index] : anyHandlers[index - typedCount];
-        let result: unknown;
-        try {
-          result = listener(event, context);
-        } catch (error) {
-          void reportThenContinue(index)(error);
-          return;
-        }
-        if (isThenable(result)) {
-          Promise.resolve(result).then(continueAfter(index), reportThenContinue(index));
-          return;
-        }
+    const typed = (this.#handlers.get(event.type) ?? NO_LISTENERS) as EventHandler<DeliveryEvent>[];
+    const run: ListenerRun = { event, context: { scheme, attemptId }, typed, typedCount: typed.length, total: typed.length + this.#anyHandlers.length, finished };
+    this.#runListeners(run, 0);
+  }
+
+  #runListeners(run: ListenerRun, start: number): void {
+    for (let index = start; index < run.total; index += 1) {
+      const listener = index < run.typedCount ? run.typed[index] : this.#anyHandlers[index - run.typedCount];
+      let result: unknown;
+      try {
+        result = listener(run.event, run.context);
+      } catch (error) {
+        void this.#reportListenerError(error, run.event).then(() => this.#runListeners(run, index + 1));
+        return;
       }
-      this.#pendingDispatches -= 1;
-      if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
-      finished?.();
-    };
-    runFrom(0);
+      if (isThenable(result)) {
+        const next = () => this.#runListeners(run, index + 1);
+        Promise.resolve(result).then(next, (error: unknown) => this.#reportListenerError(error, run.event).then(next));
+        return;
+      }
+    }
+    this.#pendingDispatches -= 1;
+    if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
+    run.finished?.();
   }
 
   async #reportListenerError(error: unknown, event: DeliveryEvent): Promise<void> {

@@ -91,6 +91,26 @@ describe('createReceiver().handle (web Request)', () => {
     expect(after).toHaveBeenCalledTimes(1);
   });
 
+  it('waits for a listener that returns a promise before the next one; a rejected promise goes to onError', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const calls: string[] = [];
+    receiver
+      .on('subscriber.new', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        calls.push('slow typed');
+        throw new Error('async listener broke');
+      })
+      .onAny(() => void calls.push('any'))
+      .onError(async (error) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        calls.push(`onError: ${(error as Error).message}`);
+      });
+    const delivery = await signedDelivery(secret);
+    expect((await receiver.handle(post(delivery.body, delivery.headers))).status).toBe(200);
+    await receiver.idle();
+    expect(calls).toEqual(['slow typed', 'onError: async listener broke', 'any']);
+  });
+
   it('idle() waits for the listeners of every accepted delivery, also those accepted while it waits', async () => {
     const receiver = createReceiver({ secrets: secret });
     await receiver.idle(); // nothing running: resolves at once
