@@ -270,11 +270,17 @@ export class Receiver {
    * in the same turn share one `setImmediate`.
    */
   #schedule(verified: VerifiedDelivery, context: HandleContext): void {
-    this.#pendingDispatches += 1;
     const dispatch: Dispatch = { verified };
-    if (context.waitUntil) context.waitUntil(new Promise<void>((resolve) => (dispatch.finished = resolve)));
+    this.#pendingDispatches += 1;
     this.#queued.push(dispatch);
     if (this.#queued.length === 1) setImmediate(this.#startQueued);
+    if (!context.waitUntil) return;
+    // The event id is claimed already: a platform hook that fails must not keep the listeners from running.
+    try {
+      context.waitUntil(new Promise<void>((resolve) => (dispatch.finished = resolve)));
+    } catch (error) {
+      console.error(`[receiver] waitUntil failed for ${verified.event.type} ${verified.event.id}; the listeners run anyway:`, error);
+    }
   }
 
   readonly #startQueued = () => {
@@ -298,13 +304,16 @@ export class Receiver {
     for (let index = start; index < run.total; index += 1) {
       const listener = index < run.typedCount ? run.typed[index] : this.#anyHandlers[index - run.typedCount];
       let result: unknown;
+      let pending = false;
       try {
         result = listener(run.event, run.context);
+        // Reading `then` may throw too (a proxy, a getter): that is the listener's error as well.
+        pending = isThenable(result);
       } catch (error) {
         void this.#reportListenerError(error, run.event).then(() => this.#runListeners(run, index + 1));
         return;
       }
-      if (isThenable(result)) {
+      if (pending) {
         const next = () => this.#runListeners(run, index + 1);
         Promise.resolve(result).then(next, (error: unknown) => this.#reportListenerError(error, run.event).then(next));
         return;
@@ -343,7 +352,7 @@ function failNode(res: ServerResponse, next: NodeNext | undefined, error: unknow
 }
 
 function sendNodeAnswer(res: ServerResponse, next: NodeNext | undefined, answer: MaybePromise<DeliveryAnswer>): void {
-  if (answer instanceof Promise) answer.then((settled) => writeNodeAnswer(res, settled), (error: unknown) => failNode(res, next, error));
+  if (answer instanceof Promise) answer.then((settled) => writeNodeAnswer(res, settled)).catch((error: unknown) => failNode(res, next, error));
   else writeNodeAnswer(res, answer);
 }
 

@@ -111,6 +111,25 @@ describe('createReceiver().handle (web Request)', () => {
     expect(calls).toEqual(['slow typed', 'onError: async listener broke', 'any']);
   });
 
+  it('sends a listener result whose then getter throws to onError and runs the next listeners', async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const failures: string[] = [];
+    const after = jest.fn();
+    receiver
+      .on('subscriber.new', () => ({
+        get then(): never {
+          throw new Error('then getter broke');
+        },
+      }))
+      .onAny(after)
+      .onError((error) => void failures.push((error as Error).message));
+    const delivery = await signedDelivery(secret);
+    expect((await receiver.handle(post(delivery.body, delivery.headers))).status).toBe(200);
+    await receiver.idle();
+    expect(failures).toEqual(['then getter broke']);
+    expect(after).toHaveBeenCalledTimes(1);
+  });
+
   it('idle() waits for the listeners of every accepted delivery, also those accepted while it waits', async () => {
     const receiver = createReceiver({ secrets: secret });
     await receiver.idle(); // nothing running: resolves at once
@@ -139,6 +158,25 @@ describe('createReceiver().handle (web Request)', () => {
     await receiver.handle(post(first.body, first.headers));
     await receiver.idle();
     expect(calls).toEqual(['typed', 'any']);
+  });
+
+  it("runs the listeners even when the platform's waitUntil throws", async () => {
+    const receiver = createReceiver({ secrets: secret });
+    const seen = jest.fn();
+    receiver.onAny(seen);
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const delivery = await signedDelivery(secret);
+      const waitUntil = () => {
+        throw new Error('waitUntil outside a request');
+      };
+      expect((await receiver.handle(post(delivery.body, delivery.headers), { waitUntil })).status).toBe(200);
+      await receiver.idle();
+      expect(seen).toHaveBeenCalledTimes(1);
+      expect(String(errors.mock.calls[0]?.[0])).toContain('waitUntil failed');
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('hands the listeners to waitUntil for serverless platforms', async () => {
