@@ -169,7 +169,7 @@ export class Receiver {
       const body = await readWebStream(request.body, this.maxBodyBytes);
       answer = await this.#answer(body, headers, context);
     } catch (error) {
-      answer = refusal(asDeliveryError(error));
+      answer = refusalOf(error);
     }
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   }
@@ -181,7 +181,7 @@ export class Receiver {
       checkRequestLine(delivery.method, headers, this.maxBodyBytes);
       return await this.#answer(delivery.body, headers, context);
     } catch (error) {
-      return refusal(asDeliveryError(error));
+      return refusalOf(error);
     }
   }
 
@@ -212,7 +212,7 @@ export class Receiver {
     try {
       checkRequestLine(req.method, headers, this.maxBodyBytes);
     } catch (error) {
-      writeNodeAnswer(res, refusal(asDeliveryError(error)));
+      writeNodeAnswer(res, refusalOf(error));
       return;
     }
     if (source.kind !== 'stream') {
@@ -222,7 +222,7 @@ export class Receiver {
     }
     readNodeBody(req, this.maxBodyBytes, (error, body) => {
       try {
-        sendNodeAnswer(res, next, error ? refusal(asDeliveryError(error)) : this.#answer(body!, headers, NO_CONTEXT));
+        sendNodeAnswer(res, next, error ? refusalOf(error) : this.#answer(body!, headers, NO_CONTEXT));
       } catch (fault) {
         failNode(res, next, fault);
       }

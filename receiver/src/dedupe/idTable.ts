@@ -39,25 +39,26 @@ export class IdTable {
     return this.#size === 0 ? Infinity : this.#expiries[this.#head];
   }
 
-  has(id: string): boolean {
-    return this.#find(id, hashOf(id)) !== -1;
-  }
-
-  /** Remembers an id that is not remembered yet, as the newest; forgets the oldest when `maxEntries` are kept. */
-  add(id: string, expiresAt: number): void {
+  /**
+   * Remembers `id` as the newest, unless it is remembered already (then returns false); forgets the oldest when
+   * `maxEntries` are kept.
+   */
+  addIfAbsent(id: string, expiresAt: number): boolean {
+    const hash = hashOf(id);
+    if (this.#find(id, hash) !== -1) return false;
     if (this.#size === this.#capacity) {
       if (this.#capacity < this.#maxEntries) this.#resize(Math.min(this.#capacity * 2, this.#maxEntries));
       else this.forgetOldest();
     }
     const entry = (this.#head + this.#size) % this.#capacity;
     this.#size += 1;
-    const hash = hashOf(id);
     this.#hashes[entry] = hash;
     this.#expiries[entry] = expiresAt;
     this.#writeKey(entry, id);
     let slot = hash & this.#mask;
     while (this.#index[slot] !== 0) slot = (slot + 1) & this.#mask;
     this.#index[slot] = entry + 1;
+    return true;
   }
 
   forgetOldest(): void {

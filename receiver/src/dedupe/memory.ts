@@ -31,9 +31,7 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Dedup
     claim(eventId: string): boolean {
       const at = now();
       while (remembered.oldestExpiry() <= at) remembered.forgetOldest();
-      if (remembered.has(eventId)) return false;
-      remembered.add(eventId, at + ttlMs);
-      return true;
+      return remembered.addIfAbsent(eventId, at + ttlMs);
     },
   };
 }
