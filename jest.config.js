@@ -9,7 +9,7 @@ const tsJest = [
   },
 ];
 // Some dependencies ship ES modules only (jose, @octokit/*); jest's CommonJS runtime needs them transformed.
-const esmOnly = ['jose', '@octokit', 'universal-user-agent', 'before-after-hook'];
+const esmOnly = ['jose', '@octokit', 'universal-user-agent', 'before-after-hook', '@apidevtools', 'svix'];
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj)s$': tsJest },

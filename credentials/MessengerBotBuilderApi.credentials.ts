@@ -34,7 +34,7 @@ export class MessengerBotBuilderApi implements ICredentialType {
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:8787/api',
+			default: '',
 			placeholder: 'https://api.example.com/api',
 			required: true,
 			description: 'Address of the API including the /api path prefix, without a trailing slash',

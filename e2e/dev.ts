@@ -1,19 +1,22 @@
 /**
  * `npm run dev`: the package in a real n8n, ready to click through.
  * Builds the package, starts the sandbox (demo data, kept between runs) and n8n 2.41.1 with the
- * package linked in, creates the owner, an API key and a credential pointing at the sandbox,
- * imports the example workflows, prints the editor URL and login, then rebuilds and restarts n8n
- * whenever the package's sources change. State lives in e2e/out/dev (`--reset` starts over).
- * Usage: node e2e/dev.ts [--reset] [--no-watch]   (ports: N8N_PORT=5678, SANDBOX_PORT=8787)
+ * package linked in, creates the owner, an API key and a credential pointing at the sandbox (and
+ * points it at the sandbox again on every start, so changed ports are followed), imports the example
+ * workflows, prints the editor URL and login, then rebuilds and restarts n8n whenever the package's
+ * sources change. State lives in e2e/out/dev (`--reset` starts over: n8n, its workflows and the
+ * sandbox's data).
+ * Usage: node e2e/dev.ts [--reset] [--no-watch] [--no-build] [--dir <state folder>]
+ * Ports: N8N_PORT (default 5678), SANDBOX_PORT (default 8787).
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { credentialType, linkRepository } from './lib/communityPackage.ts';
-import { DevStateFile } from './lib/devState.ts';
 import { loadExamples } from './lib/examples.ts';
 import { createApiKey, defaultOwner, PublicApi, setupOwner, signIn } from './lib/n8nApi.ts';
+import { DevStateFile, ensureDevCredential, portsInUse, readPort } from './lib/devState.ts';
 import { N8nStack } from './lib/n8nStack.ts';
 import { watchNodes } from './lib/nodesWatcher.ts';
 import { outDir, repoRoot } from './lib/paths.ts';
@@ -22,10 +25,23 @@ import { installN8n } from './install-n8n.ts';
 
 const CREDENTIAL_NAME = 'Messenger Bot Builder (sandbox)';
 
-const { values: flags } = parseArgs({ options: { reset: { type: 'boolean' }, 'no-watch': { type: 'boolean' } } });
-const n8nPort = Number(process.env.N8N_PORT ?? 5678);
-const sandboxPort = Number(process.env.SANDBOX_PORT ?? 8787);
-const devDir = path.join(outDir, 'dev');
+const { values: flags } = parseArgs({
+  options: { reset: { type: 'boolean' }, 'no-watch': { type: 'boolean' }, 'no-build': { type: 'boolean' }, dir: { type: 'string' } },
+});
+const devDir = path.resolve(flags.dir ?? path.join(outDir, 'dev'));
+
+/** A problem the user can fix: one line, no stack. */
+function stop(message: string): never {
+  console.error(`dev: ${message}`);
+  process.exit(1);
+}
+
+const ports = [readPort('N8N_PORT', 5678, 'n8n'), readPort('SANDBOX_PORT', 8787, 'sandbox')].map((port) =>
+  'error' in port ? stop(port.error) : port,
+);
+const [n8nPort, sandboxPort] = ports;
+const busy = await portsInUse(ports);
+if (busy) stop(busy);
 
 function build(args: string[]): void {
   const result = spawnSync('npm', args, { cwd: repoRoot, stdio: 'inherit' });
@@ -34,19 +50,21 @@ function build(args: string[]): void {
 
 if (flags.reset) rmSync(devDir, { recursive: true, force: true });
 installN8n();
-build(['run', 'build:sandbox', '--silent']);
-build(['run', 'build:nodes', '--silent']);
+if (!flags['no-build']) {
+  build(['run', 'build:sandbox', '--silent']);
+  build(['run', 'build:nodes', '--silent']);
+}
 
 const stateFile = new DevStateFile(devDir);
 const state = stateFile.state;
 const sandbox = await startSandbox({
-  port: sandboxPort,
+  port: sandboxPort.port,
   adminKey: state.sandboxAdminKey,
   dataFile: path.join(devDir, 'sandbox.sqlite'),
   seed: true,
 });
 linkRepository(devDir);
-const n8nOptions = { dir: devDir, mode: 'regular' as const, port: n8nPort, encryptionKey: state.encryptionKey };
+const n8nOptions = { dir: devDir, mode: 'regular' as const, port: n8nPort.port, encryptionKey: state.encryptionKey };
 let n8n = await N8nStack.start(n8nOptions).catch(async (error) => {
   await sandbox.close();
   throw error;
@@ -56,10 +74,12 @@ const session = state.ownerCreated ? await signIn(n8n.baseUrl) : await setupOwne
 stateFile.update({ ownerCreated: true });
 if (!state.apiKey) stateFile.update({ apiKey: await createApiKey(n8n.baseUrl, session) });
 const api = new PublicApi(n8n.baseUrl, state.apiKey!);
-if (!state.credentialId) {
-  const credential = await api.createCredential(CREDENTIAL_NAME, credentialType, { apiKey: sandbox.adminKey, baseUrl: sandbox.baseUrl });
-  stateFile.update({ credentialId: credential.id });
-}
+const credential = await ensureDevCredential(api, state.credentialId, {
+  name: CREDENTIAL_NAME,
+  type: credentialType,
+  data: { apiKey: sandbox.adminKey, baseUrl: sandbox.baseUrl },
+});
+stateFile.update({ credentialId: credential.id });
 const existing = await api.workflowNames();
 const examples = loadExamples({ id: state.credentialId!, name: CREDENTIAL_NAME });
 let imported = 0;
@@ -74,7 +94,7 @@ console.log(`
 
   Editor     ${n8n.baseUrl}
   Login      ${defaultOwner.email} / ${defaultOwner.password}
-  Credential "${CREDENTIAL_NAME}" → ${sandbox.baseUrl}
+  Credential "${CREDENTIAL_NAME}" → ${sandbox.baseUrl} (${credential.created ? 'created' : 'updated'})
   Workflows  ${examples.length} examples (${imported} imported now)
   Sandbox    ${sandbox.baseUrl} (account key in ${path.relative(repoRoot, stateFile.file)})
   n8n log    ${path.relative(repoRoot, n8n.main.log.logFile)}

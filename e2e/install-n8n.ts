@@ -1,10 +1,10 @@
 /**
- * Installs the pinned n8n (e2e/n8n/package-lock.json) on first use; a no-op when it is already in place.
- * `npm ci --ignore-scripts` keeps n8n's many install scripts from running; only sqlite3 (n8n's database
- * driver) is built, against the headers of the Node that runs this script.
+ * Installs a pinned n8n (e2e/n8n/package-lock.json; e2e/n8n1 for the n8n 1.x smoke test) on first use; a no-op
+ * when it is already in place. `npm ci --ignore-scripts` keeps n8n's many install scripts from running; only
+ * sqlite3 (n8n's database driver) is built, against the headers of the Node that will run n8n.
  * The install (about 2.6 GB, 5 minutes) lives in a cache outside the clone, keyed by what it depends on, and
  * e2e/n8n/node_modules links to it: a fresh clone on the same machine (CI) reuses it at once.
- * Usage: node e2e/install-n8n.ts [--force]     cache: $MBB_N8N_CACHE or ~/.cache/messenger-bot-builder-n8n
+ * Usage: node e2e/install-n8n.ts [--force] [--n8n1]    (--n8n1: the n8n 1.x of `npm run test:n8n1`)     cache: $MBB_N8N_CACHE or ~/.cache/messenger-bot-builder-n8n
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,17 +12,24 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { nodeHeadersDir } from './lib/nodeHeaders.ts';
-import { n8nBin, n8nHostDir } from './lib/paths.ts';
+import { defaultN8nHost, n8nBinOf, type N8nHost } from './lib/paths.ts';
 
 const STAMP_NAME = '.e2e-install-stamp';
-const stampFile = path.join(n8nHostDir, 'node_modules', STAMP_NAME);
 const cacheRoot = process.env.MBB_N8N_CACHE ?? path.join(os.homedir(), '.cache', 'messenger-bot-builder-n8n');
 
+/** `process.versions` of the Node that will run n8n. */
+function versionsOf(nodeBinary: string): { node: string; modules: string } {
+  if (nodeBinary === process.execPath) return process.versions;
+  const result = spawnSync(nodeBinary, ['-p', 'JSON.stringify(process.versions)'], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${nodeBinary} does not run: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
 /** What the install depends on: the lockfile and the ABI of the Node that sqlite3 was built for. */
-function expectedStamp(): string {
-  const lock = readFileSync(path.join(n8nHostDir, 'package-lock.json'));
+function expectedStamp(host: N8nHost, modules: string): string {
+  const lock = readFileSync(path.join(host.dir, 'package-lock.json'));
   const lockHash = createHash('sha256').update(lock).digest('hex').slice(0, 16);
-  return `lock=${lockHash} abi=${process.versions.modules} platform=${process.platform}-${process.arch}`;
+  return `lock=${lockHash} abi=${modules} platform=${process.platform}-${process.arch}`;
 }
 
 /** n8n's database driver, the one native module the install builds. */
@@ -30,12 +37,13 @@ function sqliteBinding(modules: string): string {
   return path.join(modules, 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
 }
 
-function isInstalled(): boolean {
+function isInstalled(host: N8nHost, stamp: string): boolean {
+  const stampFile = path.join(host.dir, 'node_modules', STAMP_NAME);
   return (
-    existsSync(n8nBin) &&
+    existsSync(n8nBinOf(host.dir)) &&
     existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8').trim() === expectedStamp() &&
-    existsSync(sqliteBinding(path.join(n8nHostDir, 'node_modules')))
+    readFileSync(stampFile, 'utf8').trim() === stamp &&
+    existsSync(sqliteBinding(path.join(host.dir, 'node_modules')))
   );
 }
 
@@ -47,46 +55,51 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   }
 }
 
-/** Points e2e/n8n/node_modules at the cached install. */
-function linkInstall(cachedModules: string): void {
-  const link = path.join(n8nHostDir, 'node_modules');
+/** Points the host's node_modules (e2e/n8n/node_modules) at the cached install. */
+function linkInstall(host: N8nHost, cachedModules: string): void {
+  const link = path.join(host.dir, 'node_modules');
   if (existsSync(link) || lstatSync(link, { throwIfNoEntry: false })) rmSync(link, { recursive: true, force: true });
   symlinkSync(cachedModules, link, 'dir');
 }
 
-export function installN8n({ force = false } = {}): void {
-  if (!force && isInstalled()) {
-    console.log('e2e: n8n is installed in e2e/n8n');
+/** Installs the host's pinned n8n for `host.nodeBinary` (default: e2e/n8n for the Node that runs this). */
+export function installN8n({ force = false, host = defaultN8nHost }: { force?: boolean; host?: N8nHost } = {}): void {
+  const versions = versionsOf(host.nodeBinary);
+  const stamp = expectedStamp(host, versions.modules);
+  if (!force && isInstalled(host, stamp)) {
+    console.log(`e2e: n8n is installed in ${host.dir}`);
     return;
   }
-  const stamp = expectedStamp();
   const cacheDir = path.join(cacheRoot, createHash('sha256').update(stamp).digest('hex').slice(0, 16));
   const cachedModules = path.join(cacheDir, 'node_modules');
   const cachedStamp = path.join(cachedModules, STAMP_NAME);
   if (!force && existsSync(cachedStamp) && readFileSync(cachedStamp, 'utf8').trim() === stamp && existsSync(sqliteBinding(cachedModules))) {
-    linkInstall(cachedModules);
+    linkInstall(host, cachedModules);
     console.log(`e2e: n8n linked from the cache ${cacheDir}`);
     return;
   }
   const started = Date.now();
   rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true });
-  for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(n8nHostDir, file), path.join(cacheDir, file));
-  run('npm', ['ci', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], cacheDir);
-  const headers = nodeHeadersDir();
+  for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(host.dir, file), path.join(cacheDir, file));
+  // npm and node-gyp run under the Node that will run n8n.
+  const nodeFirst: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(host.nodeBinary)}${path.delimiter}${process.env.PATH ?? ''}` };
+  run('npm', ['ci', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], cacheDir, nodeFirst);
+  const headers = nodeHeadersDir(host.nodeBinary, versions.node);
   if (!headers) console.warn('e2e: no local Node headers found for this Node; node-gyp will look for its own');
   // `npm run` hands its own config to child processes (npm_config_ignore_scripts=true from the project's .npmrc):
   // a rebuild that inherited it would skip the build and leave n8n without its database driver.
-  const rebuildEnv: NodeJS.ProcessEnv = { ...process.env, npm_config_ignore_scripts: 'false' };
+  const rebuildEnv: NodeJS.ProcessEnv = { ...nodeFirst, npm_config_ignore_scripts: 'false' };
   if (headers) rebuildEnv.npm_config_nodedir = headers;
   run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], cacheDir, rebuildEnv);
   const binding = sqliteBinding(cachedModules);
   if (!existsSync(binding)) throw new Error(`sqlite3 was not built (${binding} is missing): n8n could not open its database`);
   writeFileSync(cachedStamp, `${stamp}\n`);
-  linkInstall(cachedModules);
+  linkInstall(host, cachedModules);
   console.log(`e2e: n8n installed in ${Math.round((Date.now() - started) / 1000)} s (cache ${cacheDir})`);
 }
 
 if (import.meta.main) {
-  installN8n({ force: process.argv.includes('--force') });
+  const host = process.argv.includes('--n8n1') ? (await import('./lib/n8n1Host.ts')).n8n1Host() : defaultN8nHost;
+  installN8n({ force: process.argv.includes('--force'), host });
 }

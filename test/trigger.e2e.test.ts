@@ -186,3 +186,45 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 		});
 	});
 });
+
+/** A service whose hooks sign with Standard Webhooks `v1a` (Ed25519) only: the trigger keeps the public key and verifies with it. */
+describe('Messenger Bot Builder Trigger with a sandbox that signs with v1a', () => {
+	let bed: TriggerTestBed;
+	let harness: TriggerHarness;
+
+	beforeAll(async () => {
+		bed = await startTriggerTestBed(() => harness, { signingAlgorithm: 'v1a' });
+		harness = bed.harness({ parameters: { events: ['*'], options: { output: 'envelope' } } });
+	});
+
+	afterAll(() => bed?.close());
+
+	it('keeps the hook public key (no secret) and starts the workflow with a v1a-signed delivery', async () => {
+		expect(await harness.lifecycle('create')).toBe(true);
+		const state = harness.nodeStaticData;
+		expect(state.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+		expect(state.secret).toBeUndefined();
+		expect(await harness.lifecycle('checkExists')).toBe(true);
+		await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'trigger-v1a-1', messenger: 'telegram', name: 'Vee' });
+		const [item] = await waitFor('subscriber.new', () => harness.started.find((run) => run[0].json.type === 'subscriber.new'));
+		expect(item.json).toMatchObject({ type: 'subscriber.new', hook: state.hookId, data: { subscriber: { clientid: 'trigger-v1a-1' } } });
+		const [request] = bed.server.received;
+		expect(request.status).toBe(200);
+		expect(harness.started).toHaveLength(1);
+	});
+
+	it('refuses a delivery whose v1a signature is by another key (401, nothing started)', async () => {
+		const state = harness.nodeStaticData;
+		// The key of some other hook: the sandbox's signature no longer matches what the node holds.
+		harness.setNodeStaticData({ ...state, publicKey: 'whpk_' + Buffer.alloc(32, 9).toString('base64') });
+		try {
+			const before = harness.started.length;
+			bed.server.received.length = 0;
+			await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'trigger-v1a-2', messenger: 'telegram', name: 'Mallory' });
+			await waitFor('the refused delivery', () => bed.server.received.find((request) => request.status === 401));
+			expect(harness.started).toHaveLength(before);
+		} finally {
+			harness.setNodeStaticData(state);
+		}
+	});
+});

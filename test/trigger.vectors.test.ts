@@ -1,22 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonWebKey } from 'node:crypto';
-import { refusalStatus, verifyDelivery, type JwtAlgorithm } from '../nodes/MessengerBotBuilderTrigger/delivery';
+import { refusalStatus, verifyDelivery, type VerificationKeys, type VerifyOptions } from '../nodes/MessengerBotBuilderTrigger/delivery';
 
 /** One shared delivery vector (format: test/fixtures/deliveries/README.md). */
 interface Vector {
 	name: string;
 	description: string;
-	verifier: {
-		secrets?: string[];
-		jwks?: { keys: JsonWebKey[] };
-		algorithms?: JwtAlgorithm[];
-		audience?: string[];
-		issuer?: string;
-		toleranceSeconds?: number;
-		maxBodyBytes?: number;
-		now: number;
-	};
+	verifier: VerificationKeys & VerifyOptions & { now: number };
 	request: { method: string; headers: Record<string, string | string[]>; body: string };
 	expected: { valid: true; eventId: string; type: string; status: number } | { valid: false; error: string; status: number };
 }
@@ -39,6 +29,7 @@ describe('the trigger verifier on the shared delivery vectors', () => {
 			{ headers: request.headers, rawBody: Buffer.from(request.body, 'utf8') },
 			{
 				secrets: verifier.secrets,
+				publicKeys: verifier.publicKeys,
 				jwks: verifier.jwks,
 				algorithms: verifier.algorithms,
 				audience: verifier.audience,

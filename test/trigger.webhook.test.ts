@@ -1,7 +1,12 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { MessengerBotBuilderTrigger } from '../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
+import { HarnessNodeTypes, PACKAGE } from './harness/nodeTypes';
 import { generateHookSecret, signDelivery } from '../receiver/src/sign';
 import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
 import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
 
 /**
  * Deliveries signed by the project's signer, sent over HTTP to the stand-in n8n endpoint, reaching
@@ -164,6 +169,44 @@ describe('webhook(): deliveries that start nothing', () => {
 	});
 });
 
+describe('webhook(): what the n8n log says about a refusal', () => {
+	it('says by how many seconds the clocks differ (a warning), while the 401 answer does not', async () => {
+		triggerWith({ events: ['*'] });
+		const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => {});
+		try {
+			const now = Math.floor(Date.now() / 1000);
+			const answer = await send(event('subscriber.new', subscriber()), { timestamp: now - 900, scheme: 'standard-webhooks' });
+			expect(answer.status).toBe(401);
+			expect(answer.body.code).toBe('timestamp_out_of_tolerance');
+			expect(JSON.stringify(answer.body)).not.toMatch(/behind|clock/);
+			expect(warn).toHaveBeenCalledTimes(1);
+			const [message, meta] = warn.mock.calls[0];
+			// The sender signed 900 s before n8n's "now" (give or take the second the request took).
+			expect(message).toMatch(/^Messenger Bot Builder Trigger refused a delivery \(timestamp_out_of_tolerance\): .*webhook-timestamp is 90[01] s behind this server's clock/);
+			expect(meta).toEqual({ code: 'timestamp_out_of_tolerance' });
+		} finally {
+			warn.mockRestore();
+		}
+		expect(harness.started).toHaveLength(0);
+	});
+
+	it('says that a body changed on its way when the JWT is genuine but the bytes are not the signed ones', async () => {
+		triggerWith({ events: ['*'] });
+		const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => {});
+		try {
+			const delivered = event('subscriber.new', subscriber());
+			const answer = await send(delivered, { scheme: 'jwt', sentBody: JSON.stringify(delivered, null, 2) });
+			expect(answer).toMatchObject({ status: 401, body: { code: 'body_hash_mismatch' } });
+			expect(JSON.stringify(answer.body)).not.toMatch(/parser/);
+			expect(warn).toHaveBeenCalledTimes(1);
+			expect(warn.mock.calls[0][0]).toMatch(new RegExp(`event ${delivered.id}.*re-serialized`));
+		} finally {
+			warn.mockRestore();
+		}
+		expect(harness.started).toHaveLength(0);
+	});
+});
+
 describe('webhook(): queue mode and repeats', () => {
 	it('verifies in a freshly loaded copy of the node with only the stored static data', async () => {
 		triggerWith({ events: ['*'] });
@@ -202,5 +245,45 @@ describe('webhook(): queue mode and repeats', () => {
 		const filtered = event('subscriber.new', subscriber());
 		expect((await send(filtered)).body.ignored).toMatch(/not selected/);
 		expect(harness.nodeStaticData.seen).toHaveProperty(filtered.id);
+	});
+});
+
+describe('webhook(): One Output per Event Kind', () => {
+	const stage = () => ({ ...subscriber(), stage: 'Won', previous: 'New' });
+	const payment = () => ({
+		payment: { id: `pay_${sequence}`, amount: 5, currency: 'USD', botid: 'bot_tg', clientid: 'c1', messenger: 'telegram', description: null, paid_at: new Date().toISOString() },
+	});
+
+	it('puts each event on the output of its kind: New Subscriber, Subscriber Stage Changed, Payment Succeeded', async () => {
+		triggerWith({ events: ['*'], options: { outputPerEvent: true } });
+		const deliveries = [event('subscriber.stage', stage()), event('payment.success', payment()), event('subscriber.new', subscriber())];
+		for (const delivered of deliveries) expect((await send(delivered)).status).toBe(200);
+		expect(harness.startedOutputs).toEqual([
+			[[], [{ json: deliveries[0].data }], []],
+			[[], [], [{ json: deliveries[1].data }]],
+			[[{ json: deliveries[2].data }], [], []],
+		]);
+	});
+
+	it('unknown kinds, when they pass, go to a fourth output, Other Events', async () => {
+		triggerWith({ events: ['*'], options: { outputPerEvent: true, passUnknownEvents: true, output: 'envelope' } });
+		const unknown = event('order.created', { order: 3 });
+		expect((await send(unknown)).status).toBe(200);
+		expect(harness.startedOutputs).toEqual([[[], [], [], [{ json: unknown }]]]);
+	});
+
+	it('n8n computes the outputs from the options: one, three named, or four with Other Events', () => {
+		const description = new MessengerBotBuilderTrigger().description;
+		const outputsFor = (options: INodeParameters) => {
+			const node: INode = { id: 'trigger', name: 'Trigger', type: `${PACKAGE}.messengerBotBuilderTrigger`, typeVersion: 1, position: [0, 0] as [number, number], parameters: { events: ['*'], options } };
+			const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: new HarnessNodeTypes([new MessengerBotBuilderTrigger()]) });
+			return NodeHelpers.getNodeOutputs(workflow, node, description);
+		};
+		expect(outputsFor({})).toEqual(['main']);
+		const names = ['New Subscriber', 'Subscriber Stage Changed', 'Payment Succeeded'];
+		expect(outputsFor({ outputPerEvent: true })).toEqual(names.map((displayName) => ({ type: 'main', displayName })));
+		expect(outputsFor({ outputPerEvent: true, passUnknownEvents: true })).toEqual(
+			[...names, 'Other Events'].map((displayName) => ({ type: 'main', displayName })),
+		);
 	});
 });

@@ -3,7 +3,7 @@
 // minimal response; builds and schemes alternate for several rounds; the figure is main-thread CPU per delivery
 // (WebCrypto work on libuv's threads is not counted: compare.mjs counts it).
 //   [COMPARE_SCHEMES=sw,jwt] node bench/receiver/compare-inprocess.mjs <build A index.js> <build B index.js>
-//   (cp -r receiver/dist /tmp/before before a change, rebuild, then compare /tmp/before/index.js receiver/dist/index.js)
+//   (cp -r receiver/dist /tmp/before before a change, rebuild, then compare /tmp/before/receiver/src/index.js receiver/dist/receiver/src/index.js)
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';

@@ -1,7 +1,7 @@
 // A/B comparison of two builds of the receiver on one scenario, alternating A and B on fresh targets:
 //   node bench/receiver/compare.mjs <scenario> <path to build A's index.js> <path to build B's index.js> [pairs]
 // e.g. copy receiver/dist anywhere (cp -r receiver/dist /tmp/before) before a change, rebuild, and compare
-// /tmp/before/index.js with receiver/dist/index.js.
+// /tmp/before/receiver/src/index.js with receiver/dist/receiver/src/index.js.
 // Prints the median CPU µs per delivery and deliveries/s of each, and B's change in CPU.
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

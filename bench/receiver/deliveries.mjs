@@ -5,8 +5,20 @@ import { sampleEvent, signDelivery } from '@messenger-bot-builder/receiver';
 
 const KINDS = ['subscriber.new', 'subscriber.stage', 'payment.success'];
 
-/** How each scenario's requests are signed (bare reads the JWT-signed requests and ignores the signature). */
-export const SIGNING = { bare: 'jwt', 'receiver-jwt': 'jwt', 'receiver-standard-webhooks': 'standard-webhooks', octokit: 'octokit' };
+/**
+ * How each scenario's requests are signed (bare reads the JWT-signed requests and ignores the signature). The
+ * acknowledgement-mode scenarios all use JWTs, so they compare with `receiver-jwt` (onReceipt, memory store).
+ */
+export const SIGNING = {
+  bare: 'jwt',
+  'receiver-jwt': 'jwt',
+  'receiver-standard-webhooks': 'standard-webhooks',
+  octokit: 'octokit',
+  'onReceipt-redis': 'jwt',
+  afterListeners: 'jwt',
+  'afterListeners-redis': 'jwt',
+  queue: 'jwt',
+};
 
 function request(headers, body) {
   return { method: 'POST', path: '/hooks', headers: { 'content-type': 'application/json', ...headers }, body };

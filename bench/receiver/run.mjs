@@ -3,7 +3,12 @@
 //   receiver-jwt                 our middleware, JWT in X-Signature (HS256, verified by jose)
 //   receiver-standard-webhooks   our middleware, Standard Webhooks headers
 //   octokit                      @octokit/webhooks' Node middleware on equivalent payloads (x-hub-signature-256)
-// Each target runs in its own fresh process (deduplication on, in memory, as a user runs it); autocannon drives it
+//   onReceipt-redis              receiver-jwt with the Redis dedupe store (the shared Redis, a prefix of its own)
+//   afterListeners               JWT, the answer after the listeners, memory store
+//   afterListeners-redis         the same with the Redis dedupe store
+//   queue                        JWT, the answer once the event is enqueued in BullMQ (the receiving side only)
+// receiver-jwt and receiver-standard-webhooks acknowledge onReceipt with the in-memory store. Each target runs in its
+// own fresh process (deduplication on, as a user runs it); autocannon drives it
 // from this one. Every request of a measurement carries a distinct event, so every delivery is verified, claimed
 // and emitted to a listener. Each measurement is preceded by a warm-up on other events; the scenarios are measured
 // in a rotating order for several rounds and the medians are reported, so that a busy machine disturbs all of them

@@ -4,11 +4,15 @@ import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { Webhooks, createNodeMiddleware } from '@octokit/webhooks';
 
-const { createReceiver } = await import(
+const { createReceiver, redisDedupeStore, deliveryQueue } = await import(
   process.env.BENCH_RECEIVER_MODULE ? pathToFileURL(process.env.BENCH_RECEIVER_MODULE).href : '@messenger-bot-builder/receiver'
 );
 
 const [scenario, secret] = process.argv.slice(2);
+// Redis scenarios use the shared Redis with a key prefix of this process, removed on exit.
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const KEY_PREFIX = `mbb-bench-${process.pid}`;
+const cleanups = [];
 let handled = 0;
 let requests = 0;
 const app = express();
@@ -33,10 +37,33 @@ switch (scenario) {
     break;
   case 'receiver-jwt':
   case 'receiver-standard-webhooks': {
-    const receiver = createReceiver({ secrets: secret });
+    // onReceipt with the in-memory store: the answer does not wait for the listeners.
+    const receiver = createReceiver({ secrets: secret, acknowledge: 'onReceipt' });
     receiver.onAny(() => {
       handled += 1;
     });
+    app.post('/hooks', receiver.middleware());
+    break;
+  }
+  case 'onReceipt-redis':
+  case 'afterListeners':
+  case 'afterListeners-redis': {
+    const redis = scenario.endsWith('-redis');
+    const dedupe = redis ? redisDedupeStore({ url: REDIS_URL, prefix: `${KEY_PREFIX}:`, onWarning: false }) : undefined;
+    if (dedupe) cleanups.push(() => dedupe.close());
+    const receiver = createReceiver({ secrets: secret, acknowledge: scenario.startsWith('onReceipt') ? 'onReceipt' : 'afterListeners', dedupe });
+    receiver.onAny(() => {
+      handled += 1;
+    });
+    app.post('/hooks', receiver.middleware());
+    break;
+  }
+  case 'queue': {
+    // The receiving side only (verify, then enqueue into BullMQ); workers are separate processes and not measured.
+    const queue = deliveryQueue({ url: REDIS_URL, prefix: KEY_PREFIX, onWarning: false });
+    cleanups.push(() => queue.close());
+    const counted = { ...queue, enqueue: (delivery) => queue.enqueue(delivery).then(() => void (handled += 1)) };
+    const receiver = createReceiver({ secrets: secret, acknowledge: 'queue', queue: counted });
     app.post('/hooks', receiver.middleware());
     break;
   }
@@ -61,4 +88,22 @@ app.get('/stats', (_req, res) => {
 const server = app.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` }));
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+/** Removes this process's keys from the shared Redis. */
+async function dropKeys() {
+  const { default: Redis } = await import('ioredis');
+  const redis = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${KEY_PREFIX}:*`, 'COUNT', 1000);
+    if (keys.length) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+}
+process.on('SIGTERM', () =>
+  server.close(async () => {
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+    if (cleanups.length) await dropKeys().catch((error) => console.error('could not remove the benchmark keys:', error));
+    process.exit(0);
+  }),
+);

@@ -1,10 +1,11 @@
 /**
- * Our n8n package as n8n sees it: packed with `npm pack` and installed into a user folder's
+ * Our n8n package as n8n sees it: staged and packed like the published package, and installed into a user folder's
  * `.n8n/nodes` (how n8n installs community packages), or linked there for development.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { buildPackageTarball } from '../../scripts/lib/packageStage.ts';
 import { repoRoot } from './paths.ts';
 
 interface RootPackageJson {
@@ -30,22 +31,12 @@ function npm(args: string[], cwd: string): string {
   return result.stdout;
 }
 
-/** Fails early, with the command to run, when the compiled files that package.json lists are missing. */
-export function assertBuilt(): void {
-  const missing = [...rootPackage.n8n.nodes, ...rootPackage.n8n.credentials].filter(
-    (file) => !existsSync(path.join(repoRoot, file)),
-  );
-  if (missing.length) throw new Error(`the package is not built (missing ${missing.join(', ')}): run \`npm run build:nodes\``);
-}
-
-/** `npm pack` of the repository root into `destDir`; returns the tarball's path. */
+/**
+ * The package as it is published: staged with a generated package.json and packed (scripts/lib/packageStage.ts),
+ * the same tarball n8n's scanner checks in `npm run verify:n8n`; returns the tarball's path in `destDir`.
+ */
 export function packPackage(destDir: string): string {
-  assertBuilt();
-  mkdirSync(destDir, { recursive: true });
-  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', destDir, '--loglevel=error'], repoRoot)) as Array<{
-    filename: string;
-  }>;
-  return path.join(destDir, packed.filename);
+  return buildPackageTarball(destDir);
 }
 
 /** The folder where n8n keeps installed community packages (`<user folder>/.n8n/nodes`). */

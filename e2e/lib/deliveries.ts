@@ -13,7 +13,7 @@ interface Signer {
   generateHookSecret(): string;
 }
 
-const signer = createRequire(import.meta.url)(path.join(repoRoot, 'receiver', 'dist', 'index.js')) as Signer;
+const signer = createRequire(import.meta.url)(path.join(repoRoot, 'receiver', 'dist', 'receiver', 'src', 'index.js')) as Signer;
 
 /** What n8n keeps in the trigger node's static data (see the node's hookState.ts). */
 export interface TriggerHook {

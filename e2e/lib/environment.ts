@@ -30,7 +30,7 @@ function packageTarball(): string {
 }
 
 /** n8n serves the descriptions of every loaded node type; ours must be among them. */
-async function assertPackageLoaded(n8n: N8nStack, sessionCookie: string): Promise<void> {
+export async function assertPackageLoaded(n8n: N8nStack, sessionCookie: string): Promise<void> {
   const response = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: { cookie: sessionCookie } });
   if (!response.ok) throw new Error(`GET /types/nodes.json: HTTP ${response.status}`);
   const loaded = new Set(((await response.json()) as Array<{ name: string }>).map((node) => node.name));

@@ -108,9 +108,27 @@ export class PublicApi {
     return this.call('POST', '/credentials', { name, type, data });
   }
 
+  /** Replaces a credential's name, type and data; false when there is no credential with this id. */
+  async updateCredential(id: string, change: { name: string; type: string; data: Record<string, unknown> }): Promise<boolean> {
+    const response = await this.request('PATCH', `/credentials/${id}`, change);
+    if (response.status === 404) return false;
+    await readJson(response, `PATCH /api/v1/credentials/${id}`);
+    return true;
+  }
+
+  /** n8n's credential test (the credential's own test request) of a stored credential. */
+  testCredential(id: string): Promise<{ status: string; message: string }> {
+    return this.call('POST', `/credentials/${id}/test`);
+  }
+
   async workflowNames(): Promise<Set<string>> {
+    return new Set((await this.workflows()).map((workflow) => workflow.name));
+  }
+
+  /** Every workflow's id and name (one page of up to 250). */
+  async workflows(): Promise<Array<{ id: string; name: string }>> {
     const page = await this.call('GET', '/workflows?limit=250');
-    return new Set((page.data as Array<{ name: string }>).map((workflow) => workflow.name));
+    return page.data;
   }
 
   createWorkflow(workflow: WorkflowDefinition): Promise<{ id: string }> {
@@ -127,6 +145,11 @@ export class PublicApi {
     return this.call('POST', `/workflows/${id}/publish`);
   }
 
+  /** n8n 1.x's way to put a workflow live (2.x calls it publish). */
+  activateWorkflow(id: string): Promise<{ active: boolean }> {
+    return this.call('POST', `/workflows/${id}/activate`);
+  }
+
   unpublishWorkflow(id: string): Promise<{ active: boolean }> {
     return this.call('POST', `/workflows/${id}/unpublish`);
   }
@@ -139,29 +162,50 @@ export class PublicApi {
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<any> {
-    const response = await fetch(`${this.baseUrl}/api/v1${path}`, {
+    return readJson(await this.request(method, path, body), `${method} /api/v1${path}`);
+  }
+
+  private request(method: string, path: string, body?: unknown): Promise<Response> {
+    return fetch(`${this.baseUrl}/api/v1${path}`, {
       method,
       headers: { 'x-n8n-api-key': this.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return readJson(response, `${method} /api/v1${path}`);
   }
 }
 
-/**
- * The editor's "Execute workflow" from `triggerName` (REST, as the signed-in owner): n8n registers
- * the trigger's test webhook and waits for one call.
- */
-export async function listenForTestEvent(baseUrl: string, sessionCookie: string, workflowId: string, triggerName: string): Promise<void> {
+/** The editor's "Execute workflow" from the trigger named `triggerName` (REST, as the signed-in owner): n8n's answer. */
+async function executeFromTrigger(baseUrl: string, sessionCookie: string, workflowId: string, triggerName: string): Promise<any> {
   const response = await fetch(`${baseUrl}/rest/workflows/${workflowId}/run`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'browser-id': browserId, cookie: sessionCookie },
     body: JSON.stringify({ triggerToStartFrom: { name: triggerName } }),
   });
-  const answer = await readJson(response, `POST /rest/workflows/${workflowId}/run`);
+  return readJson(response, `POST /rest/workflows/${workflowId}/run`);
+}
+
+/** "Execute workflow" from a webhook-based trigger: n8n registers the trigger's test webhook and waits for one call. */
+export async function listenForTestEvent(baseUrl: string, sessionCookie: string, workflowId: string, triggerName: string): Promise<void> {
+  const answer = await executeFromTrigger(baseUrl, sessionCookie, workflowId, triggerName);
   if (answer?.data?.waitingForWebhook !== true) {
     throw new Error(`n8n did not wait for a test event of "${triggerName}": ${JSON.stringify(answer).slice(0, 300)}`);
   }
+}
+
+/** "Execute workflow" from a manual trigger: the run starts at once; returns its execution id. */
+export async function runManually(baseUrl: string, sessionCookie: string, workflowId: string, triggerName: string): Promise<string> {
+  const answer = await executeFromTrigger(baseUrl, sessionCookie, workflowId, triggerName);
+  const executionId = answer?.data?.executionId;
+  if (typeof executionId !== 'string') throw new Error(`n8n did not start workflow ${workflowId}: ${JSON.stringify(answer).slice(0, 300)}`);
+  return executionId;
+}
+
+/** A credential as the editor sees it (REST, signed-in owner): secrets are redacted, other fields are plain. */
+export async function credentialAsEditorSees(baseUrl: string, sessionCookie: string, id: string): Promise<{ name: string; data: Record<string, unknown> }> {
+  const response = await fetch(`${baseUrl}/rest/credentials/${id}?includeData=true`, {
+    headers: { 'browser-id': browserId, cookie: sessionCookie },
+  });
+  return (await readJson(response, `GET /rest/credentials/${id}`)).data;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { n8nBin } from './paths.ts';
+import { defaultN8nHost, n8nBinOf, type N8nHost } from './paths.ts';
 import { LogTail } from './logTail.ts';
 import { waitFor } from './waitFor.ts';
 
@@ -20,6 +20,8 @@ export interface N8nProcessOptions {
   /** The URL whose `/healthz/readiness` answers 200 once the process is ready. */
   healthUrl: string;
   readyTimeoutMs?: number;
+  /** Which n8n install and Node (default: the e2e's n8n 2.x under this Node). */
+  host?: N8nHost;
 }
 
 export class N8nProcess {
@@ -40,7 +42,8 @@ export class N8nProcess {
   static async start(options: N8nProcessOptions): Promise<N8nProcess> {
     const env: Record<string, string> = {};
     for (const name of inheritedVariables) if (process.env[name]) env[name] = process.env[name]!;
-    const child = spawn(process.execPath, [n8nBin, options.command], {
+    const host = options.host ?? defaultN8nHost;
+    const child = spawn(host.nodeBinary, [n8nBinOf(host.dir), options.command], {
       env: { ...env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group: stop() ends n8n together with the task runner it spawned.

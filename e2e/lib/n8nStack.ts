@@ -1,11 +1,13 @@
 /**
- * A running n8n: one main process, plus one worker in queue mode (Redis). Each stack has its own
+ * A running n8n: one main process, plus one worker in queue mode (Redis); more workers can join. Each stack has its own
  * user folder, ports (editor, task brokers, worker health) and Bull prefix, so stacks never share state.
  */
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { N8nProcess } from './n8nProcess.ts';
+import type { N8nHost } from './paths.ts';
 import { freePorts } from './ports.ts';
 
 export type ExecutionsMode = 'regular' | 'queue';
@@ -21,6 +23,8 @@ export interface N8nStackOptions {
   redis?: { host: string; port: number };
   /** Extra variables for every process of the stack (they win over the defaults). */
   env?: Record<string, string>;
+  /** Which n8n install and Node (default: the e2e's n8n 2.x under this Node). */
+  host?: N8nHost;
 }
 
 export const defaultRedis = {
@@ -34,13 +38,63 @@ export class N8nStack {
   readonly userFolder: string;
   readonly main: N8nProcess;
   readonly worker: N8nProcess | undefined;
+  /** Workers started later with `addWorker`. */
+  readonly extraWorkers: N8nProcess[] = [];
+  /** The variables every process of the stack gets (to start more workers alike). */
+  private readonly shared: Record<string, string>;
+  private readonly host: N8nHost | undefined;
 
-  private constructor(baseUrl: string, mode: ExecutionsMode, userFolder: string, main: N8nProcess, worker: N8nProcess | undefined) {
+  private constructor(
+    baseUrl: string,
+    mode: ExecutionsMode,
+    userFolder: string,
+    main: N8nProcess,
+    worker: N8nProcess | undefined,
+    shared: Record<string, string>,
+    host: N8nHost | undefined,
+  ) {
     this.baseUrl = baseUrl;
     this.mode = mode;
     this.userFolder = userFolder;
     this.main = main;
     this.worker = worker;
+    this.shared = shared;
+    this.host = host;
+  }
+
+  /** Every worker process (queue mode): the first, then those added. */
+  get workers(): N8nProcess[] {
+    return this.worker ? [this.worker, ...this.extraWorkers] : [];
+  }
+
+  /** Queue mode: starts one more worker on the same Redis queue; `env` adds variables (e.g. its concurrency). */
+  async addWorker(env: Record<string, string> = {}): Promise<N8nProcess> {
+    if (this.mode !== 'queue') throw new Error('Workers run in queue mode only');
+    const [brokerPort, healthPort] = await freePorts(2);
+    const name = `worker-${this.workers.length + 1}`;
+    const worker = await N8nProcess.start({
+      name,
+      command: 'worker',
+      env: {
+        ...this.shared,
+        N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+        QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+        QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+        N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+        ...env,
+      },
+      logFile: path.join(this.userFolder, `n8n-${name}.log`),
+      healthUrl: `http://127.0.0.1:${healthPort}`,
+      host: this.host,
+    });
+    this.extraWorkers.push(worker);
+    return worker;
+  }
+
+  /** Stops a worker started with `addWorker`. */
+  async removeWorker(worker: N8nProcess): Promise<void> {
+    await worker.stop();
+    this.extraWorkers.splice(this.extraWorkers.indexOf(worker), 1);
   }
 
   static async start(options: N8nStackOptions): Promise<N8nStack> {
@@ -77,14 +131,17 @@ export class N8nStack {
       N8N_LOG_LEVEL: 'info',
       N8N_LOG_OUTPUT: 'console',
     };
+    const prefix = `n8n-e2e-${randomBytes(4).toString('hex')}`;
     if (options.mode === 'queue') {
       const redis = options.redis ?? defaultRedis;
       Object.assign(shared, {
         EXECUTIONS_MODE: 'queue',
         QUEUE_BULL_REDIS_HOST: redis.host,
         QUEUE_BULL_REDIS_PORT: String(redis.port),
-        // A prefix of its own: parallel runs and leftovers of earlier runs never see each other's jobs.
-        QUEUE_BULL_PREFIX: `n8n-e2e-${randomBytes(4).toString('hex')}`,
+        // A prefix of its own for the queue and n8n's cache: parallel runs and leftovers of earlier runs never
+        // see each other's keys, and stop() removes them.
+        QUEUE_BULL_PREFIX: prefix,
+        N8N_REDIS_KEY_PREFIX: prefix,
       });
     }
     Object.assign(shared, options.env);
@@ -95,8 +152,9 @@ export class N8nStack {
       env: { ...shared, N8N_RUNNERS_BROKER_PORT: String(mainBrokerPort) },
       logFile: path.join(options.dir, 'n8n-main.log'),
       healthUrl: baseUrl,
+      host: options.host,
     });
-    if (options.mode === 'regular') return new N8nStack(baseUrl, options.mode, options.dir, main, undefined);
+    if (options.mode === 'regular') return new N8nStack(baseUrl, options.mode, options.dir, main, undefined, shared, options.host);
 
     try {
       const worker = await N8nProcess.start({
@@ -111,8 +169,9 @@ export class N8nStack {
         },
         logFile: path.join(options.dir, 'n8n-worker.log'),
         healthUrl: `http://127.0.0.1:${workerHealthPort}`,
+        host: options.host,
       });
-      return new N8nStack(baseUrl, options.mode, options.dir, main, worker);
+      return new N8nStack(baseUrl, options.mode, options.dir, main, worker, shared, options.host);
     } catch (error) {
       await main.stop();
       throw error;
@@ -120,7 +179,7 @@ export class N8nStack {
   }
 
   get processes(): N8nProcess[] {
-    return this.worker ? [this.main, this.worker] : [this.main];
+    return [this.main, ...this.workers];
   }
 
   /** The last lines of every process, for a failure message. */
@@ -129,8 +188,29 @@ export class N8nStack {
   }
 
   async stop(): Promise<void> {
-    // The worker first: it finishes its jobs while main still accepts their results.
+    // Workers first: they finish their jobs while main still accepts their results.
+    for (const worker of [...this.extraWorkers].reverse()) await worker.stop();
     if (this.worker) await this.worker.stop();
     await this.main.stop();
+    if (this.mode === 'queue') await this.forgetRedisKeys();
+  }
+
+  /** Removes the keys this stack's queue and cache left in Redis (all under its own prefix). */
+  private async forgetRedisKeys(): Promise<void> {
+    const prefix = this.shared.QUEUE_BULL_PREFIX;
+    const redis = new Redis({ host: this.shared.QUEUE_BULL_REDIS_HOST, port: Number(this.shared.QUEUE_BULL_REDIS_PORT), lazyConnect: true });
+    try {
+      await redis.connect();
+      for (const pattern of [`${prefix}:*`, `{${prefix}:*`]) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+          if (keys.length > 0) await redis.unlink(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      }
+    } finally {
+      redis.disconnect();
+    }
   }
 }

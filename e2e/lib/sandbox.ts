@@ -10,6 +10,8 @@ export interface SandboxOptions {
   rateLimit?: number;
   retrySchedule?: number[];
   dataFile?: string;
+  /** `v1a`: hooks get an Ed25519 key pair and their deliveries carry only the Standard Webhooks v1a signature. */
+  signingAlgorithm?: 'HS256' | 'ES256' | 'EdDSA' | 'v1a';
 }
 
 export interface RunningSandbox {

@@ -31,6 +31,17 @@ function action(name: string, credentialId: string, parameters: Record<string, u
   };
 }
 
+/** The node named Start: a production webhook that takes a POST and answers at once. */
+function webhookStart(webhookPath: string): Node {
+  return {
+    name: 'Start',
+    type: 'n8n-nodes-base.webhook',
+    typeVersion: 2,
+    webhookId: randomUUID(),
+    parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
+  };
+}
+
 export interface ActionWorkflowOptions {
   credentialId: string;
   /** Production webhook path that starts the workflow. Its POST body: `{ listName, rowCount, botId, clientId }`. */
@@ -57,13 +68,7 @@ export function actionWorkflow({ credentialId, webhookPath }: ActionWorkflowOpti
   const subscriber = { botId: locate('id', body('botId')), clientId: body('clientId') };
   const once = { executeOnce: true };
   return chain(`E2E action ${webhookPath}`, [
-    {
-      name: 'Start',
-      type: 'n8n-nodes-base.webhook',
-      typeVersion: 2,
-      webhookId: randomUUID(),
-      parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
-    },
+    webhookStart(webhookPath),
     action(actionNodes.createList, credentialId, {
       resource: 'list',
       operation: 'create',
@@ -103,6 +108,35 @@ export function actionWorkflow({ credentialId, webhookPath }: ActionWorkflowOpti
   ]);
 }
 
+/**
+ * Sends one message per item: a Code node makes `count` items with the texts `<prefix> <n>`, and the
+ * action node sends each to the subscriber. Started by a production webhook (body: `{ prefix, count,
+ * botId, clientId }`), so many executions can run at once.
+ */
+export function sendManyWorkflow({ credentialId, webhookPath }: ActionWorkflowOptions): WorkflowDefinition {
+  const body = (field: string) => `={{ $('Start').first().json.body.${field} }}`;
+  return chain(`E2E send many ${webhookPath}`, [
+    webhookStart(webhookPath),
+    {
+      name: 'Make Messages',
+      type: 'n8n-nodes-base.code',
+      typeVersion: 2,
+      parameters: {
+        jsCode:
+          "const { prefix, count } = $('Start').first().json.body;\n" +
+          'return Array.from({ length: count }, (_, i) => ({ json: { text: `${prefix} ${i}` } }));',
+      },
+    },
+    action(actionNodes.message, credentialId, {
+      resource: 'message',
+      operation: 'send',
+      botId: locate('id', body('botId')),
+      clientId: body('clientId'),
+      text: '={{ $json.text }}',
+    }),
+  ]);
+}
+
 /** How long each run of the trigger workflow lasts at least: a delivery's answer must come before its run ends. */
 export const TRIGGER_RUN_SECONDS = 1;
 
@@ -127,5 +161,27 @@ export function triggerWorkflow(credentialId: string, name: string): WorkflowDef
       webhookId: randomUUID(),
       parameters: { resume: 'timeInterval', amount: TRIGGER_RUN_SECONDS, unit: 'seconds' },
     },
+  ]);
+}
+
+/** The names of the nodes whose output the n8n 1.x smoke test reads. */
+export const smokeNodes = { read: 'Get Balance', write: 'Create Subscriber' } as const;
+
+/**
+ * One read and one write, started by a production webhook (body: `{ botId, clientId, name }`): Account → Get
+ * Balance, then Subscriber → Create or Update. Only parameters that n8n 1.x and 2.x store alike.
+ */
+export function smokeWorkflow({ credentialId, webhookPath }: ActionWorkflowOptions): WorkflowDefinition {
+  const body = (field: string) => `={{ $('Start').first().json.body.${field} }}`;
+  return chain(`E2E smoke ${webhookPath}`, [
+    webhookStart(webhookPath),
+    action(smokeNodes.read, credentialId, { resource: 'account', operation: 'getBalance' }),
+    action(smokeNodes.write, credentialId, {
+      resource: 'subscriber',
+      operation: 'createOrUpdate',
+      botId: locate('id', body('botId')),
+      clientId: body('clientId'),
+      additionalFields: { name: body('name') },
+    }),
   ]);
 }

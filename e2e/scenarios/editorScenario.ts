@@ -46,6 +46,9 @@ async function servedNodeTypes(env: E2eEnvironment): Promise<{ action: ServedNod
     assert.ok(type, `n8n serves the ${name} description`);
     return type;
   };
+  // The action node also loads as an AI agent's tool, and (it has Send and Wait) as a human-in-the-loop tool.
+  find(`${nodeTypes.action}Tool`);
+  find(`${nodeTypes.action}HitlTool`);
   return { action: find(nodeTypes.action), trigger: find(nodeTypes.trigger) };
 }
 
@@ -71,25 +74,84 @@ async function searchNodeCreator(page: Page, text: string): Promise<void> {
   await search.fill(text);
 }
 
-export async function runEditorScenario(env: E2eEnvironment): Promise<void> {
-  mkdirSync(env.outputDir, { recursive: true });
-  const served = await servedNodeTypes(env);
-  const resources = resourceNames(served.action);
-  const workflow = await env.api.createWorkflow({
-    name: 'Editor check',
+/** A saved workflow "Start → Messenger Bot Builder" with the action node at `typeVersion` and these parameters. */
+function createActionWorkflow(env: E2eEnvironment, name: string, typeVersion: number, parameters: Record<string, unknown>) {
+  return env.api.createWorkflow({
+    name,
     nodes: [
       { id: 'manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
       {
         id: 'action',
         name: NODE_NAME,
         type: nodeTypes.action,
-        typeVersion: 1,
+        typeVersion,
         position: [260, 0],
-        parameters: { resource: 'listRow', operation: 'getMany', listId: { __rl: true, mode: 'name', value: 'Leads' } },
+        parameters,
         credentials: { [credentialType]: { id: env.credentialId, name: CREDENTIAL_NAME } },
       },
     ],
     connections: { Start: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] } },
+  });
+}
+
+/** The labels the subscriber picker shows: name, then @nickname and Client ID (computed from the sandbox's own answer). */
+function subscriberLabel(card: { name: string; username: string; clientid: string }): string {
+  return `${card.name || card.clientid} (${[card.username && `@${card.username}`, card.clientid].filter(Boolean).join(', ')})`;
+}
+
+/**
+ * Version 2 of the action node: the Subscriber picker lists the bot's newest subscribers with an
+ * empty search box, finds one by name, and the pick stays in the field.
+ */
+async function checkSubscriberPicker(env: E2eEnvironment, page: Page, screenshot: (name: string) => Promise<unknown>): Promise<void> {
+  const workflow = await createActionWorkflow(env, 'Subscriber picker check', 2, {
+    resource: 'subscriber',
+    operation: 'getTags',
+    botId: { __rl: true, mode: 'id', value: 'bot_tg' },
+    clientId: { __rl: true, mode: 'list', value: '' },
+  });
+  const newest = (await env.service.api<{ items: Array<{ name: string; username: string; clientid: string }> }>('/subscriber/list', {
+    botid: 'bot_tg',
+    sort: 'new',
+    limit: 50,
+  })).items;
+  assert.ok(newest.length > 1, 'the sandbox has subscribers of bot_tg');
+
+  await page.goto(`${env.n8n.baseUrl}/workflow/${workflow.id}`);
+  await page.getByTestId('canvas-node').filter({ hasText: NODE_NAME }).dblclick();
+  const ndv = page.getByTestId('ndv');
+  await shouldSee(ndv, 'the node details view of the picker workflow');
+  const field = ndv.getByTestId('parameter-input-clientId');
+  await shouldSee(field, 'the Subscriber field');
+  await field.getByTestId('rlc-input').click();
+  // The list opens in a popover outside the node view.
+  const items = page.getByTestId('rlc-item');
+  await shouldSee(items, 'the subscribers in the picker');
+  const shown = (await items.allInnerTexts()).map((text) => text.trim());
+  assert.deepEqual(shown.slice(0, 3), newest.slice(0, 3).map(subscriberLabel), `the picker lists the newest subscribers first (it shows ${shown.slice(0, 5).join(' | ')})`);
+  await screenshot('6-subscriber-picker.png');
+
+  const alice = newest.find((card) => card.clientid === '100001') ?? { name: 'Alice Smith', username: '', clientid: '100001' };
+  const search = page.getByTestId('rlc-search');
+  const isInput = await search.first().evaluate((element) => element.tagName === 'INPUT');
+  await (isInput ? search.first() : search.first().locator('input')).fill('alice');
+  await shouldSee(items.filter({ hasText: subscriberLabel(alice) }), `"${subscriberLabel(alice)}" found by name`);
+  assert.deepEqual((await items.allInnerTexts()).map((text) => text.trim()), [subscriberLabel(alice)]);
+  await items.first().click();
+  const picked = await shownText(field);
+  assert.ok(picked.includes('Alice Smith'), `the Subscriber field shows the pick (it shows "${picked.trim()}")`);
+  await screenshot('7-subscriber-picked.png');
+  await page.keyboard.press('Escape');
+}
+
+export async function runEditorScenario(env: E2eEnvironment): Promise<void> {
+  mkdirSync(env.outputDir, { recursive: true });
+  const served = await servedNodeTypes(env);
+  const resources = resourceNames(served.action);
+  const workflow = await createActionWorkflow(env, 'Editor check', 1, {
+    resource: 'listRow',
+    operation: 'getMany',
+    listId: { __rl: true, mode: 'name', value: 'Leads' },
   });
 
   const browser = await launchChromium();
@@ -140,6 +202,9 @@ export async function runEditorScenario(env: E2eEnvironment): Promise<void> {
     const offered = (await options.allInnerTexts()).map((text) => text.split('\n')[0].trim());
     for (const resource of resources) assert.ok(offered.includes(resource), `the Resource picker offers "${resource}" (it offers ${offered.join(', ')})`);
     await screenshot('5-action-node-resources.png');
+    await page.keyboard.press('Escape');
+
+    await checkSubscriberPicker(env, page, screenshot);
   } catch (error) {
     await screenshot('failure.png').catch(() => undefined);
     throw error;

@@ -10,12 +10,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { credentialType } from '../lib/communityPackage.ts';
 import { otherSecret, sendDelivery, subscriberEvent, type SendOptions, type TriggerHook } from '../lib/deliveries.ts';
 import type { E2eEnvironment } from '../lib/environment.ts';
 import { assertSucceeded, nodeOutput, waitForExecutions } from '../lib/executions.ts';
 import { listenForTestEvent, type Execution } from '../lib/n8nApi.ts';
+import { SandboxClient, startSandbox } from '../lib/sandbox.ts';
 import { sleep, waitFor } from '../lib/waitFor.ts';
 import { TRIGGER_RUN_SECONDS, triggerWorkflow } from '../lib/workflows.ts';
+import { payFromConsole } from '../lib/console.ts';
 
 interface HookView {
   id: string;
@@ -142,15 +145,8 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
     },
     {
       type: 'payment.success',
-      cause: () =>
-        env.service.sandboxRoute('/payments', {
-          botid: 'bot_tg',
-          clientid,
-          messenger: 'telegram',
-          amount: 42.5,
-          currency: 'EUR',
-          description: `E2E order ${run}`,
-        }),
+      // Caused from the sandbox's console in Chromium, as a developer watching the integration would.
+      cause: () => payFromConsole(env.service.url, { botid: 'bot_tg', clientid, amount: 42.5, currency: 'EUR' }),
       check: (data) => {
         assert.equal(data.payment.clientid, clientid);
         assert.equal(data.payment.amount, 42.5);
@@ -193,4 +189,55 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
     intervalMs: 500,
   });
   return { executions };
+}
+
+/**
+ * Scenario 2b. A service whose hooks sign with Standard Webhooks `v1a` (Ed25519) only: a second sandbox started with
+ * `signingAlgorithm: 'v1a'`. Publishing a trigger workflow against it creates a hook whose /hook/create answer carries
+ * a public key `whpk_…` and no secret; the node keeps that key in its static data, and a new subscriber starts exactly
+ * one execution with the event: the delivery, signed by nothing but `v1a`, verified inside n8n.
+ */
+export async function runV1aTriggerScenario(env: E2eEnvironment): Promise<void> {
+  const run = randomBytes(3).toString('hex');
+  const sandbox = await startSandbox({ retrySchedule: [1, 2, 4], signingAlgorithm: 'v1a' });
+  try {
+    const service = new SandboxClient(sandbox.url, sandbox.adminKey);
+    const credential = await env.api.createCredential(`Messenger Bot Builder (v1a sandbox ${run})`, credentialType, {
+      apiKey: sandbox.adminKey,
+      baseUrl: sandbox.baseUrl,
+    });
+    const workflow = await env.api.createWorkflow(triggerWorkflow(credential.id, `E2E trigger v1a ${run}`));
+    await env.api.publishWorkflow(workflow.id);
+    const [hook] = await waitFor(
+      async () => {
+        const { items } = await service.api<{ items: HookView[] }>('/hook/list', { limit: 1000 });
+        return items.length ? items : undefined;
+      },
+      { what: 'the hook that publishing the v1a trigger workflow creates', timeoutMs: 20_000, intervalMs: 500 },
+    );
+    const state = (await env.api.getWorkflow(workflow.id)).staticData?.['node:On Event'] ?? {};
+    assert.equal(state.hookId, hook.id);
+    assert.ok(typeof state.publicKey === 'string' && /^whpk_[A-Za-z0-9+/]{43}=$/.test(state.publicKey), "the node's static data holds the hook public key");
+    assert.equal(state.secret, undefined, 'a v1a hook has no secret to keep');
+
+    const clientid = `e2e-v1a-${run}`;
+    await service.api('/subscriber/create', { botid: 'bot_tg', clientid, name: 'V1a Tester' });
+    const executions = await waitForExecutions(env.api, workflow.id, 1, 30_000);
+    assertSucceeded(executions[0]);
+    const [item] = nodeOutput(executions[0], 'On Event');
+    assert.equal(item.type, 'subscriber.new');
+    assert.equal(item.hook, hook.id);
+    assert.equal(item.data.subscriber.clientid, clientid);
+    const deliveries = await service.api<{ items: Array<{ status: string; attempts: Array<{ status: number }> }> }>('/hook/deliveries', { hook: hook.id });
+    assert.deepEqual(
+      deliveries.items.map((delivery) => [delivery.status, delivery.attempts.map((attempt) => attempt.status)]),
+      [['delivered', [200]]],
+      'the v1a delivery was accepted at its first attempt',
+    );
+    await sleep(DUPLICATE_WATCH_MS);
+    assert.equal((await waitForExecutions(env.api, workflow.id, 1)).length, 1, 'one event, one execution');
+    await env.api.unpublishWorkflow(workflow.id);
+  } finally {
+    await sandbox.close();
+  }
 }

@@ -3,7 +3,9 @@ import { after, before, test } from 'node:test';
 import { startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/environment.ts';
 import { runActionScenario } from '../scenarios/actionScenario.ts';
 import { runEditorScenario } from '../scenarios/editorScenario.ts';
-import { runTriggerScenario } from '../scenarios/triggerScenario.ts';
+import { runSendAndWaitScenario } from '../scenarios/sendAndWaitScenario.ts';
+import { runTriggerOutputsScenario } from '../scenarios/triggerOutputsScenario.ts';
+import { runTriggerScenario, runV1aTriggerScenario } from '../scenarios/triggerScenario.ts';
 
 let env: E2eEnvironment;
 
@@ -27,8 +29,26 @@ test('trigger node: test event, hook on publish, one execution per event, forged
   });
 });
 
+test('trigger node with a service that signs with Standard Webhooks v1a (Ed25519) only: public key kept, delivery verified, one execution', { timeout: 120_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    await runV1aTriggerScenario(env);
+  });
+});
+
 test('editor in headless Chromium: node creator finds the nodes, the action node opens', { timeout: 180_000 }, async () => {
   await withN8nLogs(env, async () => {
     await runEditorScenario(env);
+  });
+});
+
+test('send and wait: approve, decline, altered URL, own answers, second tap, time limit; screenshot of the waiting execution', { timeout: 240_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    await runSendAndWaitScenario(env, { screenshotDir: env.outputDir });
+  });
+});
+
+test('trigger with one output per event kind: the example workflow runs only the branch of each event', { timeout: 120_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    await runTriggerOutputsScenario(env);
   });
 });

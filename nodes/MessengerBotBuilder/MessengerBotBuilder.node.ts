@@ -1,5 +1,13 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
+import { answerWebhook, answerWebhooks } from './actions/message/answerPage';
 import { router } from './actions/router';
 import { nodeProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';
@@ -10,7 +18,9 @@ export class MessengerBotBuilder implements INodeType {
 		name: 'messengerBotBuilder',
 		icon: { light: 'file:messengerBotBuilder.svg', dark: 'file:messengerBotBuilder.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// Version 2: output modes default to Simplified, deletes put out { deleted: true } (see CHANGELOG).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Manage chatbots built with the messenger-bot builder: subscribers, messages, chains, broadcasts, lists, catalogs, CRM, statistics, webhooks and API keys',
@@ -19,6 +29,7 @@ export class MessengerBotBuilder implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'messengerBotBuilderApi', required: true }],
+		webhooks: answerWebhooks,
 		properties: nodeProperties,
 	};
 
@@ -26,5 +37,9 @@ export class MessengerBotBuilder implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await answerWebhook.call(this);
 	}
 }

@@ -7,9 +7,9 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 import { searchBots } from '../MessengerBotBuilder/methods/listSearch';
 import { triggerProperties } from './description';
+import { outputsExpression } from './events';
 import { checkExists, create, remove } from './lifecycle';
 import { receiveDelivery } from './receive';
 
@@ -27,7 +27,7 @@ export class MessengerBotBuilderTrigger implements INodeType {
 			'Manage chatbots built with the messenger-bot builder, and start workflows on their new subscribers, CRM stage changes and payments',
 		defaults: { name: 'Messenger Bot Builder Trigger' },
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: outputsExpression,
 		credentials: [{ name: 'messengerBotBuilderApi', required: true }],
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
 		properties: triggerProperties,

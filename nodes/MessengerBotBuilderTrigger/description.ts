@@ -14,7 +14,9 @@ export const triggerProperties: INodeProperties[] = [
 		description: 'The events that start the workflow',
 		options: [
 			{ name: 'All Events', value: ALL_EVENTS, description: 'Every event kind the service documents' },
-			...EVENT_KINDS.map(({ name, value, description }) => ({ name, value, description })),
+			...[...EVENT_KINDS]
+				.sort((a, b) => a.name.localeCompare(b.name))
+				.map(({ name, value, description }) => ({ name, value, description })),
 		],
 	},
 	{
@@ -32,12 +34,14 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
+		description: 'What the trigger puts out, and which events it passes',
 		options: [
 			{
 				displayName: 'Output',
 				name: 'output',
 				type: 'options',
 				default: OUTPUT_DATA,
+				description: 'What each event becomes in the output item',
 				options: [
 					{ name: 'Event Data Only', value: OUTPUT_DATA, description: 'The event\'s "data" object' },
 					{
@@ -46,6 +50,14 @@ export const triggerProperties: INodeProperties[] = [
 						description: 'ID, type, creation time, hook and data',
 					},
 				],
+			},
+			{
+				displayName: 'One Output per Event Kind',
+				name: 'outputPerEvent',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether each event kind gets its own output (New Subscriber, Subscriber Stage Changed, Payment Succeeded, and Other Events for unknown kinds when they pass), so no Switch node is needed',
 			},
 			{
 				displayName: 'Pass Unknown Event Kinds',

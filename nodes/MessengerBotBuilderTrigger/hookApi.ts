@@ -3,9 +3,11 @@ import { NodeApiError } from 'n8n-workflow';
 import { fetchPages } from '../MessengerBotBuilder/transport/pagination';
 import { apiRequest } from '../MessengerBotBuilder/transport/request';
 
+/** A new hook and what verifies its deliveries: a `whsec_` secret, or a `whpk_` public key (`v1a` signatures). */
 export interface CreatedHook {
 	id: string;
-	secret: string;
+	secret?: string;
+	publicKey?: string;
 }
 
 export interface ListedHook {
@@ -19,7 +21,7 @@ export function isMissingEndpoint(error: unknown): boolean {
 	return error instanceof NodeApiError && error.httpCode === '404';
 }
 
-/** `/hook/create`; the answer's secret is returned to the caller only, never logged. */
+/** `/hook/create`; the answer's secret (or public key) is returned to the caller only, never logged. */
 export async function createHook(
 	this: IHookFunctions,
 	subscription: { name: string; url: string; events: string[] },
@@ -31,14 +33,15 @@ export async function createHook(
 	});
 	const hook = answer.hook as IDataObject | undefined;
 	const id = hook?.id ?? answer.id;
-	const secret = answer.secret;
-	if ((typeof id !== 'string' && typeof id !== 'number') || typeof secret !== 'string' || !secret.startsWith('whsec_')) {
+	const secret = typeof answer.secret === 'string' && answer.secret.startsWith('whsec_') ? answer.secret : undefined;
+	const publicKey = typeof answer.publicKey === 'string' && answer.publicKey.startsWith('whpk_') ? answer.publicKey : undefined;
+	if ((typeof id !== 'string' && typeof id !== 'number') || (!secret && !publicKey)) {
 		throw new NodeApiError(this.getNode(), { code: 'unexpected_answer' }, {
-			message: '/hook/create did not answer with a hook id and a "whsec_" signing secret',
+			message: '/hook/create did not answer with a hook id and a "whsec_" signing secret (or a "whpk_" public key)',
 			description: 'The trigger cannot check deliveries without the secret. Check that the base URL points at the service API.',
 		});
 	}
-	return { id: String(id), secret };
+	return { id: String(id), secret, publicKey };
 }
 
 /** Every hook the key can see (`/hook/list`, where the service has it). */

@@ -8,6 +8,8 @@ export interface HookState {
 	hookId?: string;
 	/** The signing secret, shown by the service only once, at creation. */
 	secret?: string;
+	/** Or, for a hook whose deliveries carry only Standard Webhooks `v1a` (Ed25519) signatures, its public key `whpk_…`. */
+	publicKey?: string;
 	/** The address and kinds the hook was made with, to notice when the node's settings changed. */
 	url?: string;
 	events?: string[];
@@ -19,10 +21,14 @@ export function readHookState(staticData: IDataObject): HookState {
 	return staticData as HookState;
 }
 
-export function rememberHook(staticData: IDataObject, hook: Required<Pick<HookState, 'hookId' | 'secret' | 'url' | 'events'>>): void {
-	Object.assign(staticData, hook, { seen: {} });
+export function rememberHook(
+	staticData: IDataObject,
+	hook: Required<Pick<HookState, 'hookId' | 'url' | 'events'>> & Pick<HookState, 'secret' | 'publicKey'>,
+): void {
+	for (const field of ['secret', 'publicKey']) delete staticData[field];
+	Object.assign(staticData, Object.fromEntries(Object.entries(hook).filter(([, value]) => value !== undefined)), { seen: {} });
 }
 
 export function forgetHook(staticData: IDataObject): void {
-	for (const field of ['hookId', 'secret', 'url', 'events', 'seen']) delete staticData[field];
+	for (const field of ['hookId', 'secret', 'publicKey', 'url', 'events', 'seen']) delete staticData[field];
 }

@@ -59,7 +59,7 @@ async function removeRememberedHook(context: IHookFunctions): Promise<void> {
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const state = readHookState(this.getWorkflowStaticData('node'));
-	if (!state.hookId || !state.secret) return false;
+	if (!state.hookId || (!state.secret && !state.publicKey)) return false;
 	// The node's address or events changed since the hook was made: replace it rather than reuse it.
 	if (state.url !== webhookUrl(this) || !sameList(state.events, wantedEvents(this))) {
 		await removeRememberedHook(this);
@@ -86,7 +86,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const events = wantedEvents(this);
 	const hook = await createHook.call(this, { name: hookName(this), url, events });
-	rememberHook(this.getWorkflowStaticData('node'), { hookId: hook.id, secret: hook.secret, url, events });
+	rememberHook(this.getWorkflowStaticData('node'), { hookId: hook.id, secret: hook.secret, publicKey: hook.publicKey, url, events });
 	return true;
 }
 

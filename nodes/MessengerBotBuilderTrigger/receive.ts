@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { refusalStatus, verifyDelivery, type DeliveryEvent } from './delivery';
-import { ALL_EVENTS, botOfEvent, isKnownEventKind } from './events';
+import { ALL_EVENTS, botOfEvent, EVENT_KINDS, isKnownEventKind, outputIndexOf } from './events';
 import { OUTPUT_ENVELOPE } from './description';
 import { readHookState } from './hookState';
 import { alreadyAccepted, markAccepted } from './seenEvents';
@@ -8,6 +8,7 @@ import { alreadyAccepted, markAccepted } from './seenEvents';
 interface TriggerOptions {
 	output?: string;
 	passUnknownEvents?: boolean;
+	outputPerEvent?: boolean;
 }
 
 function refuse(context: IWebhookFunctions, status: number, code: string, error: string): IWebhookResponseData {
@@ -42,22 +43,29 @@ function skipReason(context: IWebhookFunctions, event: DeliveryEvent, options: T
 }
 
 /**
- * Handles one delivery: verify it with the hook's secret, answer 401 (starting nothing) when it is
+ * Handles one delivery: verify it with the hook's secret (or its `v1a` public key), answer 401 (starting nothing) when it is
  * not genuine, 2xx without a new execution when it repeats an accepted event or is filtered out,
  * and otherwise start the workflow with the event.
  */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const staticData = this.getWorkflowStaticData('node');
 	const state = readHookState(staticData);
-	if (!state.secret || !state.hookId) {
+	if ((!state.secret && !state.publicKey) || !state.hookId) {
 		return refuse(this, 401, 'key_not_found', 'This trigger has no registered hook; activate the workflow again');
 	}
 	const verdict = verifyDelivery(
 		{ headers: this.getHeaderData() as Record<string, string | string[] | undefined>, rawBody: (await rawBodyOf(this)) ?? Buffer.alloc(0) },
-		{ secrets: [state.secret], audience: [state.hookId] },
+		{ secrets: state.secret ? [state.secret] : undefined, publicKeys: state.publicKey ? [state.publicKey] : undefined, audience: [state.hookId] },
 	);
 	if (!verdict.ok) {
-		this.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${verdict.reason}`, { code: verdict.code });
+		// A diagnostic (clocks apart, a re-serialized body) is for whoever runs n8n: in the log, not in the answer.
+		if (verdict.diagnostic) {
+			this.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${verdict.code}): ${verdict.reason}. ${verdict.diagnostic}`, {
+				code: verdict.code,
+			});
+		} else {
+			this.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${verdict.reason}`, { code: verdict.code });
+		}
 		return refuse(this, refusalStatus(verdict.code), verdict.code, verdict.reason);
 	}
 	const { event } = verdict;
@@ -68,5 +76,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const skip = skipReason(this, event, options);
 	if (skip) return ignored(skip);
 	const json = (options.output === OUTPUT_ENVELOPE ? event : (event.data ?? {})) as IDataObject;
-	return { workflowData: [this.helpers.returnJsonArray(json)] };
+	const items = this.helpers.returnJsonArray(json);
+	if (!options.outputPerEvent) return { workflowData: [items] };
+	const outputs = EVENT_KINDS.length + (options.passUnknownEvents ? 1 : 0);
+	const workflowData = Array.from({ length: outputs }, () => [] as typeof items);
+	workflowData[outputIndexOf(event.type)] = items;
+	return { workflowData };
 }

@@ -4,12 +4,12 @@
  * Everything is fixed (secrets, keys, clock, ids), so the files only change when this script does; ES256 signatures
  * are randomized by the algorithm itself and differ between runs while staying valid.
  */
-import { createHash, createHmac, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, sign as ed25519Sign, type KeyObject } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT, type JWK } from 'jose';
-import { DELIVERY_ERROR_STATUS, sampleEvent, signDelivery, type DeliveryErrorCode } from '../dist/index.js';
+import { DELIVERY_ERROR_STATUS, sampleEvent, signDelivery, type DeliveryErrorCode } from '../dist/receiver/src/index.js';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/deliveries');
 
@@ -32,9 +32,16 @@ const EC_KEY = createPrivateKey({ key: EC_PRIVATE_JWK as never, format: 'jwk' })
 const ED_KEY = createPrivateKey({ key: ED_PRIVATE_JWK as never, format: 'jwk' });
 const publicJwk = (key: KeyObject, kid: string, alg: string) => ({ ...createPublicKey(key).export({ format: 'jwk' }), kid, alg, use: 'sig' });
 const JWKS = { keys: [publicJwk(EC_KEY, 'es256_key_1', 'ES256'), publicJwk(ED_KEY, 'eddsa_key_1', 'EdDSA')] };
+/** A hook's v1a key pair from a fixed 32-byte seed, and its public key as `whpk_<base64>`. */
+const hookKeyOf = (fill: number) => createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: Buffer.alloc(32, fill).toString('base64url'), x: '' } as never, format: 'jwk' });
+const whpk = (key: KeyObject) => 'whpk_' + Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x!, 'base64url').toString('base64');
+const HOOK_KEY = hookKeyOf(0x44);
+const OLD_HOOK_KEY = hookKeyOf(0x55);
+const HOOK_PUBLIC_KEY = whpk(HOOK_KEY);
 
 interface Verifier {
   secrets?: string[];
+  publicKeys?: string[];
   jwks?: typeof JWKS;
   algorithms?: string[];
   audience?: string[];
@@ -216,6 +223,20 @@ async function buildVectors(): Promise<Vector[]> {
     delete broken.data.stage;
     const brokenBody = JSON.stringify(broken);
     vectors.push(vector('invalid-payload-schema', 'Correctly signed subscriber.stage without data.stage', hmacVerifier(), jwtHeaders(await sign(brokenBody, id)), brokenBody, invalid('invalid_payload')));
+  }
+  {
+    // Standard Webhooks v1a: Ed25519 over `id.timestamp.body`, signed here straight from the specification's text.
+    const v1aVerifier = (publicKeys: string[]): Verifier => ({ publicKeys, audience: [HOOK], toleranceSeconds: 300, maxBodyBytes: 1048576, now: NOW });
+    const { id, body } = eventBody('subscriber.new');
+    const ts = NOW - 2;
+    const v1a = (key: KeyObject, content = `${id}.${ts}.${body}`) => 'v1a,' + ed25519Sign(null, Buffer.from(content, 'utf8'), key).toString('base64');
+    const headers = { ...JSON_TYPE, 'webhook-id': id, 'webhook-timestamp': String(ts) };
+    vectors.push(vector('valid-standard-webhooks-v1a', 'Asymmetric Standard Webhooks signature (v1a, Ed25519); the verifier holds the hook public key whpk_', v1aVerifier([HOOK_PUBLIC_KEY]), { ...headers, 'webhook-signature': v1a(HOOK_KEY) }, body, valid(id, 'subscriber.new')));
+    vectors.push(vector('valid-standard-webhooks-v1a-rotated-keys', 'Rotation: signed with the old and the new key; the verifier holds only the new one', v1aVerifier([HOOK_PUBLIC_KEY]), { ...headers, 'webhook-signature': `${v1a(OLD_HOOK_KEY)} ${v1a(HOOK_KEY)}` }, body, valid(id, 'subscriber.new')));
+    vectors.push(vector('invalid-standard-webhooks-v1a-wrong-key', 'v1a signature by another key than the hook public key', v1aVerifier([HOOK_PUBLIC_KEY]), { ...headers, 'webhook-signature': v1a(OLD_HOOK_KEY) }, body, invalid('invalid_signature')));
+    vectors.push(vector('invalid-standard-webhooks-v1a-tampered-body', 'v1a signature over another body', v1aVerifier([HOOK_PUBLIC_KEY]), { ...headers, 'webhook-signature': v1a(HOOK_KEY) }, body.replace('Ada', 'Eve'), invalid('invalid_signature')));
+    vectors.push(vector('invalid-standard-webhooks-v1a-timestamp-too-old', 'Correct v1a signature, timestamp 301 s old', v1aVerifier([HOOK_PUBLIC_KEY]), { ...headers, 'webhook-timestamp': String(NOW - 301), 'webhook-signature': v1a(HOOK_KEY, `${id}.${NOW - 301}.${body}`) }, body, invalid('timestamp_out_of_tolerance')));
+    vectors.push(vector('invalid-standard-webhooks-v1a-hmac-only-key', 'A v1 (HMAC) signature; the verifier holds only a v1a public key', v1aVerifier([HOOK_PUBLIC_KEY]), { ...headers, 'webhook-signature': swSignature(SECRET, id, ts, body) }, body, invalid('invalid_signature')));
   }
   return vectors;
 }

@@ -1,8 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import { DeliveryError } from './errors';
+import type { HeaderReader } from './headers';
+
+/** How long a body may take to arrive by default: the sender gives up after 10 s anyway. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 function tooLarge(limit: number): DeliveryError {
   return new DeliveryError('body_too_large', `The body is larger than the limit of ${limit} bytes`);
+}
+
+function bodyTimeout(ms: number): DeliveryError {
+  return new DeliveryError('body_timeout', `The body did not arrive within ${ms} ms`);
+}
+
+function clientAborted(cause?: unknown): DeliveryError {
+  return new DeliveryError('client_aborted', 'The client closed the request before its body was complete', { cause });
 }
 
 /** Refuses early, from `Content-Length`, a body that cannot fit. */
@@ -10,58 +22,101 @@ export function assertDeclaredLength(contentLength: string | null | undefined, l
   if (contentLength && Number(contentLength) > limit) throw tooLarge(limit);
 }
 
-/** Reads a web stream up to `limit` bytes; stops reading (and cancels the stream) as soon as it is exceeded. */
-export async function readWebStream(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Buffer> {
-  if (!stream) return Buffer.alloc(0);
+/**
+ * Reads a web stream up to `limit` bytes within `timeoutMs`; stops reading as soon as either is exceeded. A stream
+ * that fails (the client went away) is a `client_aborted` refusal, never a rejection of another kind.
+ */
+export async function readWebStream(stream: ReadableStream<Uint8Array> | null, limit: number, timeoutMs: number): Promise<Uint8Array> {
+  if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(limit);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(bodyTimeout(timeoutMs)), timeoutMs);
+  });
+  // The race below may end without anyone awaiting `expired`.
+  expired.catch(() => undefined);
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await Promise.race([reader.read(), expired]);
+      } catch (error) {
+        throw error instanceof DeliveryError ? error : clientAborted(error);
+      }
+      if (chunk.done) break;
+      size += chunk.value.byteLength;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk.value);
     }
-    chunks.push(value);
+  } catch (error) {
+    // Stop reading but leave the stream alone: cancelling a stream made from a Node request (Readable.toWeb, the
+    // adapters of Hono and Next.js) destroys its socket, and the answer would never reach the client.
+    reader.releaseLock();
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
-  return Buffer.concat(chunks, size);
+  // Uint8Array rather than Buffer: this path also runs where there is no Buffer (workerd).
+  if (chunks.length === 1) return chunks[0];
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }
 
 /**
- * Reads a Node request up to `limit` bytes and calls `done` once, with the body or the reason it has none. On
- * overflow it stops listening and pauses the request, so the rest is never buffered; the caller answers 413 and
- * closes the connection. A callback rather than a promise: the receiver answers most deliveries in the same turn.
+ * Reads a Node request up to `limit` bytes within `timeoutMs` and calls `done` once, with the body or the reason it
+ * has none (a {@link DeliveryError}: too large, too slow, or the client went away). On overflow or timeout it stops
+ * listening and pauses the request, so the rest is never buffered; the caller answers and closes the connection.
+ * A callback rather than a promise: the receiver answers most deliveries in the same turn.
  */
-export function readNodeBody(request: IncomingMessage, limit: number, done: (error: Error | null, body?: Buffer) => void): void {
+export function readNodeBody(request: IncomingMessage, limit: number, timeoutMs: number, done: (error: DeliveryError | null, body?: Buffer) => void): void {
   let chunks: Buffer | Buffer[] | undefined;
   let size = 0;
   // Listeners stay attached once the body is read (the request is done with); `settled` makes them inert.
   let settled = false;
-  const settle = (error: Error | null, body?: Buffer) => {
+  const settle = (error: DeliveryError | null, body?: Buffer) => {
     if (settled) return;
     settled = true;
+    clearTimeout(timer);
     done(error, body);
+  };
+  const stop = (error: DeliveryError) => {
+    request.off('data', onData);
+    request.pause();
+    settle(error);
   };
   const onData = (chunk: Buffer) => {
     size += chunk.byteLength;
-    if (size > limit) {
-      request.off('data', onData);
-      request.pause();
-      settle(tooLarge(limit));
-      return;
-    }
+    if (size > limit) return stop(tooLarge(limit));
     // Most deliveries arrive in one chunk: keep it as is rather than copying it.
     if (chunks === undefined) chunks = chunk;
     else if (Array.isArray(chunks)) chunks.push(chunk);
     else chunks = [chunks, chunk];
   };
+  const timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
   request.on('data', onData);
   request.on('end', () => settle(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks));
-  request.on('error', (error: Error) => settle(error));
+  request.on('error', (error: Error) => settle(clientAborted(error)));
   // 'close' before 'end': the client went away mid-body.
-  request.on('close', () => {
-    if (!settled) settle(new Error('The request was closed before its body was complete'));
-  });
+  request.on('close', () => settle(clientAborted()));
+}
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Checks that need no body: method, media type, declared length. */
+export function checkRequestLine(method: string | undefined, headers: HeaderReader, maxBodyBytes: number): void {
+  if (method !== undefined && method.toUpperCase() !== 'POST') {
+    throw new DeliveryError('method_not_allowed', `Deliveries are POST requests, not ${method}`);
+  }
+  const contentType = headers.get('content-type');
+  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
+    throw new DeliveryError('unsupported_media_type', 'Deliveries are sent with Content-Type: application/json');
+  }
+  assertDeclaredLength(headers.get('content-length'), maxBodyBytes);
 }

@@ -33,18 +33,22 @@ export function captureRawBody(req: IncomingMessage, _res: ServerResponse, buffe
 
 const SIGNATURE_OVER_BYTES = new Set(['invalid_signature', 'body_hash_mismatch']);
 
-/** Says why a re-serialized body may not match its signature, and how to fix the mounting. */
+/**
+ * Says (in the diagnostic: logs and `onError`, not the answer) why a re-serialized body may not match its signature,
+ * and how to fix the mounting.
+ */
 export function explainReserializedFailure(error: DeliveryError): DeliveryError {
   if (!SIGNATURE_OVER_BYTES.has(error.code)) return error;
-  return new DeliveryError(
-    error.code,
-    `${error.message}. A JSON body parser ran before the receiver and kept no raw bytes: mount the receiver before ` +
+  return new DeliveryError(error.code, error.message, {
+    diagnostic:
+      'A JSON body parser ran before the receiver and kept no raw bytes, so the body was re-serialized: mount the receiver before ' +
       'express.json(), or use express.json({ verify: captureRawBody })',
-  );
+  });
 }
 
 export function writeNodeAnswer(res: ServerResponse, answer: { status: number; headers: Record<string, string>; body: string }): void {
-  if (res.headersSent) return;
+  // A client that went away gets nothing.
+  if (res.headersSent || res.destroyed) return;
   res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
   res.end(answer.body);
 }

@@ -1,28 +1,40 @@
 import type { ServerResponse } from 'node:http';
-import { assertDeclaredLength, readNodeBody, readWebStream } from './body';
+import { checkRequestLine, DEFAULT_BODY_TIMEOUT_MS, readNodeBody, readWebStream } from './body';
 import { memoryDedupeStore } from './dedupe/memory';
-import type { DedupeStore } from './dedupe/store';
+import { DEFAULT_LEASE_MS, isDedupeStore, type BeginOutcome, type DedupeStore } from './dedupe/store';
+import { Listeners, type ErrorHandler, type EventHandler } from './listeners';
+import type { DeliveryQueue } from './queue';
 import { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import { readHeaders, type HeaderReader, type HeaderSource } from './headers';
 import { explainReserializedFailure, locateRawBody, writeNodeAnswer, type NodeRequest, type NodeRequestHandler } from './node';
-import { resolveVerifyOptions, type ResolvedVerifyOptions, type SignatureScheme, type VerifyOptions } from './options';
+import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
+import { positiveNumber, resolveVerifyOptions, type ResolvedVerifyOptions, type VerifyOptions } from './options';
 import { verifyDeliveryNow, type MaybePromise, type RawBody, type VerifiedDelivery } from './verify';
 
+export type AcknowledgeMode = 'onReceipt' | 'afterListeners' | 'queue';
+
 export interface ReceiverOptions extends VerifyOptions {
-  /** Where accepted event ids are remembered: a store, or `false` to emit duplicates. Default: in memory. */
+  /**
+   * When the sender gets its 2xx. `afterListeners` (default): once the listeners have succeeded, within
+   * `listenerDeadlineMs`; a failure or a timeout answers 5xx and the sender retries (at least once). `onReceipt`: as
+   * soon as the delivery is verified, listeners run afterwards (at most once). `queue`: once the event is durably
+   * enqueued in `queue`; queue workers run the listeners with retries (at least once).
+   */
+  acknowledge?: AcknowledgeMode;
+  /** The processing state of event ids: a store, or `false` to run duplicates again. Default: in memory. */
   dedupe?: DedupeStore | false;
+  /** With `acknowledge: 'queue'`: where verified events go (`deliveryQueue(...)`). */
+  queue?: DeliveryQueue;
+  /** `afterListeners`: longest wait for the listeners before answering 503 (default 8000 ms, below the sender's 10 s). */
+  listenerDeadlineMs?: number;
+  /** How long an event's lease lasts unless renewed (default 30 000 ms); renewed every third of it while listeners run. */
+  leaseMs?: number;
+  /** Longest time a request body may take to arrive (default 10 000 ms); then 408. */
+  bodyTimeoutMs?: number;
 }
 
-/** What a listener learns besides the event. */
-export interface DeliveryContext {
-  scheme: SignatureScheme;
-  /** JWT `jti` of this delivery attempt (JWT scheme only). */
-  attemptId?: string;
-}
-
-export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
-export type ErrorHandler = (error: unknown, event: DeliveryEvent) => unknown;
+export type { DeliveryContext, EventHandler, ErrorHandler } from './listeners';
 
 /** A delivery already in memory (Fastify with a buffer parser, AWS Lambda, tests). */
 export interface IncomingDelivery {
@@ -49,38 +61,29 @@ export interface HandleContext {
 }
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const CLOSING_CODES = new Set(['body_too_large', 'body_timeout']);
 
-/** Checks that need no body: method, media type, declared length. */
-function checkRequestLine(method: string | undefined, headers: HeaderReader, maxBodyBytes: number): void {
-  if (method !== undefined && method.toUpperCase() !== 'POST') {
-    throw new DeliveryError('method_not_allowed', `Deliveries are POST requests, not ${method}`);
-  }
-  const contentType = headers.get('content-type');
-  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
-    throw new DeliveryError('unsupported_media_type', 'Deliveries are sent with Content-Type: application/json');
-  }
-  assertDeclaredLength(headers.get('content-length'), maxBodyBytes);
-}
+export const DEFAULT_LISTENER_DEADLINE_MS = 8000;
 
 function refusal(error: DeliveryError): DeliveryAnswer {
   const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
   if (error.code === 'method_not_allowed') headers.allow = 'POST';
-  if (error.code === 'body_too_large') headers.connection = 'close';
+  if (CLOSING_CODES.has(error.code)) headers.connection = 'close';
   return { status: error.status, headers, body: JSON.stringify({ code: error.code, error: error.message }), error };
 }
 
 /** Ids that JSON writes as they are, between quotes (the service's `evt_...` ids). */
 const PLAIN_ID = /^[\w.:-]*$/;
 
-/** The answer to a verified delivery: `{ received: true, id, duplicate }`. */
-function acceptance(event: DeliveryEvent, duplicate: boolean): DeliveryAnswer {
+/** The answer to a verified delivery: `{ received: true, id, duplicate }`, or `{ received: true, id, queued: true }`. */
+function acceptance(event: DeliveryEvent, duplicate: boolean | 'queued'): DeliveryAnswer {
+  const id = PLAIN_ID.test(event.id) ? `"${event.id}"` : JSON.stringify(event.id);
   return {
     status: 200,
     headers: { 'content-type': JSON_CONTENT_TYPE },
-    body: `{"received":true,"id":${PLAIN_ID.test(event.id) ? `"${event.id}"` : JSON.stringify(event.id)},"duplicate":${duplicate}}`,
+    body: duplicate === 'queued' ? `{"received":true,"id":${id},"queued":true}` : `{"received":true,"id":${id},"duplicate":${duplicate}}`,
     event,
-    duplicate,
+    duplicate: duplicate === 'queued' ? undefined : duplicate,
   };
 }
 
@@ -90,102 +93,136 @@ function refusalOf(error: unknown, explain?: (error: DeliveryError) => DeliveryE
   return refusal(explain ? explain(refused) : refused);
 }
 
+/** The answer to anything: a refusal, or a fault of the receiver (logged, answered 500 so that the sender retries). */
+function answerToAnything(error: unknown): DeliveryAnswer {
+  if (error instanceof DeliveryError) return refusal(error);
+  console.error('[receiver] a delivery could not be handled:', error);
+  return refusal(new DeliveryError('internal_error', 'The receiver failed; retry later'));
+}
+
 function dedupeUnavailable(cause: unknown): DeliveryError {
   return new DeliveryError('dedupe_unavailable', 'The deduplication store did not answer; retry later', { cause });
 }
 
-/** A verified delivery waiting for its listeners, and what to tell a serverless platform when they are done. */
+/** An event whose lease this receiver holds while its listeners run. */
+interface Lease {
+  eventId: string;
+  token: string;
+}
+
+/** A verified delivery waiting for its listeners (`onReceipt`), and what to tell a serverless platform when they are done. */
 interface Dispatch {
   verified: VerifiedDelivery;
+  lease: Lease | undefined;
   finished?: () => void;
 }
 
 const NO_CONTEXT: HandleContext = {};
-const NO_LISTENERS: readonly EventHandler<never>[] = [];
-
-/** One delivery's way through its listeners: those registered when it was dispatched, typed ones first. */
-interface ListenerRun {
-  event: DeliveryEvent;
-  context: DeliveryContext;
-  typed: EventHandler<DeliveryEvent>[];
-  typedCount: number;
-  total: number;
-  finished?: () => void;
-}
 
 export class Receiver {
   readonly #verifyOptions: ResolvedVerifyOptions;
+  readonly #mode: AcknowledgeMode;
   readonly #dedupe: DedupeStore | undefined;
-  readonly #handlers = new Map<string, EventHandler<never>[]>();
-  readonly #anyHandlers: EventHandler<DeliveryEvent>[] = [];
-  readonly #errorHandlers: ErrorHandler[] = [];
+  readonly #queue: DeliveryQueue | undefined;
+  readonly #listenerDeadlineMs: number;
+  readonly #leaseMs: number;
+  readonly #bodyTimeoutMs: number;
+  readonly #listeners = new Listeners();
   /** Deliveries whose listeners are scheduled or running, and who waits for that number to reach zero. */
   #pendingDispatches = 0;
   #idleWaiters: (() => void)[] = [];
   /** Accepted deliveries whose listeners start at the next `setImmediate`. */
   #queued: Dispatch[] = [];
+  /** Leases held, renewed together every third of `leaseMs` while any is held. */
+  readonly #leases = new Set<Lease>();
+  #renewTimer: NodeJS.Timeout | undefined;
 
   constructor(options: ReceiverOptions) {
-    this.#verifyOptions = resolveVerifyOptions(options);
-    if (options.dedupe !== undefined && options.dedupe !== false && typeof options.dedupe?.claim !== 'function') {
-      throw new TypeError('dedupe must be a store with a claim(eventId) method, or false');
+    this.#verifyOptions = resolveVerifyOptions(options, nodeCrypto);
+    const mode = options.acknowledge ?? 'afterListeners';
+    if (mode !== 'onReceipt' && mode !== 'afterListeners' && mode !== 'queue') {
+      throw new TypeError(`acknowledge must be 'onReceipt', 'afterListeners' or 'queue', not ${JSON.stringify(mode)}`);
     }
-    this.#dedupe = options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
+    this.#mode = mode;
+    if (mode === 'queue') {
+      if (typeof options.queue?.enqueue !== 'function') throw new TypeError("acknowledge: 'queue' needs queue: deliveryQueue({ ... })");
+      this.#queue = options.queue;
+    } else if (options.queue !== undefined) {
+      throw new TypeError("queue is only used with acknowledge: 'queue'");
+    }
+    if (options.dedupe !== undefined && options.dedupe !== false && !isDedupeStore(options.dedupe)) {
+      throw new TypeError('dedupe must be a store with begin, renew, complete and release methods, or false');
+    }
+    // In queue mode the queue's job ids deduplicate.
+    this.#dedupe = mode === 'queue' || options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
+    this.#listenerDeadlineMs = positiveNumber(options.listenerDeadlineMs, DEFAULT_LISTENER_DEADLINE_MS, 'listenerDeadlineMs');
+    this.#leaseMs = positiveNumber(options.leaseMs, DEFAULT_LEASE_MS, 'leaseMs');
+    this.#bodyTimeoutMs = positiveNumber(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs');
   }
 
   get maxBodyBytes(): number {
     return this.#verifyOptions.maxBodyBytes;
   }
 
+  get acknowledge(): AcknowledgeMode {
+    return this.#mode;
+  }
+
+  #assertListenersRunHere(): void {
+    if (this.#mode === 'queue') {
+      throw new TypeError("With acknowledge: 'queue' the listeners run in queue workers: register them on createQueueWorker(...)");
+    }
+  }
+
   /** Runs `handler` for each accepted event of one known kind, with its typed data. */
   on<T extends KnownEventType>(type: T, handler: EventHandler<EventMap[T]>): this {
-    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
-    const list = this.#handlers.get(type) ?? [];
-    list.push(handler as EventHandler<never>);
-    this.#handlers.set(type, list);
+    this.#assertListenersRunHere();
+    this.#listeners.on(type, handler);
     return this;
   }
 
   /** Runs `handler` for every accepted event, including kinds this version does not know. */
   onAny(handler: EventHandler<DeliveryEvent>): this {
-    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
-    this.#anyHandlers.push(handler);
+    this.#assertListenersRunHere();
+    this.#listeners.onAny(handler);
     return this;
   }
 
-  /** Receives the errors thrown by listeners (they run after the answer, so the sender never sees them). */
+  /** Receives the errors thrown by listeners (also when they make the answer a 5xx). */
   onError(handler: ErrorHandler): this {
-    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
-    this.#errorHandlers.push(handler);
+    this.#listeners.onError(handler);
     return this;
   }
 
-  /** Web-standard handler: Node 24, Hono, Next.js route handlers, Deno, Bun, Cloudflare Workers. */
+  /**
+   * Web-standard handler: Node 24, Hono, Next.js route handlers, Deno, Bun, Cloudflare Workers. Always resolves to
+   * an answer (a client that went away gets one nobody reads; a fault of the receiver is logged and answered 500).
+   */
   async handle(request: Request, context: HandleContext = NO_CONTEXT): Promise<Response> {
     let answer: DeliveryAnswer;
     try {
       const headers = readHeaders(request.headers);
       checkRequestLine(request.method, headers, this.maxBodyBytes);
-      const body = await readWebStream(request.body, this.maxBodyBytes);
+      const body = await readWebStream(request.body, this.maxBodyBytes, this.#bodyTimeoutMs);
       answer = await this.#answer(body, headers, context);
     } catch (error) {
-      answer = refusalOf(error);
+      answer = answerToAnything(error);
     }
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   }
 
-  /** Framework-neutral: verifies a delivery whose body is already in memory and returns the answer to send. */
+  /** Framework-neutral: verifies a delivery whose body is already in memory and resolves to the answer to send. */
   async receive(delivery: IncomingDelivery, context: HandleContext = NO_CONTEXT): Promise<DeliveryAnswer> {
     try {
       const headers = readHeaders(delivery.headers);
       checkRequestLine(delivery.method, headers, this.maxBodyBytes);
       return await this.#answer(delivery.body, headers, context);
     } catch (error) {
-      return refusalOf(error);
+      return answerToAnything(error);
     }
   }
 
-  /** Resolves when every listener started so far has finished (tests, graceful shutdown). */
+  /** Resolves when every listener started so far has finished and its event is recorded (tests, graceful shutdown). */
   idle(): Promise<void> {
     if (this.#pendingDispatches === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -193,7 +230,8 @@ export class Receiver {
 
   /**
    * Express 4/5 (and Connect, `node:http`) handler. Mount it on the hook route, ideally before any body parser:
-   * `app.post('/hooks', receiver.middleware())`. It answers every request itself.
+   * `app.post('/hooks', receiver.middleware())`. It answers every request itself; a client that goes away mid-body
+   * is let go quietly.
    */
   middleware(): NodeRequestHandler {
     return (req, res, next) => {
@@ -220,9 +258,10 @@ export class Receiver {
       sendNodeAnswer(res, next, this.#answer(source.body, headers, NO_CONTEXT, explain));
       return;
     }
-    readNodeBody(req, this.maxBodyBytes, (error, body) => {
+    readNodeBody(req, this.maxBodyBytes, this.#bodyTimeoutMs, (error, body) => {
+      if (error?.code === 'client_aborted') return;
       try {
-        sendNodeAnswer(res, next, error ? refusalOf(error) : this.#answer(body!, headers, NO_CONTEXT));
+        sendNodeAnswer(res, next, error ? refusal(error) : this.#answer(body!, headers, NO_CONTEXT));
       } catch (fault) {
         failNode(res, next, fault);
       }
@@ -230,56 +269,121 @@ export class Receiver {
   }
 
   /**
-   * Verifies, claims and schedules a delivery; the answer comes at once when nothing needs I/O. Refusals become
-   * answers; other errors (a fault of the receiver) are thrown or rejected.
+   * Verifies a delivery and processes it by the acknowledgement mode; the answer comes at once when nothing needs
+   * I/O. Refusals become answers; other errors (a fault of the receiver) are thrown or rejected.
    */
   #answer(body: RawBody, headers: HeaderReader, context: HandleContext, explain?: (error: DeliveryError) => DeliveryError): MaybePromise<DeliveryAnswer> {
     try {
       const verified = verifyDeliveryNow(body, headers, this.#verifyOptions);
-      const answer = verified instanceof Promise ? verified.then((delivery) => this.#claim(delivery, context)) : this.#claim(verified, context);
-      return answer instanceof Promise ? answer.catch((error: unknown) => refusalOf(error, explain)) : answer;
+      const answer = verified instanceof Promise ? verified.then((delivery) => this.#process(delivery, context)) : this.#process(verified, context);
+      return answer instanceof Promise ? answer.catch((error: unknown) => this.#refused(error, explain)) : answer;
     } catch (error) {
-      return refusalOf(error, explain);
+      return this.#refused(error, explain);
     }
   }
 
-  #claim(verified: VerifiedDelivery, context: HandleContext): MaybePromise<DeliveryAnswer> {
-    if (!this.#dedupe) return this.#accepted(verified, true, context);
-    let claimed: boolean | Promise<boolean>;
+  /** A refusal's answer; its diagnostic, if any, goes to the error handlers (or the log), never into the answer. */
+  #refused(error: unknown, explain?: (error: DeliveryError) => DeliveryError): DeliveryAnswer {
+    const answer = refusalOf(error, explain);
+    if (answer.error?.diagnostic !== undefined) this.#listeners.reportRefusal(answer.error);
+    return answer;
+  }
+
+  #process(verified: VerifiedDelivery, context: HandleContext): MaybePromise<DeliveryAnswer> {
+    if (this.#queue) return this.#enqueue(this.#queue, verified);
+    if (!this.#dedupe) return this.#started(verified, undefined, context);
+    const { id } = verified.event;
+    let outcome: BeginOutcome | Promise<BeginOutcome>;
     try {
-      claimed = this.#dedupe.claim(verified.event.id);
+      outcome = this.#dedupe.begin(id, this.#leaseMs);
     } catch (error) {
       throw dedupeUnavailable(error);
     }
-    if (typeof claimed === 'boolean') return this.#accepted(verified, claimed, context);
-    return Promise.resolve(claimed).then(
-      (first) => this.#accepted(verified, first, context),
+    if (!isThenable(outcome)) return this.#begun(verified, outcome, context);
+    return Promise.resolve(outcome).then(
+      (settled) => this.#begun(verified, settled, context),
       (error: unknown) => {
         throw dedupeUnavailable(error);
       },
     );
   }
 
-  #accepted(verified: VerifiedDelivery, first: boolean, context: HandleContext): DeliveryAnswer {
-    if (first) this.#schedule(verified, context);
-    return acceptance(verified.event, !first);
+  #begun(verified: VerifiedDelivery, outcome: BeginOutcome, context: HandleContext): MaybePromise<DeliveryAnswer> {
+    if (outcome.state === 'acquired') return this.#started(verified, { eventId: verified.event.id, token: outcome.token }, context);
+    if (outcome.state === 'done' || this.#mode === 'onReceipt') return acceptance(verified.event, true);
+    throw new DeliveryError('event_in_progress', 'This event is being processed by another delivery; retry later');
+  }
+
+  /** The listeners' turn: after the answer (`onReceipt`) or before it (`afterListeners`). */
+  #started(verified: VerifiedDelivery, lease: Lease | undefined, context: HandleContext): MaybePromise<DeliveryAnswer> {
+    if (lease) this.#hold(lease);
+    this.#pendingDispatches += 1;
+    if (this.#mode === 'afterListeners') return this.#runBeforeAnswer(verified, lease);
+    this.#schedule({ verified, lease }, context);
+    return acceptance(verified.event, false);
+  }
+
+  #enqueue(queue: DeliveryQueue, verified: VerifiedDelivery): Promise<DeliveryAnswer> {
+    return queue.enqueue(verified).then(
+      () => acceptance(verified.event, 'queued'),
+      (error: unknown) => {
+        throw new DeliveryError('queue_unavailable', 'The event could not be enqueued; retry later', { cause: error });
+      },
+    );
   }
 
   /**
-   * Starts the listeners on a later turn of the event loop, after the answer has been produced. Deliveries accepted
-   * in the same turn share one `setImmediate`.
+   * `afterListeners`: 200 once the listeners succeeded and the event is recorded as done; 5xx otherwise. Listeners
+   * that finish at once, with a store that answers at once, are answered in the same turn (no timer, no promise).
    */
-  #schedule(verified: VerifiedDelivery, context: HandleContext): void {
-    const dispatch: Dispatch = { verified };
-    this.#pendingDispatches += 1;
+  #runBeforeAnswer(verified: VerifiedDelivery, lease: Lease | undefined): MaybePromise<DeliveryAnswer> {
+    const { event, scheme, attemptId } = verified;
+    let answer: DeliveryAnswer | undefined;
+    let answerLater: ((answer: DeliveryAnswer) => void) | undefined;
+    let deadline: NodeJS.Timeout | undefined;
+    const give = (settled: DeliveryAnswer) => {
+      if (answer) return;
+      answer = settled;
+      clearTimeout(deadline);
+      answerLater?.(settled);
+    };
+    this.#listeners.run(event, { scheme, attemptId }, (failed) =>
+      this.#finish(lease, failed, () =>
+        give(failed ? refusal(new DeliveryError('listener_failed', 'A listener failed; the event was not recorded as done, retry later')) : acceptance(event, false)),
+      ),
+    );
+    if (answer) return answer;
+    return new Promise((resolve) => {
+      answerLater = resolve;
+      deadline = setTimeout(
+        () =>
+          give(
+            refusal(
+              new DeliveryError(
+                'listener_timeout',
+                `The listeners did not finish within ${this.#listenerDeadlineMs} ms; the event is recorded as done only if they succeed, retry later`,
+              ),
+            ),
+          ),
+        this.#listenerDeadlineMs,
+      );
+    });
+  }
+
+  /**
+   * `onReceipt`: starts the listeners on a later turn of the event loop, after the answer has been produced.
+   * Deliveries accepted in the same turn share one `setImmediate`.
+   */
+  #schedule(dispatch: Dispatch, context: HandleContext): void {
     this.#queued.push(dispatch);
     if (this.#queued.length === 1) setImmediate(this.#startQueued);
     if (!context.waitUntil) return;
-    // The event id is claimed already: a platform hook that fails must not keep the listeners from running.
+    // The event is leased already: a platform hook that fails must not keep the listeners from running.
     try {
       context.waitUntil(new Promise<void>((resolve) => (dispatch.finished = resolve)));
     } catch (error) {
-      console.error(`[receiver] waitUntil failed for ${verified.event.type} ${verified.event.id}; the listeners run anyway:`, error);
+      const { event } = dispatch.verified;
+      console.error(`[receiver] waitUntil failed for ${event.type} ${event.id}; the listeners run anyway:`, error);
     }
   }
 
@@ -289,54 +393,64 @@ export class Receiver {
     for (const dispatch of batch) this.#dispatch(dispatch);
   };
 
+  #dispatch(dispatch: Dispatch): void {
+    const { event, scheme, attemptId } = dispatch.verified;
+    this.#listeners.run(event, { scheme, attemptId }, (failed) => this.#finish(dispatch.lease, failed, () => dispatch.finished?.()));
+  }
+
   /**
-   * Runs the listeners one after the other, waiting for those that return a promise; never throws (their errors go
-   * to the error handlers). Listeners registered after the delivery was dispatched wait for the next one.
+   * Ends a run: the event is recorded as done when the listeners succeeded, its lease released when one failed (its
+   * next delivery is processed again). A store that fails here is logged: the lease then expires by itself.
    */
-  #dispatch({ verified, finished }: Dispatch): void {
-    const { event, scheme, attemptId } = verified;
-    const typed = (this.#handlers.get(event.type) ?? NO_LISTENERS) as EventHandler<DeliveryEvent>[];
-    const run: ListenerRun = { event, context: { scheme, attemptId }, typed, typedCount: typed.length, total: typed.length + this.#anyHandlers.length, finished };
-    this.#runListeners(run, 0);
+  #finish(lease: Lease | undefined, failed: boolean, then: () => void): void {
+    const done = () => {
+      this.#pendingDispatches -= 1;
+      if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
+      then();
+    };
+    if (!lease || !this.#dedupe) return done();
+    this.#leases.delete(lease);
+    if (this.#leases.size === 0) this.#stopRenewing();
+    const what = failed ? 'release' : 'record as done';
+    const report = (error: unknown) => console.error(`[receiver] could not ${what} event ${lease.eventId}; its lease expires by itself:`, error);
+    let result: unknown;
+    try {
+      result = failed ? this.#dedupe.release(lease.eventId, lease.token) : this.#dedupe.complete(lease.eventId, lease.token);
+    } catch (error) {
+      report(error);
+      return done();
+    }
+    if (isThenable(result)) Promise.resolve(result).then(done, (error: unknown) => (report(error), done()));
+    else done();
   }
 
-  #runListeners(run: ListenerRun, start: number): void {
-    for (let index = start; index < run.total; index += 1) {
-      const listener = index < run.typedCount ? run.typed[index] : this.#anyHandlers[index - run.typedCount];
-      let result: unknown;
-      let pending = false;
+  #hold(lease: Lease): void {
+    this.#leases.add(lease);
+    if (this.#renewTimer === undefined) {
+      this.#renewTimer = setInterval(this.#renewAll, Math.max(1, Math.floor(this.#leaseMs / 3)));
+      this.#renewTimer.unref();
+    }
+  }
+
+  #stopRenewing(): void {
+    clearInterval(this.#renewTimer);
+    this.#renewTimer = undefined;
+  }
+
+  readonly #renewAll = () => {
+    const store = this.#dedupe!;
+    for (const lease of this.#leases) {
+      const lost = (error?: unknown) =>
+        console.warn(`[receiver] the lease on event ${lease.eventId} could not be renewed; another delivery may process it too`, error ?? '');
       try {
-        result = listener(run.event, run.context);
-        // Reading `then` may throw too (a proxy, a getter): that is the listener's error as well.
-        pending = isThenable(result);
+        const renewed = store.renew(lease.eventId, lease.token, this.#leaseMs);
+        if (isThenable(renewed)) Promise.resolve(renewed).then((ok) => ok || lost(), lost);
+        else if (!renewed) lost();
       } catch (error) {
-        void this.#reportListenerError(error, run.event).then(() => this.#runListeners(run, index + 1));
-        return;
-      }
-      if (pending) {
-        const next = () => this.#runListeners(run, index + 1);
-        Promise.resolve(result).then(next, (error: unknown) => this.#reportListenerError(error, run.event).then(next));
-        return;
+        lost(error);
       }
     }
-    this.#pendingDispatches -= 1;
-    if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
-    run.finished?.();
-  }
-
-  async #reportListenerError(error: unknown, event: DeliveryEvent): Promise<void> {
-    if (this.#errorHandlers.length === 0) {
-      console.error(`[receiver] a listener failed for ${event.type} ${event.id}:`, error);
-      return;
-    }
-    for (const handler of this.#errorHandlers) {
-      try {
-        await handler(error, event);
-      } catch (secondary) {
-        console.error(`[receiver] an onError handler failed for ${event.type} ${event.id}:`, secondary);
-      }
-    }
-  }
+  };
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -1,6 +1,7 @@
-import { createSecretKey, randomUUID, type KeyObject, type webcrypto } from 'node:crypto';
+import { createSecretKey, generateKeyPairSync, randomUUID, sign as cryptoSign, type KeyObject, type webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { bodySha256, standardWebhooksMac } from './digest';
+import { HOOK_PUBLIC_KEY_PREFIX, standardWebhooksContent } from './core';
 import { decodeHookSecret } from './secret';
 
 export { generateHookSecret } from './secret';
@@ -80,4 +81,35 @@ function signDeliveryJwt(input: SignDeliveryInput, timestamp: number, secretByte
     .setExpirationTime(timestamp + JWT_LIFETIME_SECONDS)
     .setJti(input.attemptId ?? `att_${randomUUID()}`)
     .sign(key);
+}
+
+export interface SignV1aInput {
+  /** The exact raw JSON body that will be sent. */
+  body: string;
+  eventId: string;
+  /** Unix seconds of this attempt. */
+  timestamp: number;
+  /** The hook's Ed25519 private key. */
+  privateKey: KeyObject;
+}
+
+/** The Standard Webhooks headers of an asymmetric (`v1a`, Ed25519) signature: the only signature such a hook's deliveries carry. */
+export function signStandardWebhooksV1a(input: SignV1aInput): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
+  if (typeof input.body !== 'string') throw new TypeError('body must be the raw JSON string that will be sent');
+  if (!input.eventId) throw new TypeError('eventId is required');
+  if (!Number.isInteger(input.timestamp) || input.timestamp < 0) throw new TypeError('timestamp must be whole unix seconds');
+  if (input.privateKey?.asymmetricKeyType !== 'ed25519') throw new TypeError('privateKey must be an Ed25519 private key');
+  const content = standardWebhooksContent(input.eventId, input.timestamp, new TextEncoder().encode(input.body));
+  return {
+    'webhook-id': input.eventId,
+    'webhook-timestamp': String(input.timestamp),
+    'webhook-signature': `v1a,${cryptoSign(null, content, input.privateKey).toString('base64')}`,
+  };
+}
+
+/** A new hook key pair for `v1a`: the private key, and the public key as `whpk_<base64 of 32 bytes>`. */
+export function generateHookKeyPair(): { privateKey: KeyObject; publicKey: string } {
+  const pair = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  return { privateKey: pair.privateKey, publicKey: HOOK_PUBLIC_KEY_PREFIX + raw.toString('base64') };
 }

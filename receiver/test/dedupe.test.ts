@@ -1,50 +1,101 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import Redis from 'ioredis';
-import { memoryDedupeStore, redisDedupeStore } from '../src';
+import { memoryDedupeStore, redisDedupeStore, type DedupeStore } from '../src';
+
+const LEASE_MS = 30_000;
+
+/** Processes `id` at once: true when this caller ran it (took the lease and completed), false when done or leased. */
+function processOnce(store: ReturnType<typeof memoryDedupeStore>, id: string): boolean {
+  const outcome = store.begin(id, LEASE_MS);
+  if (outcome.state !== 'acquired') return false;
+  store.complete(id, outcome.token);
+  return true;
+}
+
+async function processOnceAsync(store: DedupeStore, id: string): Promise<boolean> {
+  const outcome = await store.begin(id, LEASE_MS);
+  if (outcome.state !== 'acquired') return false;
+  await store.complete(id, outcome.token);
+  return true;
+}
+
+describe('memoryDedupeStore: processing state', () => {
+  it('leases an event, refuses a second lease while it lives, and records it as done', () => {
+    let now = 0;
+    const store = memoryDedupeStore({ ttlSeconds: 60, now: () => now });
+    const first = store.begin('evt_1', 1000);
+    expect(first.state).toBe('acquired');
+    expect(store.begin('evt_1', 1000)).toEqual({ state: 'in_progress' });
+    now = 999;
+    expect(store.begin('evt_1', 1000)).toEqual({ state: 'in_progress' });
+    store.complete('evt_1', (first as { token: string }).token);
+    expect(store.begin('evt_1', 1000)).toEqual({ state: 'done' });
+    expect(store.leased).toBe(0);
+  });
+
+  it('a lease that expires without completion frees the event; the old holder can no longer renew or release it', () => {
+    let now = 0;
+    const store = memoryDedupeStore({ now: () => now });
+    const first = store.begin('evt_1', 1000) as { state: 'acquired'; token: string };
+    now = 500;
+    expect(store.renew('evt_1', first.token, 1000)).toBe(true); // now lives until 1500
+    now = 1499;
+    expect(store.begin('evt_1', 1000).state).toBe('in_progress');
+    now = 1500;
+    const second = store.begin('evt_1', 1000) as { state: 'acquired'; token: string };
+    expect(second.state).toBe('acquired');
+    expect(second.token).not.toBe(first.token);
+    expect(store.renew('evt_1', first.token, 1000)).toBe(false);
+    store.release('evt_1', first.token); // the stale holder must not free the new lease
+    expect(store.begin('evt_1', 1000).state).toBe('in_progress');
+    store.release('evt_1', second.token);
+    expect(store.begin('evt_1', 1000).state).toBe('acquired');
+  });
+});
 
 describe('memoryDedupeStore', () => {
   it('claims an id once within its lifetime, and again after it expires', async () => {
     let now = 0;
     const store = memoryDedupeStore({ ttlSeconds: 10, now: () => now });
-    expect(await store.claim('evt_1')).toBe(true);
-    expect(await store.claim('evt_1')).toBe(false);
+    expect(processOnce(store, 'evt_1')).toBe(true);
+    expect(processOnce(store, 'evt_1')).toBe(false);
     now = 9_999;
-    expect(await store.claim('evt_1')).toBe(false);
+    expect(processOnce(store, 'evt_1')).toBe(false);
     now = 10_000;
-    expect(await store.claim('evt_1')).toBe(true);
+    expect(processOnce(store, 'evt_1')).toBe(true);
   });
 
   it('is bounded: the oldest ids are forgotten first and expired ones are dropped', async () => {
     let now = 0;
     const store = memoryDedupeStore({ maxEntries: 3, ttlSeconds: 60, now: () => now });
-    for (const id of ['a', 'b', 'c', 'd']) await store.claim(id);
+    for (const id of ['a', 'b', 'c', 'd']) processOnce(store, id);
     expect(store.size).toBe(3);
-    expect(await store.claim('a')).toBe(true);
-    expect(await store.claim('d')).toBe(false);
+    expect(processOnce(store, 'a')).toBe(true);
+    expect(processOnce(store, 'd')).toBe(false);
     now = 61_000;
-    await store.claim('e');
+    processOnce(store, 'e');
     expect(store.size).toBe(1);
   });
 
   it('expires each id at its own time, also after older ids were forgotten for room', async () => {
     let now = 0;
     const store = memoryDedupeStore({ maxEntries: 2, ttlSeconds: 10, now: () => now });
-    expect(await store.claim('a')).toBe(true); // expires at 10 000
+    expect(processOnce(store, 'a')).toBe(true); // expires at 10 000
     now = 5_000;
-    expect(await store.claim('b')).toBe(true); // expires at 15 000
+    expect(processOnce(store, 'b')).toBe(true); // expires at 15 000
     now = 6_000;
-    expect(await store.claim('c')).toBe(true); // expires at 16 000; 'a' is forgotten for room
+    expect(processOnce(store, 'c')).toBe(true); // expires at 16 000; 'a' is forgotten for room
     now = 14_999;
-    expect(await store.claim('b')).toBe(false);
+    expect(processOnce(store, 'b')).toBe(false);
     expect(store.size).toBe(2);
     now = 15_000;
-    expect(await store.claim('b')).toBe(true);
-    expect(await store.claim('c')).toBe(false);
+    expect(processOnce(store, 'b')).toBe(true);
+    expect(processOnce(store, 'c')).toBe(false);
     now = 16_000;
-    expect(await store.claim('c')).toBe(true);
+    expect(processOnce(store, 'c')).toBe(true);
     now = 40_000;
-    expect(await store.claim('d')).toBe(true);
+    expect(processOnce(store, 'd')).toBe(true);
     expect(store.size).toBe(1);
   });
 
@@ -79,7 +130,7 @@ describe('memoryDedupeStore', () => {
           const first = !model.some((entry) => entry.id === action.claim);
           if (first) model.push({ id: action.claim, expiresAt: now + ttlMs });
           if (model.length > maxEntries) model.shift();
-          expect(store.claim(action.claim)).toBe(first);
+          expect(processOnce(store, action.claim)).toBe(first);
           expect(store.size).toBe(model.length);
         }
       }),
@@ -90,11 +141,11 @@ describe('memoryDedupeStore', () => {
   it('keeps every id of a full store of 100 000 apart (no collisions between similar ids)', () => {
     const store = memoryDedupeStore();
     const ids = Array.from({ length: 100_000 }, (_, i) => `evt_${i.toString(16).padStart(24, '0')}`);
-    expect(ids.every((value) => store.claim(value))).toBe(true);
-    expect(ids.every((value) => !store.claim(value))).toBe(true);
-    expect(store.claim('evt_new')).toBe(true); // the oldest is forgotten for room
-    expect(store.claim(ids[0])).toBe(true);
-    expect(store.claim(ids[99_999])).toBe(false);
+    expect(ids.every((value) => processOnce(store, value))).toBe(true);
+    expect(ids.every((value) => !processOnce(store, value))).toBe(true);
+    expect(processOnce(store, 'evt_new')).toBe(true); // the oldest is forgotten for room
+    expect(processOnce(store, ids[0])).toBe(true);
+    expect(processOnce(store, ids[99_999])).toBe(false);
   });
 });
 
@@ -111,10 +162,10 @@ describe('redisDedupeStore (real Redis on 127.0.0.1:6379)', () => {
   });
 
   it('claims an id exactly once across many concurrent claimers with their own connections', async () => {
-    const stores = Array.from({ length: 4 }, () => redisDedupeStore({ url: 'redis://127.0.0.1:6379', prefix }));
+    const stores = Array.from({ length: 4 }, () => redisDedupeStore({ url: 'redis://127.0.0.1:6379', prefix, onWarning: false }));
     try {
       const ids = Array.from({ length: 50 }, (_, i) => `evt_race_${i}`);
-      const results = await Promise.all(ids.flatMap((id) => stores.map((store) => store.claim(id).then((won) => (won ? id : null)))));
+      const results = await Promise.all(ids.flatMap((id) => stores.map((store) => processOnceAsync(store, id).then((won) => (won ? id : null)))));
       const winners = results.filter((id) => id !== null);
       expect(winners.sort()).toEqual([...ids].sort());
     } finally {
@@ -123,9 +174,9 @@ describe('redisDedupeStore (real Redis on 127.0.0.1:6379)', () => {
   });
 
   it('uses a shared client, and the key expires after ttlSeconds', async () => {
-    const store = redisDedupeStore({ client, prefix, ttlSeconds: 60 });
-    expect(await store.claim('evt_ttl')).toBe(true);
-    expect(await store.claim('evt_ttl')).toBe(false);
+    const store = redisDedupeStore({ client, prefix, ttlSeconds: 60, onWarning: false });
+    expect(await processOnceAsync(store, 'evt_ttl')).toBe(true);
+    expect(await processOnceAsync(store, 'evt_ttl')).toBe(false);
     const ttl = await client.ttl(`${prefix}evt_ttl`);
     expect(ttl).toBeGreaterThan(50);
     expect(ttl).toBeLessThanOrEqual(60);
@@ -136,10 +187,34 @@ describe('redisDedupeStore (real Redis on 127.0.0.1:6379)', () => {
   it('rejects (so the receiver answers 503) when Redis cannot be reached', async () => {
     const store = redisDedupeStore({ url: 'redis://127.0.0.1:1', prefix });
     try {
-      await expect(store.claim('evt_down')).rejects.toThrow();
+      await expect(store.begin('evt_down', LEASE_MS)).rejects.toThrow();
     } finally {
       await store.close().catch(() => undefined);
     }
+  });
+
+  it('keeps a lease for leaseMs, renews it for its holder only, and frees the event when it lapses', async () => {
+    const store = redisDedupeStore({ client, prefix, onWarning: false });
+    const first = await store.begin('evt_lease', 300);
+    expect(first.state).toBe('acquired');
+    const token = (first as { token: string }).token;
+    expect(await store.begin('evt_lease', 300)).toEqual({ state: 'in_progress' });
+    expect(await store.renew('evt_lease', 'someone-else', 300)).toBe(false);
+    expect(await store.renew('evt_lease', token, 300)).toBe(true);
+    const pttl = await client.pttl(`${prefix}evt_lease`);
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(300);
+    await new Promise((resolve) => setTimeout(resolve, pttl + 50));
+    const second = await store.begin('evt_lease', 5000);
+    expect(second.state).toBe('acquired');
+    await store.release('evt_lease', token); // stale holder: no effect
+    expect((await store.begin('evt_lease', 5000)).state).toBe('in_progress');
+    await store.release('evt_lease', (second as { token: string }).token);
+    const third = await store.begin('evt_lease', 5000);
+    expect(third.state).toBe('acquired');
+    await store.complete('evt_lease', (third as { token: string }).token);
+    expect(await store.begin('evt_lease', 5000)).toEqual({ state: 'done' });
+    expect(await client.get(`${prefix}evt_lease`)).toBe('done');
   });
 
   it('refuses bad options', () => {

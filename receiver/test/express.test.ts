@@ -71,11 +71,19 @@ describe.each(EXPRESS_VERSIONS)('receiver.middleware() in %s over HTTP', (_versi
       // Pretty-printed bytes are signed: express.json() drops the whitespace, so the re-serialized body differs.
       const pretty = JSON.stringify(event, null, 2);
       const headers = { 'content-type': 'application/json', ...(await signDelivery({ body: pretty, eventId: event.id, hookId: HOOK_ID, secret })) };
+      const reported: [unknown, unknown][] = [];
+      app.receiver.onError((error, refusedEvent) => void reported.push([error, refusedEvent]));
       const response = await fetch(`${app.running.url}/hooks`, { method: 'POST', headers, body: pretty });
       expect(response.status).toBe(401);
       const answer = (await response.json()) as { code: string; error: string };
       expect(answer.code).toBe('body_hash_mismatch');
-      expect(answer.error).toMatch(/mount the receiver before express\.json\(\), or use express\.json\(\{ verify: captureRawBody \}\)/);
+      // The fix is for the developer (onError, logs), not for whoever sent the request.
+      expect(answer.error).not.toMatch(/express\.json/);
+      expect(reported).toHaveLength(1);
+      const [error, refusedEvent] = reported[0];
+      expect(refusedEvent).toBeUndefined();
+      expect(error).toMatchObject({ code: 'body_hash_mismatch' });
+      expect((error as { diagnostic: string }).diagnostic).toMatch(/mount the receiver before express\.json\(\), or use express\.json\(\{ verify: captureRawBody \}\)/);
     } finally {
       await app.running.close();
     }
@@ -141,7 +149,7 @@ describe('receiver.middleware() without a framework', () => {
   });
 
   it('starts the listeners only once the answer has been handed to the socket', async () => {
-    const receiver = createReceiver({ secrets: secret });
+    const receiver = createReceiver({ acknowledge: 'onReceipt', secrets: secret });
     const middleware = receiver.middleware();
     const seen: string[] = [];
     let lastResponse: import('node:http').ServerResponse | undefined;

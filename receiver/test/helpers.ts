@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -69,13 +69,17 @@ export async function eventually<T>(condition: () => T | false | Promise<T | fal
 
 const PACKAGE_DIR = join(__dirname, '..');
 
+/** The package's sources and the verification core it compiles (which lives beside the n8n trigger). */
+const SOURCE_DIRS = [join(PACKAGE_DIR, 'src'), join(PACKAGE_DIR, '../nodes/MessengerBotBuilderTrigger/delivery/core')];
+
 function newestSourceMs(): number {
-  const dir = join(PACKAGE_DIR, 'src');
-  return Math.max(...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => statSync(join(dir, file)).mtimeMs));
+  return Math.max(
+    ...SOURCE_DIRS.flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => statSync(join(dir, file)).mtimeMs)),
+  );
 }
 
 function distIsCurrent(): boolean {
-  const built = join(PACKAGE_DIR, 'dist/index.js');
+  const built = join(PACKAGE_DIR, 'dist/receiver/src/index.js');
   return existsSync(built) && statSync(built).mtimeMs >= newestSourceMs();
 }
 
@@ -100,7 +104,7 @@ export function buildReceiver(): void {
       execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')]);
       // tsc leaves unchanged outputs alone; mark the build as current.
       const now = new Date();
-      utimesSync(join(PACKAGE_DIR, 'dist/index.js'), now, now);
+      utimesSync(join(PACKAGE_DIR, 'dist/receiver/src/index.js'), now, now);
     }
   } finally {
     rmSync(lock, { recursive: true, force: true });
@@ -136,4 +140,63 @@ export async function startExampleApp(env: Record<string, string>): Promise<Exam
       await exited;
     },
   };
+}
+
+export interface OwnRedis {
+  url: string;
+  port: number;
+  /** SIGSTOP: the server keeps its connections but answers nothing (a stalled Redis). */
+  pause(): void;
+  resume(): void;
+  /** Stops the server (SIGKILL) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and directory. */
+  start(): Promise<void>;
+  /** Stops it and removes its directory. */
+  destroy(): Promise<void>;
+}
+
+/** A redis-server of the test's own on a random port (never the shared one), which the test may stop and pause. */
+export async function startOwnRedis(extraArgs: string[] = ['--save', '', '--appendonly', 'no']): Promise<OwnRedis> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'mbb-test-redis-'));
+  let child: ChildProcess | undefined;
+  const exited = () => new Promise<void>((resolve) => (child && child.exitCode === null && child.signalCode === null ? child.once('exit', () => resolve()) : resolve()));
+  const own: OwnRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+    async stop() {
+      const gone = exited();
+      child?.kill('SIGCONT');
+      child?.kill('SIGKILL');
+      await gone;
+    },
+    async start() {
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...extraArgs], { stdio: 'ignore' });
+      await eventually(
+        () =>
+          new Promise<boolean>((resolve) => {
+            const socket = connect(port, '127.0.0.1');
+            socket.once('data', (data) => (socket.destroy(), resolve(data.toString().startsWith('+PONG'))));
+            socket.once('error', () => resolve(false));
+            socket.write('PING\r\n');
+          }).then((up) => up || false),
+        10_000,
+        'redis-server to answer',
+      );
+    },
+    async destroy() {
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await own.start();
+  return own;
 }

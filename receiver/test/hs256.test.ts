@@ -1,19 +1,21 @@
-import { createHmac, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
-import { DeliveryError, type DeliveryErrorCode } from '../src/errors';
-import { verifyHs256Jwt } from '../src/hs256';
-import { hs256Expectations, joseVerifyOptions, toDeliveryError } from '../src/jwt';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
+import { DeliveryError, type DeliveryErrorCode } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/errors';
+import { REQUIRED_CLAIMS, verifyJwt } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/jwt';
+import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
+import { runSteps } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/platform';
 import { resolveVerifyOptions, type ResolvedVerifyOptions } from '../src/options';
 
 /**
- * Differential test of the synchronous HS256 verifier (`verifyHs256Jwt`, node:crypto) against `jose`'s `jwtVerify`,
- * the verifier it replaces. Tokens are built here byte by byte (header, claims, HMAC) so that headers and claims can
- * be anything, not only what `SignJWT` would produce.
+ * Differential test of the core's JWT verifier (`verifyJwt`, here on node:crypto) against `jose`'s `jwtVerify`. Tokens
+ * are built here byte by byte (header, claims, HMAC) so that headers and claims can be anything, not only what
+ * `SignJWT` would produce.
  *
  * Properties: (1) whatever ours accepts, jose accepts, with the same claims; (2) ours accepts exactly when jose does,
- * except where hs256.ts documents that it is stricter (any `crit` header; a claims set starting with a UTF-8 BOM,
- * which jose's TextDecoder strips); (3) when both refuse, the DeliveryError codes are the same.
+ * except where receiver/README.md lists it as stricter (any `crit` header; `b64: false` without `crit`; a header or
+ * claims set that is not strict UTF-8 JSON, e.g. starting with a BOM, which jose's TextDecoder strips; `evt` and
+ * `body_sha256` of the wrong type); (3) when both refuse, the DeliveryError codes are the same.
  */
 
 const ISSUER = 'messenger-bot-builder';
@@ -46,57 +48,85 @@ interface Settings {
   now: number;
 }
 
-const resolve = (settings: Settings): ResolvedVerifyOptions =>
-  resolveVerifyOptions({
-    secrets: settings.secrets,
-    audience: settings.audience,
-    issuer: settings.issuer,
-    clockSkewSeconds: settings.clockSkewSeconds,
-    toleranceSeconds: settings.toleranceSeconds,
-    now: settings.now,
-  });
+interface Resolved {
+  settings: Settings;
+  verifier: ResolvedVerifyOptions;
+}
+
+const resolve = (settings: Settings): Resolved => ({
+  settings,
+  verifier: resolveVerifyOptions(
+    {
+      secrets: settings.secrets,
+      audience: settings.audience,
+      issuer: settings.issuer,
+      clockSkewSeconds: settings.clockSkewSeconds,
+      toleranceSeconds: settings.toleranceSeconds,
+      now: settings.now,
+    },
+    nodeCrypto,
+  ),
+});
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-/**
- * Ours: what `verifyJwtSignature` does for HS256 up to the delivery's own claims (evt, body_sha256), which jose
- * does not know. Its pre-checks: compact form and canonical signature segment (every generated token has both; the
- * test asserts it), the header decoded by jose's `decodeProtectedHeader`, `alg` pinned to HS256.
- */
-function ours(token: string, options: ResolvedVerifyOptions): Outcome {
+/** Ours: the core's `verifyJwt` (everything but `body_sha256` against a body, which jose does not know), synchronously. */
+function ours(token: string, { verifier }: Resolved): Outcome {
   expect(token).toMatch(COMPACT_JWS);
   const signature = token.slice(token.lastIndexOf('.') + 1);
   expect(b64u(Buffer.from(signature, 'base64url'))).toBe(signature);
   try {
-    let header;
-    try {
-      header = decodeProtectedHeader(token);
-    } catch {
-      throw new DeliveryError('malformed_signature', 'X-Signature has an unreadable JWT header');
-    }
-    if (header.alg !== 'HS256') throw new DeliveryError('algorithm_not_allowed', 'JWT "alg" is not allowed');
-    const claims = verifyHs256Jwt(token, Object.freeze(header), hs256Expectations(options));
-    return { ok: true, claims };
+    const verified = runSteps(
+      verifyJwt(token, {
+        algorithms: verifier.algorithms,
+        secrets: verifier.secrets,
+        keyCache: verifier.keyCache,
+        audience: verifier.audience,
+        issuer: verifier.issuer,
+        now: verifier.now(),
+        clockSkewSeconds: verifier.clockSkewSeconds,
+        toleranceSeconds: verifier.toleranceSeconds,
+      }),
+    );
+    if (verified instanceof Promise) throw new Error('node:crypto verification must not wait');
+    return { ok: true, claims: verified.claims as JWTPayload };
   } catch (error) {
     if (error instanceof DeliveryError) return { ok: false, code: error.code, message: error.message };
     throw error;
   }
 }
 
-/** jose's error in the delivery vocabulary, by the receiver's own mapping (also used for ES256/EdDSA tokens). */
-function joseErrorCode(error: unknown): DeliveryErrorCode {
-  // Anything that is not a verification failure (a TypeError for a bad option...) is a defect of the test: it throws.
-  return toDeliveryError(error).code;
+function claimError(error: InstanceType<typeof errors.JWTClaimValidationFailed>): DeliveryErrorCode {
+  const { claim, reason } = error;
+  if (reason === 'missing' || reason === 'invalid') return 'invalid_claims';
+  return ({ iat: 'not_yet_valid', nbf: 'not_yet_valid', aud: 'audience_mismatch', iss: 'issuer_mismatch' } as Record<string, DeliveryErrorCode>)[claim] ?? 'invalid_claims';
 }
 
-/** The oracle: jose's `jwtVerify` with the options src/jwt.ts gives it, each secret in turn (as the receiver did). */
-async function oracle(token: string, options: ResolvedVerifyOptions): Promise<Outcome> {
-  // The receiver's own jose options (algorithms: ['HS256'], as configured with secrets only).
-  const joseOptions = joseVerifyOptions(options);
-  expect(joseOptions.algorithms).toEqual(['HS256']);
-  for (const key of options.hmacSecrets as KeyObject[]) {
+/** jose's error in the delivery vocabulary. Anything that is not a verification failure is a defect of the test: it throws. */
+function joseErrorCode(error: unknown): DeliveryErrorCode {
+  if (error instanceof errors.JWTExpired) return 'expired';
+  if (error instanceof errors.JWTClaimValidationFailed) return claimError(error);
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'algorithm_not_allowed';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'invalid_signature';
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) return 'malformed_signature';
+  throw error;
+}
+
+/** The oracle: jose's `jwtVerify` with the same expectations, each secret in turn. */
+async function oracle(token: string, { settings }: Resolved): Promise<Outcome> {
+  const joseOptions = {
+    algorithms: ['HS256'],
+    audience: settings.audience,
+    issuer: settings.issuer,
+    typ: 'JWT',
+    currentDate: new Date(settings.now * 1000),
+    clockTolerance: settings.clockSkewSeconds ?? 5,
+    maxTokenAge: settings.toleranceSeconds ?? 300,
+    requiredClaims: [...REQUIRED_CLAIMS],
+  };
+  for (const secret of settings.secrets) {
     try {
-      return { ok: true, claims: (await jwtVerify(token, key, joseOptions)).payload };
+      return { ok: true, claims: (await jwtVerify(token, createSecretKey(keyBytes(secret)), joseOptions)).payload };
     } catch (error) {
       // Another secret may match; anything else is jose's answer (its checks before the signature are the same for
       // every key, and after the signature only the matching key gets there).
@@ -473,8 +503,15 @@ function buildToken(c: Case): string {
   });
 }
 
-/** Where hs256.ts documents that it refuses what jose would accept. */
-const stricter = (c: Case) => c.header.crit !== 'none' || (c.payload === 'bom' && c.header.encoding !== 'not-json' && c.header.encoding !== 'array' && c.header.encoding !== 'invalid-utf8');
+/** A header that jose reads and the core refuses before the signature: not strict UTF-8 JSON, an extension, `b64: false`. */
+const headerStricter = (c: Case) =>
+  c.header.crit !== 'none' || c.header.encoding === 'bom' || c.header.encoding === 'invalid-utf8' || c.header.strayB64 || c.header.extra.b64 === false;
+/** A claims set that jose reads and the core refuses: starting with a BOM (jose's TextDecoder strips it). */
+const payloadStricter = (c: Case) => c.payload === 'bom' && c.header.encoding === 'json';
+/** Delivery claims of the wrong type: jose only knows they are required. */
+const deliveryClaimsStricter = (c: Case) => c.claims.evt === 'null' || c.claims.bodySha256 === 'number';
+/** Where receiver/README.md documents that the core refuses what jose would accept. */
+const stricter = (c: Case) => headerStricter(c) || payloadStricter(c) || deliveryClaimsStricter(c);
 
 async function both(c: Case) {
   const built = buildToken(c);
@@ -487,8 +524,9 @@ async function both(c: Case) {
  * before the signature is checked; a claims set with a BOM once the signature matches.
  */
 function expectedOurs(c: Case, jose: Outcome): DeliveryErrorCode | 'accepted' {
-  if (c.header.crit !== 'none') return 'malformed_signature';
-  if (stricter(c)) return !jose.ok && jose.code === 'invalid_signature' ? 'invalid_signature' : 'malformed_signature';
+  if (headerStricter(c) && !['not-json', 'array'].includes(c.header.encoding)) return 'malformed_signature';
+  if (payloadStricter(c)) return !jose.ok && jose.code === 'invalid_signature' ? 'invalid_signature' : 'malformed_signature';
+  if (deliveryClaimsStricter(c) && jose.ok) return 'invalid_claims';
   return jose.ok ? 'accepted' : jose.code;
 }
 
@@ -501,7 +539,7 @@ const describeCase = (c: Case, result: { token: string; ours: Outcome; jose: Out
 // Tests
 // ---------------------------------------------------------------------------------------------------------------
 
-describe('verifyHs256Jwt: examples', () => {
+describe('core verifyJwt (HS256): examples', () => {
   const NOW = 1_795_000_000;
   const options = resolve({ secrets: [SIGNING_SECRET], audience: [HOOK], issuer: ISSUER, clockSkewSeconds: 5, toleranceSeconds: 300, now: NOW });
 
@@ -559,6 +597,22 @@ describe('verifyHs256Jwt: examples', () => {
     await expectBoth(deliveryToken(NOW, { header: { alg: 'HS256', typ: 'JWT', crit: ['x'], x: 1 } }), 'malformed_signature');
   });
 
+  it('refuses "b64": false without "crit" (RFC 7797), which jose reads as an ordinary token: malformed_signature', async () => {
+    const stray = deliveryToken(NOW, { header: { alg: 'HS256', typ: 'JWT', b64: false } });
+    expect(ours(stray, options)).toMatchObject({ ok: false, code: 'malformed_signature' });
+    expect((await oracle(stray, options)).ok).toBe(true);
+  });
+
+  it('refuses a claims set with invalid UTF-8 in an extra claim, as jose does', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+    const claims = JSON.parse(Buffer.from(deliveryToken(NOW).split('.')[1], 'base64url').toString('utf8'));
+    const bytes = Buffer.concat([Buffer.from(JSON.stringify({ ...claims, note: 'X' }).replace('"X"', '"'), 'utf8'), Buffer.from([0xff]), Buffer.from('"}')]);
+    const json = Buffer.concat([Buffer.from(JSON.stringify({ ...claims }).slice(0, -1) + ',"note":"'), Buffer.from([0xff]), Buffer.from('"}')]);
+    expect(bytes.length).toBeGreaterThan(0);
+    const tokenText = token(header, json, (input) => hmac(SIGNING_SECRET, input));
+    await expectBoth(tokenText, 'malformed_signature');
+  });
+
   it('refuses a claims set starting with a UTF-8 BOM (jose strips it): malformed_signature', async () => {
     const claims = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ iss: ISSUER, aud: HOOK, iat: NOW, exp: NOW + 300, evt: 'e', body_sha256: 'h' }))]);
     const withBom = token(Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })), claims, (input) => hmac(SIGNING_SECRET, input));
@@ -567,7 +621,7 @@ describe('verifyHs256Jwt: examples', () => {
   });
 });
 
-describe('verifyHs256Jwt agrees with jose jwtVerify (fast-check)', () => {
+describe('core verifyJwt (HS256) agrees with jose jwtVerify (fast-check)', () => {
   const NUM_RUNS = 300;
 
   it('is never more lenient: what it accepts, jose accepts, with the same claims', async () => {
@@ -635,7 +689,7 @@ describe('verifyHs256Jwt agrees with jose jwtVerify (fast-check)', () => {
         })
         .map((times) => ({
           ...c,
-          header: { ...c.header, crit: 'none' as const, encoding: 'json' as const, typ: 'JWT' as const },
+          header: { ...c.header, crit: 'none' as const, strayB64: false, extra: {}, encoding: 'json' as const, typ: 'JWT' as const },
           payload: 'object' as const,
           signature: 'valid' as const,
           keys: 'signing' as const,
@@ -680,7 +734,7 @@ describe('verifyHs256Jwt agrees with jose jwtVerify (fast-check)', () => {
         fc.record({ payload: fc.constantFrom(...shapes), invalidUtf8: fc.nat({ max: INVALID_UTF8.length - 1 }) }).map((varied) => ({
           ...validSignature(c),
           ...varied,
-          header: { ...c.header, crit: 'none', encoding: 'json' },
+          header: { ...c.header, crit: 'none', strayB64: false, extra: {}, encoding: 'json' },
         })),
       (c) => c.payload,
     );
@@ -699,7 +753,7 @@ describe('verifyHs256Jwt agrees with jose jwtVerify (fast-check)', () => {
           .record({
             typ: fc.constantFrom<Typ>('absent', 'JWT', 'jwt', 'application/jwt', 'application/JWT', 'at+jwt', 'application/at+jwt', 'JOSE', 'number', 'null', 'array'),
             crit: fc.constantFrom<Crit>('none', 'none', 'none', 'b64-true', 'b64-false', 'x', 'empty', 'string', 'null'),
-            strayB64: fc.boolean(),
+            strayB64: fc.constantFrom(false, false, false, true),
             encoding: fc.constantFrom('json' as const, 'json' as const, 'bom' as const, 'not-json' as const, 'array' as const, 'invalid-utf8' as const),
           })
           .map((header) => ({ ...validSignature(c), payload: 'object' as const, header: { ...c.header, ...header } })),

@@ -35,7 +35,10 @@ describe('two receiver processes sharing Redis', () => {
         ),
       ),
     );
-    expect(new Set(statuses)).toEqual(new Set([200]));
+    // afterListeners (the default): a copy that arrives while another process runs the event is answered 503 (the
+    // sender retries it later); at least one copy of each event is answered 200.
+    expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    deliveries.forEach((_delivery, i) => expect(statuses.slice(i * 4, i * 4 + 4)).toContain(200));
     const ids = new Set(deliveries.map((delivery) => delivery.id));
     const emitted = () => instances.flatMap((instance) => instance.lines.filter((line) => ids.has(line.id as string)));
     await eventually(() => emitted().length >= ids.size, 5000, 'every event to be emitted');

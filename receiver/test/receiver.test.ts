@@ -7,7 +7,7 @@ const post = (body: RequestInit['body'], headers: Record<string, string>, method
 
 describe('createReceiver().handle (web Request)', () => {
   it('answers 200 once verified, then runs typed listeners after the answer', async () => {
-    const receiver = createReceiver({ secrets: secret });
+    const receiver = createReceiver({ acknowledge: 'onReceipt', secrets: secret });
     const seen: string[] = [];
     receiver.on('subscriber.stage', (event) => {
       seen.push(`stage:${event.data.stage}:${event.data.previous}`);
@@ -73,7 +73,7 @@ describe('createReceiver().handle (web Request)', () => {
   });
 
   it('sends listener errors to onError, keeps running the other listeners, and has answered 200', async () => {
-    const receiver = createReceiver({ secrets: secret });
+    const receiver = createReceiver({ acknowledge: 'onReceipt', secrets: secret });
     const failures: [unknown, string][] = [];
     const after = jest.fn();
     receiver
@@ -81,7 +81,7 @@ describe('createReceiver().handle (web Request)', () => {
         throw new Error('listener broke');
       })
       .onAny(after)
-      .onError((error, event) => void failures.push([error, event.id]));
+      .onError((error, event) => void failures.push([error, event!.id]));
     const delivery = await signedDelivery(secret);
     expect((await receiver.handle(post(delivery.body, delivery.headers))).status).toBe(200);
     await receiver.idle();
@@ -92,7 +92,7 @@ describe('createReceiver().handle (web Request)', () => {
   });
 
   it('waits for a listener that returns a promise before the next one; a rejected promise goes to onError', async () => {
-    const receiver = createReceiver({ secrets: secret });
+    const receiver = createReceiver({ acknowledge: 'onReceipt', secrets: secret });
     const calls: string[] = [];
     receiver
       .on('subscriber.new', async () => {
@@ -112,7 +112,7 @@ describe('createReceiver().handle (web Request)', () => {
   });
 
   it('sends a listener result whose then getter throws to onError and runs the next listeners', async () => {
-    const receiver = createReceiver({ secrets: secret });
+    const receiver = createReceiver({ acknowledge: 'onReceipt', secrets: secret });
     const failures: string[] = [];
     const after = jest.fn();
     receiver
@@ -161,7 +161,7 @@ describe('createReceiver().handle (web Request)', () => {
   });
 
   it("runs the listeners even when the platform's waitUntil throws", async () => {
-    const receiver = createReceiver({ secrets: secret });
+    const receiver = createReceiver({ acknowledge: 'onReceipt', secrets: secret });
     const seen = jest.fn();
     receiver.onAny(seen);
     const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -180,7 +180,7 @@ describe('createReceiver().handle (web Request)', () => {
   });
 
   it('hands the listeners to waitUntil for serverless platforms', async () => {
-    const receiver = createReceiver({ secrets: secret });
+    const receiver = createReceiver({ acknowledge: 'onReceipt', secrets: secret });
     const done = jest.fn();
     receiver.onAny(async () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -262,7 +262,7 @@ describe('createReceiver().handle (web Request)', () => {
   });
 
   it('answers 503 when the deduplication store fails, so the sender retries', async () => {
-    const receiver = createReceiver({ secrets: secret, dedupe: { claim: () => Promise.reject(new Error('store down')) } });
+    const receiver = createReceiver({ secrets: secret, dedupe: { begin: () => Promise.reject(new Error('store down')), renew: () => false, complete: () => undefined, release: () => undefined } });
     const emitted = jest.fn();
     receiver.onAny(emitted);
     const delivery = await signedDelivery(secret);
@@ -274,7 +274,7 @@ describe('createReceiver().handle (web Request)', () => {
   });
 
   it('refuses bad options with errors that name the option and hide the secret', () => {
-    expect(() => createReceiver({})).toThrow('Configure at least one of secrets, jwks or jwksUrl');
+    expect(() => createReceiver({})).toThrow('Configure at least one of secrets, publicKeys, jwks or jwksUrl');
     expect(() => createReceiver({ secrets: ['whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 'oops-my-secret'] })).toThrow(/^secrets\[1\] must be/);
     expect(() => createReceiver({ secrets: 'oops-my-secret' })).not.toThrow(/oops/);
     expect(() => createReceiver({ secrets: secret, algorithms: ['none' as never] })).toThrow(/algorithms: "none" is not supported/);

@@ -27,7 +27,7 @@ class Api {
     return answer as T;
   }
 
-  createHook(url: string): Promise<{ hook: { id: string }; secret: string }> {
+  createHook(url: string): Promise<{ hook: { id: string }; secret: string; publicKey?: string }> {
     return this.call('/hook/create', { name: `receiver e2e ${randomUUID()}`, url, events: EVENTS });
   }
 
@@ -197,6 +197,48 @@ describe('sandbox -> receiver with the account JWKS (ES256)', () => {
       const [delivery] = (await api.deliveries(hook.id)).filter((d) => d.status === 'delivered');
       expect(delivery).toBeDefined();
       expect(received[0].scheme).toBe('jwt');
+    } finally {
+      await sandbox.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 30_000);
+});
+
+describe('sandbox --signing v1a -> receiver with the hook public key', () => {
+  it('verifies deliveries that carry only a Standard Webhooks v1a (Ed25519) signature; a receiver with another key refuses them', async () => {
+    const sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.2], signingAlgorithm: 'v1a' });
+    const received: DeliveryEvent[] = [];
+    const seenHeaders: Record<string, string | string[] | undefined>[] = [];
+    let middleware: NodeRequestHandler | undefined;
+    const server = createServer((req, res) => {
+      seenHeaders.push(req.headers);
+      middleware!(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const api = new Api(sandbox);
+      const created = await api.createHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+      expect(created.secret).toBeUndefined();
+      expect(created.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+      // First a receiver holding another hook's key: every attempt is refused (401), nothing is emitted.
+      const stranger = createReceiver({ publicKeys: 'whpk_' + Buffer.alloc(32, 7).toString('base64'), audience: created.hook.id });
+      stranger.onAny((event) => void received.push(event));
+      middleware = stranger.middleware();
+      await api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'e2e_v1a_0', messenger: 'telegram' });
+      const failed = await eventually(async () => (await api.deliveries(created.hook.id)).find((d) => d.status === 'failed') ?? false, 10_000, 'the refused delivery');
+      expect(failed.attempts.map((attempt) => (attempt as { status: number }).status)).toEqual([401, 401, 401]);
+      expect(received).toHaveLength(0);
+
+      const receiver = createReceiver({ publicKeys: created.publicKey!, audience: created.hook.id });
+      receiver.onAny((event) => void received.push(event));
+      middleware = receiver.middleware();
+      await api.activity('e2e_v1a_1');
+      await eventually(() => received.length === 3, 10_000, 'three events');
+      expect(received.map((event) => event.type).sort()).toEqual([...EVENTS].sort());
+      const last = seenHeaders.at(-1)!;
+      expect(last['x-signature']).toBeUndefined();
+      expect(String(last['webhook-signature'])).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
     } finally {
       await sandbox.close();
       server.closeAllConnections();

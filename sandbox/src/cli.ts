@@ -13,10 +13,17 @@ const usage = `Usage: messenger-bot-builder-sandbox [flags]
   --timezone <IANA zone>        account time zone: list rows' CreationDate, statistics days and date filters (default UTC)
   --retry-schedule <s,s,...>    seconds between hook redeliveries (default 5,30,120,600,3600)
   --delivery-timeout <ms>       time a hook receiver has to answer (default 10000)
-  --signing <HS256|ES256|EdDSA> JWT algorithm of deliveries (default HS256)
+  --signing <HS256|ES256|EdDSA|v1a> JWT algorithm of deliveries, or v1a: Standard Webhooks Ed25519 only (default HS256)
   --broadcast-interval <ms>     pause between two messages of a broadcast (default 1000)
   --no-seed                     start empty, without demo data
   --verbose                     log every request
+  Variants (play the service differently where its documentation is silent):
+  --max-page <n>                largest page (limit) of list methods, 1 to 1000 (default 1000)
+  --max-page-mode <cap|reject>  above it: serve the largest page silently, or refuse with 422 on limit (default reject)
+  --omit-total                  list answers without total
+  --retry-after <seconds|none>  429 answers with or without the Retry-After header (default seconds)
+  --fail-reads <rate>           share (0 to 1) of reads answered with a transient 503 (default 0)
+  --list-shape <items|bare|named>  list records under items, as a bare array, or under the resource's name (default items)
   --help`;
 
 function fail(message: string): never {
@@ -49,6 +56,12 @@ function parseOptions(argv: string[]): SandboxOptions {
       seed: { type: 'boolean', default: true },
       'no-seed': { type: 'boolean' },
       verbose: { type: 'boolean' },
+      'max-page': { type: 'string' },
+      'max-page-mode': { type: 'string' },
+      'omit-total': { type: 'boolean' },
+      'retry-after': { type: 'string' },
+      'fail-reads': { type: 'string' },
+      'list-shape': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -66,7 +79,16 @@ function parseOptions(argv: string[]): SandboxOptions {
     }
   }
   const signing = values.signing;
-  if (signing !== undefined && !['HS256', 'ES256', 'EdDSA'].includes(signing)) fail('--signing must be HS256, ES256 or EdDSA');
+  if (signing !== undefined && !['HS256', 'ES256', 'EdDSA', 'v1a'].includes(signing)) fail('--signing must be HS256, ES256, EdDSA or v1a');
+  const choice = <T extends string>(name: string, allowed: readonly T[]): T | undefined => {
+    const value = values[name as keyof typeof values] as string | undefined;
+    if (value !== undefined && !(allowed as readonly string[]).includes(value)) fail(`--${name} must be ${allowed.join(' or ')}`);
+    return value as T | undefined;
+  };
+  const maxPage = numberFlag('max-page', values['max-page'], 1);
+  if (maxPage !== undefined && (!Number.isInteger(maxPage) || maxPage > 1000)) fail('--max-page must be a whole number from 1 to 1000');
+  const failReads = numberFlag('fail-reads', values['fail-reads']);
+  if (failReads !== undefined && failReads > 1) fail('--fail-reads must be a share from 0 to 1, e.g. 0.1');
   const retrySchedule = values['retry-schedule']?.split(',').map((part) => numberFlag('retry-schedule', part.trim()) as number);
   return {
     host: values.host,
@@ -82,6 +104,12 @@ function parseOptions(argv: string[]): SandboxOptions {
     broadcastIntervalMs: numberFlag('broadcast-interval', values['broadcast-interval']),
     seed: !values['no-seed'],
     verbose: values.verbose,
+    maxPage,
+    maxPageMode: choice('max-page-mode', ['cap', 'reject'] as const),
+    omitTotal: values['omit-total'],
+    retryAfter: choice('retry-after', ['seconds', 'none'] as const),
+    failReads,
+    listShape: choice('list-shape', ['items', 'bare', 'named'] as const),
   };
 }
 
@@ -104,6 +132,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(`sandbox: ${(error as Error).message}`);
+  const listen = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (listen.code === 'EADDRINUSE') {
+    console.error(`sandbox: port ${listen.port} is already in use on ${listen.address}; choose another with --port (--port 0 takes any free port)`);
+  } else {
+    console.error(`sandbox: ${(error as Error).message}`);
+  }
   process.exit(1);
 });

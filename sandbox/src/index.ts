@@ -1,2 +1,3 @@
-export { startSandbox, type RunningSandbox } from './server';
+export { startSandbox, type RunningSandbox, type SentAnswer } from './server';
 export type { SandboxOptions } from './config';
+export { openApiDocument, type OpenApiDocument } from './openapi/document';

@@ -5,12 +5,26 @@ import { modules } from './api';
 import type { SandboxContext } from './api/endpoint';
 import { Clock } from './clock';
 import { resolveOptions, type SandboxOptions } from './config';
-import { seedDirectory } from './domain/seed';
+import { mountControl, sandboxControl, seedState, type SandboxControl } from './control';
 import { ensureAccountKey } from './domain/keys';
 import { EventBus } from './events';
+import { invalidParam } from './http/errors';
 import { apiErrorHandler, apiRouter } from './http/app';
+import { mountConsole } from './http/console';
 import { sandboxRoute } from './http/sandboxRoute';
+import { OPENAPI_PATH, openApiDocument } from './openapi/document';
 import { Store } from './store';
+
+/** One JSON answer the sandbox sent: what the contract test checks against the OpenAPI document. */
+export interface SentAnswer {
+  method: string;
+  /** The request's path, without the query string. */
+  path: string;
+  status: number;
+  body: unknown;
+  /** The API method whose answer this is, when a route outside /api answers for one (the console runs methods). */
+  apiMethod?: string;
+}
 
 export interface RunningSandbox {
   /** http://HOST:PORT */
@@ -20,6 +34,10 @@ export interface RunningSandbox {
   /** The account key: every scope, every bot. */
   adminKey: string;
   context: SandboxContext;
+  /** Control of the whole state, as the /sandbox routes offer it: reset, snapshot, restore, deliveries, redeliver. */
+  control: SandboxControl;
+  /** Calls `listener` with every JSON answer, as it is sent. */
+  observeAnswers(listener: (answer: SentAnswer) => void): void;
   close(): Promise<void>;
 }
 
@@ -27,32 +45,56 @@ export interface RunningSandbox {
 export async function startSandbox(input: SandboxOptions = {}): Promise<RunningSandbox> {
   const options = resolveOptions(input);
   const store = new Store(options.dataFile);
-  const clock = new Clock();
+  const clock = new Clock(store);
   const context: SandboxContext = { store, clock, options, events: new EventBus() };
+  const control = sandboxControl(context);
 
-  const shouldSeed = options.seed && !store.restored;
-  const accountKey = ensureAccountKey(store, options.adminKey, clock.iso());
-  if (shouldSeed) {
-    seedDirectory(context);
-    for (const module of modules) module.seed?.(context);
-  }
+  const accountKey = store.transaction(() =>
+    store.fresh ? seedState(context, options.adminKey) : ensureAccountKey(store, options.adminKey, clock.iso()),
+  );
+
+  const endpoints = modules.flatMap((module) => module.endpoints);
+  const contract = openApiDocument(endpoints);
+  const answerListeners: ((answer: SentAnswer) => void)[] = [];
 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
-  app.get('/', (_req, res) => {
-    res.json({ service: 'messenger-bot-builder sandbox', api: `${baseUrlOf(server)}`, version: '2.0' });
+  app.use((req, res, next) => {
+    if (answerListeners.length > 0) {
+      const { method, path } = req;
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        const apiMethod = res.locals.apiMethod as string | undefined;
+        for (const listener of answerListeners) listener({ method, path, status: res.statusCode, body, ...(apiMethod ? { apiMethod } : {}) });
+        return json(body);
+      };
+    }
+    next();
   });
+  app.get('/', (req, res) => {
+    if (req.accepts(['json', 'html']) === 'html') return res.redirect(302, '/console/');
+    res.json({ service: 'messenger-bot-builder sandbox', api: `${baseUrlOf(server)}`, version: '2.0', console: '/console/', openapi: OPENAPI_PATH });
+  });
+  app.get(OPENAPI_PATH, (_req, res) => {
+    res.json(contract);
+  });
+  mountConsole(app, context, endpoints, () => baseUrlOf(server));
   app.post(
     '/sandbox/clock',
     ...sandboxRoute(context, (params) => {
       const seconds = params.number('advanceSeconds') ?? 0;
+      const most = clock.maxAdvanceSeconds();
+      if (seconds < 0 || seconds > most) {
+        throw invalidParam('advanceSeconds', `must be between 0 and ${most} seconds (business time stops at the end of year 9999); nothing was moved`);
+      }
       clock.advance(seconds);
       return { now: clock.iso() };
     }),
   );
+  mountControl(app, context, control);
   for (const module of modules) module.mount?.(app, context);
-  app.use('/api', apiRouter(context, modules.flatMap((module) => module.endpoints)));
+  app.use('/api', apiRouter(context, endpoints));
   app.use(apiErrorHandler);
   app.use((_req, res) => {
     res.status(404).json({ code: 'not_found', error: 'Unknown path' });
@@ -71,6 +113,10 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<RunningS
     baseUrl: `${url}/api`,
     adminKey: accountKey.key,
     context,
+    control,
+    observeAnswers: (listener) => {
+      answerListeners.push(listener);
+    },
     close: async () => {
       for (const stop of stops) await stop();
       server.closeAllConnections();

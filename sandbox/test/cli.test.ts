@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -87,6 +88,44 @@ describe('sandbox command line', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('variant flags: a capped page without total, records under the resource name, 429 without Retry-After', async () => {
+    const { child, output } = await startCli([
+      '--port', '0', '--admin-key', 'variant_key', '--max-page', '2', '--max-page-mode', 'cap', '--omit-total',
+      '--list-shape', 'named', '--retry-after', 'none', '--fail-reads', '0', '--rate-limit', '1',
+    ]);
+    try {
+      const baseUrl = output.match(/http:\/\/127\.0\.0\.1:\d+\/api/)![0];
+      const page = await fetch(`${baseUrl}/subscriber/list?limit=50`, { headers: { authorization: 'variant_key' } });
+      expect(Object.keys((await page.json()) as object)).toEqual(['subscribers']);
+      const refused = await fetch(`${baseUrl}/subscriber/list?limit=50`, { headers: { authorization: 'variant_key' } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBeNull();
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('rejects a bad variant flag value, naming the flag', async () => {
+    for (const [flag, value] of [['--max-page-mode', 'drop'], ['--list-shape', 'xml'], ['--max-page', '5000'], ['--fail-reads', '3']]) {
+      const { output, code } = await startCli(['--port', '0', flag, value]);
+      expect(code).toBe(2);
+      expect(output).toContain(flag);
+    }
+  });
+
+  test('a taken port: one line naming the port and the flag that changes it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const { output, code } = await startCli(['--port', String(port)]);
+      expect(code).toBe(1);
+      expect(output).toBe(`sandbox: port ${port} is already in use on 127.0.0.1; choose another with --port (--port 0 takes any free port)\n`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 

@@ -1,4 +1,5 @@
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../src';
+import { answerChecker, assertConforming } from './answerChecker';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -74,14 +75,33 @@ export interface RecordedEvent {
 export interface OpenSandbox {
   sandbox: RunningSandbox;
   api: TestClient;
+  /** The account key on the routes outside /api (/sandbox/clock, /sandbox/reset, ...). */
+  routes: TestClient;
   /** Every event the sandbox's domain emitted (what its hooks deliver), in order. */
   events: RecordedEvent[];
+  /** Answers that did not conform to the OpenAPI document so far. */
+  violations: string[];
   close: () => Promise<void>;
 }
 
+/**
+ * Every JSON answer the sandbox sends is checked against its OpenAPI document; `close` fails the test
+ * file when one did not conform.
+ */
 export async function openSandbox(options: SandboxOptions = {}): Promise<OpenSandbox> {
   const sandbox = await startSandbox({ port: 0, rateLimit: 0, ...options });
+  const violations = answerChecker().watch(sandbox);
   const events: RecordedEvent[] = [];
   sandbox.context.events.listen((type, data) => events.push({ type, data }));
-  return { sandbox, api: new TestClient(sandbox.baseUrl, sandbox.adminKey), events, close: () => sandbox.close() };
+  return {
+    sandbox,
+    api: new TestClient(sandbox.baseUrl, sandbox.adminKey),
+    routes: new TestClient(sandbox.url, sandbox.adminKey),
+    events,
+    violations,
+    close: async () => {
+      await sandbox.close();
+      assertConforming(violations);
+    },
+  };
 }

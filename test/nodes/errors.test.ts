@@ -101,17 +101,22 @@ describe('errors and rate limits', () => {
 	});
 
 	it('Return All reads more pages than the burst allows at the pace of 10 per second, no 429', async () => {
-		const { list } = await bed.api.call('/list/create', { name: 'Paged at pace', headers: ['N'] });
-		for (let part = 0; part < 3; part++) {
-			await bed.api.call('/list/rows/add', { listid: list.id, rows: Array.from({ length: 500 }, (_, n) => [String(part * 500 + n)]) });
+		// A service serving at most 100 rows a page: 1,500 rows are 15 pages and one more to confirm the end.
+		const capped = await startTestBed({ maxPage: 100, maxPageMode: 'cap', omitTotal: true });
+		try {
+			const { list } = await capped.api.call('/list/create', { name: 'Paged at pace', headers: ['N'] });
+			for (let part = 0; part < 3; part++) {
+				await capped.api.call('/list/rows/add', { listid: list.id, rows: Array.from({ length: 500 }, (_, n) => [String(part * 500 + n)]) });
+			}
+			const key = await capped.api.keyWith(['lists:read']);
+			capped.node.useKey('reader', key, capped.baseUrl);
+			const rows = await capped.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }, { credential: 'reader' });
+			expect(rows.map((row) => (row.values as string[])[0])).toEqual(Array.from({ length: 1500 }, (_, n) => String(n)));
+			const statuses = (await capped.api.logOf('/list/rows/get')).filter((entry) => entry.keyId !== 'account').map((entry) => entry.status);
+			expect(statuses).toEqual(Array.from({ length: 16 }, () => 200));
+		} finally {
+			await capped.close();
 		}
-		const key = await bed.api.keyWith(['lists:read']);
-		bed.node.useKey('reader', key, bed.baseUrl);
-		const rows = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }, { credential: 'reader' });
-		expect(new Set(rows.map((row) => row.id)).size).toBe(1500);
-		const statuses = (await bed.api.logOf('/list/rows/get')).filter((entry) => entry.keyId !== 'account').map((entry) => entry.status);
-		expect(statuses.length).toBeGreaterThan(10);
-		expect(statuses.every((status) => status === 200)).toBe(true);
 	});
 
 	it('the API key appears nowhere in an execution: outputs, error items, node errors, lost connections', async () => {
@@ -132,7 +137,7 @@ describe('errors and rate limits', () => {
 		for (const run of runs) expect(everything(run.run)).not.toContain(secret);
 	});
 
-	it('429 without end: gives up after a bounded number of waits, with the service code', async () => {
+	it('429 without end: waits out 429s up to the time set in Request Options, then fails saying how long it waited', async () => {
 		let calls = 0;
 		const server = createServer((_request, response) => {
 			calls++;
@@ -142,10 +147,43 @@ describe('errors and rate limits', () => {
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		try {
 			bed.node.useKey('saturated', 'any-key', `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
-			const error = await bed.node.failure({ resource: 'account', operation: 'getBalance' }, { credential: 'saturated' });
+			const startedAt = Date.now();
+			const error = await bed.node.failure(
+				{ resource: 'account', operation: 'getBalance', requestOptions: { rateLimitWait: 1 } },
+				{ credential: 'saturated' },
+			);
+			const elapsed = Date.now() - startedAt;
 			expect(error.httpCode).toBe('429');
 			expect(error.context.code).toBe('rate_limited');
-			expect(calls).toBe(9); // the first try and 8 waits
+			const waited = Number(error.context.waitedSeconds);
+			expect(waited).toBeGreaterThan(0.5);
+			expect(waited).toBeLessThanOrEqual(1);
+			expect(error.description).toContain(`waited ${waited} s in total`);
+			expect(elapsed).toBeGreaterThanOrEqual(waited * 1000);
+			expect(calls).toBeGreaterThan(2);
+		} finally {
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
+	it('429 for longer than the old eight waits: the item still succeeds within the default budget', async () => {
+		let refusals = 12;
+		const server = createServer((_request, response) => {
+			if (refusals-- > 0) {
+				response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '0' });
+				response.end(JSON.stringify({ code: 'rate_limited', error: 'Too many requests' }));
+				return;
+			}
+			response.writeHead(200, { 'Content-Type': 'application/json' });
+			response.end(JSON.stringify({ balance: 42 }));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			bed.node.useKey('busy', 'any-key', `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
+			const [answer] = await bed.node.json({ resource: 'account', operation: 'getBalance' }, { credential: 'busy' });
+			expect(answer.balance).toBe(42);
+			expect(refusals).toBe(-1);
 		} finally {
 			server.closeAllConnections();
 			await new Promise((resolve) => server.close(resolve));

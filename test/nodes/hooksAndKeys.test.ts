@@ -76,8 +76,18 @@ describe('Webhook and API Key operations', () => {
 	});
 
 	it('API key create keeps the new key out of the output by default', async () => {
-		const [created] = await bed.node.json({ resource: 'apiKey', operation: 'create', name: 'Masked', scopes: ['bots:read'] });
+		const [created] = await bed.node.json({ resource: 'apiKey', operation: 'create', name: 'Masked', scopes: ['bots:read'], botAccess: 'all' });
 		const key = created.key as Record<string, any>;
 		expect(key).toMatchObject({ name: 'Masked', key: expect.stringMatching(/^….{4}$/), keyRedacted: true });
+	});
+
+	it('create: a "Days" expression that comes out empty fails the item instead of creating a key that never expires', async () => {
+		const creates = (await bed.api.logOf('/key/create')).length;
+		const error = await bed.node.failure(
+			{ resource: 'apiKey', operation: 'create', name: 'Lifetime', scopes: ['account:read'], botAccess: 'all', days: '={{ $json.days }}' },
+			{ items: [{}] },
+		);
+		expect(error.message).toContain('Days');
+		expect(await bed.api.logOf('/key/create')).toHaveLength(creates);
 	});
 });

@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { autoMapColumns, byId, mapColumns, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
-import { PAGE_SIZE } from '../../nodes/MessengerBotBuilder/transport/pagination';
 
 const byName = (name: string) => ({ __rl: true, mode: 'name', value: name });
 const defineBelow = mapColumns;
@@ -99,7 +98,7 @@ describe('List and List Row operations', () => {
 			all = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byName('Заказы'), returnAll: true, sort: 'new' });
 		});
 		expect(all).toHaveLength(1201);
-		expect(allPages).toBe(Math.ceil(1201 / PAGE_SIZE)); // every page once, no extra request after the total
+		expect(allPages).toBe(2); // pages of 1,000: every page once, no extra request after the total
 		expect(new Set(all.map((row) => row.id)).size).toBe(1201);
 		expect((all[0].row as IDataObject).Имя).toBe('name 1199');
 		expect((all[1200].row as IDataObject).Имя).toBe('Иван');
@@ -208,5 +207,35 @@ describe('List and List Row operations', () => {
 		expect(after.total).toBe(0);
 		const lists = await bed.api.call('/list/all');
 		expect(lists.items.map((list: { id: number }) => list.id)).toContain(listid);
+	});
+});
+
+describe('List Row → Add at the list\'s row cap', () => {
+	let bed: NodeTestBed;
+	beforeAll(async () => {
+		bed = await startTestBed({ rateLimit: 0, rowCap: 3 });
+	});
+	afterAll(async () => bed.close());
+
+	it('a bulk add that makes the service delete the oldest rows says so on its items, like a single add', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Capped', headers: ['N'] });
+		await bed.api.call('/list/rows/add', { listid: list.id, rows: [{ N: 'old 1' }, { N: 'old 2' }] });
+		const output = await bed.node.json(
+			{ resource: 'listRow', operation: 'add', listId: { __rl: true, mode: 'id', value: String(list.id) }, columns: autoMapColumns },
+			{ items: [{ N: 'new 1' }, { N: 'new 2' }] },
+		);
+		const stored = (await bed.api.call('/list/rows/get', { listid: list.id, limit: 100 })).items as Array<Record<string, any>>;
+		// Cap 3, 2 + 2 rows: the service deleted "old 1" to make room.
+		expect(stored.map((row) => row.row?.N ?? row.N)).toEqual(['old 2', 'new 1', 'new 2']);
+		expect(output.map((item) => item.trimmed)).toEqual([true, true]);
+	});
+
+	it('a bulk add below the cap reports trimmed false', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Roomy', headers: ['N'] });
+		const output = await bed.node.json(
+			{ resource: 'listRow', operation: 'add', listId: { __rl: true, mode: 'id', value: String(list.id) }, columns: autoMapColumns },
+			{ items: [{ N: 'a' }, { N: 'b' }] },
+		);
+		expect(output.map((item) => item.trimmed)).toEqual([false, false]);
 	});
 });

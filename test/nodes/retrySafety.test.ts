@@ -31,6 +31,48 @@ describe('retry safety when an answer is lost', () => {
 		expect(stored.total).toBe(1);
 	});
 
+	it('a single row add whose answer is lost and whose keyed repeats all fail: "may have taken effect", what to check', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Lost for good', headers: ['Name'] });
+		proxy.loseAnswers('/list/row/add', 6);
+		const error = await bed.node.failure(
+			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ Name: 'maybe' }) },
+			{ credential: 'flaky' },
+		);
+		expect(error.description).toContain('may have taken effect');
+		expect(error.description).toContain('same Idempotency-Key');
+		expect(error.description).toContain('Look for the row(s) in the list');
+		expect(error.description).not.toMatch(/still failed|can retry/);
+		expect(error.context.mayHaveTakenEffect).toBe(true);
+		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
+		expect(stored.total).toBe(1); // it did take effect, once
+	});
+
+	it('a single row add whose answer is lost, then refused (429) until the wait budget ends: still "may have taken effect"', async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Lost then refused', headers: ['Name'] });
+		proxy.loseAnswers('/list/row/add', 1);
+		proxy.refuse('/list/row/add', 429, 1000);
+		try {
+			const error = await bed.node.failure(
+				{
+					resource: 'listRow',
+					operation: 'add',
+					listId: byId(list.id),
+					columns: mapColumns({ Name: 'maybe' }),
+					requestOptions: { rateLimitWait: 1 },
+				},
+				{ credential: 'flaky' },
+			);
+			expect(error.httpCode).toBe('429');
+			expect(error.description).toContain('may have taken effect');
+			expect(error.description).toContain('Look for the row(s) in the list');
+			expect(error.context.mayHaveTakenEffect).toBe(true);
+			const stored = await bed.api.call('/list/rows/get', { listid: list.id });
+			expect(stored.total).toBe(1);
+		} finally {
+			proxy.refuse('/list/row/add', 429, 0);
+		}
+	});
+
 	it('a node that runs twice in one execution adds its row twice: the Idempotency-Key names the run', async () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Twice', headers: ['Name'] });
 		const single = bed.node.workflow({ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ Name: 'same row' }) });

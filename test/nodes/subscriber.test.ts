@@ -125,8 +125,8 @@ describe('Subscriber operations change and read the sandbox', () => {
 		await expect(card('777009')).rejects.toThrow(/422/);
 	});
 
-	it('an empty required parameter is an error that names it', async () => {
+	it('an empty required parameter is an error that names the field as the user sees it', async () => {
 		const error = await bed.node.failure({ resource: 'subscriber', operation: 'block', botId: BOT, clientId: '={{ $json.missing }}' });
-		expect(error.message).toContain('clientId');
+		expect(error.message).toBe('The field "Client ID" is empty');
 	});
 });

@@ -1,4 +1,4 @@
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -10,7 +10,10 @@ export class FlakyProxy {
 	private server?: Server;
 	private remaining = 0;
 	private matcher: (path: string) => boolean = () => false;
+	private refusal?: { pathPart: string; status: number; remaining: number };
 	readonly forwarded: string[] = [];
+	/** Every request with its headers, in arrival order. */
+	readonly received: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
 
 	constructor(private readonly target: string) {}
 
@@ -20,6 +23,14 @@ export class FlakyProxy {
 		this.remaining = drops;
 	}
 
+	/**
+	 * Answers the next `count` requests whose path contains `pathPart` with `status` itself, without
+	 * forwarding them (the service never sees them); used after `loseAnswers` for what comes next.
+	 */
+	refuse(pathPart: string, status: number, count: number): void {
+		this.refusal = { pathPart, status, remaining: count };
+	}
+
 	async start(): Promise<string> {
 		const target = new URL(this.target);
 		this.server = createServer((incoming: IncomingMessage, outgoing) => {
@@ -27,7 +38,16 @@ export class FlakyProxy {
 			incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
 			incoming.on('end', () => {
 				const path = `${target.pathname.replace(/\/$/, '')}${incoming.url ?? ''}`;
+				const refusal = this.refusal;
+				const lost = this.matcher(incoming.url ?? '') && this.remaining > 0;
+				if (!lost && refusal && refusal.remaining > 0 && (incoming.url ?? '').includes(refusal.pathPart)) {
+					refusal.remaining--;
+					outgoing.writeHead(refusal.status, { 'Content-Type': 'application/json' });
+					outgoing.end(JSON.stringify({ code: refusal.status === 429 ? 'rate_limited' : 'unavailable', error: `HTTP ${refusal.status} from the proxy` }));
+					return;
+				}
 				this.forwarded.push(`${incoming.method} ${incoming.url}`);
+				this.received.push({ url: incoming.url ?? '', headers: incoming.headers });
 				const lose = this.matcher(incoming.url ?? '') && this.remaining > 0;
 				if (lose) this.remaining--;
 				const upstream = request(

@@ -1,4 +1,5 @@
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/src';
+import { answerChecker, assertConforming } from '../../sandbox/test/answerChecker';
 import { NodeRunner } from './nodeRun';
 import { SandboxApi } from './sandboxApi';
 
@@ -17,11 +18,16 @@ export interface NodeTestBed {
  */
 export async function startTestBed(options: SandboxOptions = {}): Promise<NodeTestBed> {
 	const sandbox = await startSandbox({ port: 0, ...options });
+	// Every answer the nodes get is checked against the sandbox's OpenAPI document.
+	const violations = answerChecker().watch(sandbox);
 	return {
 		node: new NodeRunner(sandbox.baseUrl, sandbox.adminKey),
 		api: new SandboxApi(sandbox.baseUrl, sandbox.adminKey),
 		baseUrl: sandbox.baseUrl,
 		sandbox,
-		close: () => sandbox.close(),
+		close: async () => {
+			await sandbox.close();
+			assertConforming(violations);
+		},
 	};
 }

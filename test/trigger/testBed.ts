@@ -1,4 +1,5 @@
-import { startSandbox, type RunningSandbox } from '../../sandbox/src';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/src';
+import { answerChecker, assertConforming } from '../../sandbox/test/answerChecker';
 import { SandboxApi } from '../support/sandboxApi';
 import { TriggerHarness, type TriggerHarnessOptions } from './triggerHarness';
 import { startWebhookServer, type WebhookServer } from './webhookServer';
@@ -14,8 +15,9 @@ export interface TriggerTestBed {
 }
 
 /** A sandbox that redelivers quickly, its API client, and a webhook endpoint serving `currentHarness()`. */
-export async function startTriggerTestBed(currentHarness: () => TriggerHarness): Promise<TriggerTestBed> {
-	const sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.5] });
+export async function startTriggerTestBed(currentHarness: () => TriggerHarness, sandboxOptions: SandboxOptions = {}): Promise<TriggerTestBed> {
+	const sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.5], ...sandboxOptions });
+	const violations = answerChecker().watch(sandbox);
 	const server = await startWebhookServer(currentHarness);
 	return {
 		sandbox,
@@ -32,6 +34,7 @@ export async function startTriggerTestBed(currentHarness: () => TriggerHarness):
 		close: async () => {
 			await sandbox.close();
 			await server.close();
+			assertConforming(violations);
 		},
 	};
 }

@@ -48,6 +48,9 @@ export class TriggerHarness {
 
 	readonly started: StartedExecution[] = [];
 
+	/** Every output of each started execution (`started` holds the first output only). */
+	readonly startedOutputs: StartedExecution[][] = [];
+
 	private readonly nodeTypes = new HarnessNodeTypes([this.nodeType]);
 
 	private readonly credentials = new HarnessCredentialsHelper(credentialTypes([new MessengerBotBuilderApi()]));
@@ -191,6 +194,9 @@ export class TriggerHarness {
 		if (!result.noWebhookResponse && !response.headersSent) {
 			response.status(200).json(result.webhookResponse ?? { message: result.workflowData ? 'Workflow was started' : 'Webhook call received' });
 		}
-		if (result.workflowData) this.started.push(result.workflowData[0]);
+		if (result.workflowData) {
+			this.started.push(result.workflowData[0]);
+			this.startedOutputs.push(result.workflowData);
+		}
 	}
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from '
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { resources } from './resources';
 import type { Operation } from './types';
+import { ItemWithBinary } from './types';
 
 function findOperation(this: IExecuteFunctions, resourceName: string, operationName: string): Operation {
 	const operation = resources
@@ -55,7 +56,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		try {
 			const result = await operation.execute!.call(this, itemIndex);
 			const records = Array.isArray(result) ? result : [result];
-			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
+			for (const record of records) {
+				const item = record instanceof ItemWithBinary ? { json: record.json, binary: record.binary } : { json: record };
+				output.push({ ...item, pairedItem: { item: itemIndex } });
+			}
 		} catch (error) {
 			if (this.continueOnFail()) {
 				output.push(failedItem(error, itemIndex));

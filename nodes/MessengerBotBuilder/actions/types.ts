@@ -1,4 +1,12 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+/** An output item with binary data, for operations that put out files. */
+export class ItemWithBinary {
+	constructor(
+		readonly json: IDataObject,
+		readonly binary: IBinaryKeyData,
+	) {}
+}
 
 /**
  * One operation of a resource. Its `properties` carry no resource/operation display rules: the
@@ -13,7 +21,7 @@ export interface Operation {
 	description: string;
 	properties: INodeProperties[];
 	/** Returns the JSON of the output item(s) for input item `itemIndex`. */
-	execute?(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	execute?(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[] | ItemWithBinary>;
 	/**
 	 * Handles every input item at once. Must return items with `pairedItem` set and honour
 	 * `continueOnFail()` per item itself.

@@ -1,5 +1,5 @@
-/* eslint-disable n8n-nodes-base/node-param-default-missing -- each Operation parameter defaults to its first operation, computed */
 import type { INodeProperties } from 'n8n-workflow';
+import { DEFAULT_RATE_LIMIT_WAIT_SECONDS } from '../transport/request';
 import { resources } from './resources';
 import type { Operation, Resource } from './types';
 
@@ -13,11 +13,13 @@ function resourceProperty(): INodeProperties {
 		noDataExpression: true,
 		options: [...resources].sort(byName).map(({ name, value, description }) => ({ name, value, description })),
 		default: 'subscriber',
+		description: 'The kind of record to work with',
 	};
 }
 
 function operationProperty(resource: Resource): INodeProperties {
 	const options = [...resource.operations].sort(byName);
+	const firstOperation = options[0].value;
 	return {
 		displayName: 'Operation',
 		name: 'operation',
@@ -25,7 +27,8 @@ function operationProperty(resource: Resource): INodeProperties {
 		noDataExpression: true,
 		displayOptions: { show: { resource: [resource.value] } },
 		options: options.map(({ name, value, action, description }) => ({ name, value, action, description })),
-		default: options[0].value,
+		default: firstOperation,
+		description: `What to do with the ${resource.name.toLowerCase()}`,
 	};
 }
 
@@ -44,9 +47,31 @@ function scoped(resource: Resource, operation: Operation): INodeProperties[] {
 	}));
 }
 
-/** Every parameter of the node: Resource, an Operation per resource, and each operation's own fields. */
+/** How every request of the node behaves; shown under every operation. */
+const requestOptionsProperty: INodeProperties = {
+	displayName: 'Request Options',
+	name: 'requestOptions',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	description: "How the node's requests to the service behave",
+	options: [
+		{
+			displayName: 'Wait on Rate Limit (Seconds)',
+			name: 'rateLimitWait',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: DEFAULT_RATE_LIMIT_WAIT_SECONDS,
+			description:
+				'How long one request may wait in total while the service answers "too many requests" (429) before its item fails. A refused request did nothing, so waiting is always safe.',
+		},
+	],
+};
+
+/** Every parameter of the node: Resource, an Operation per resource, each operation's own fields, and request options. */
 export const nodeProperties: INodeProperties[] = [
 	resourceProperty(),
 	...resources.map(operationProperty),
 	...resources.flatMap((resource) => resource.operations.flatMap((operation) => scoped(resource, operation))),
+	requestOptionsProperty,
 ];

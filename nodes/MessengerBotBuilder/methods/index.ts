@@ -1,8 +1,24 @@
 import { getBots, getColumns } from './loadOptions';
-import { searchBots, searchChains, searchLists, searchProjects, searchStages } from './listSearch';
+import {
+	searchBots,
+	searchChains,
+	searchLists,
+	searchMessengers,
+	searchProjects,
+	searchStages,
+	searchSubscribers,
+} from './listSearch';
 import { getListColumns } from './resourceMapping';
 
-export const listSearch = { searchBots, searchChains, searchLists, searchProjects, searchStages };
+export const listSearch = {
+	searchBots,
+	searchChains,
+	searchLists,
+	searchMessengers,
+	searchProjects,
+	searchStages,
+	searchSubscribers,
+};
 
 export const loadOptions = { getBots, getColumns };
 

@@ -79,3 +79,47 @@ export async function searchStages(this: ILoadOptionsFunctions, filter?: string)
 		filter,
 	);
 }
+
+/** Subscribers shown per page of the picker. */
+const SUBSCRIBERS_PER_PAGE = 50;
+
+/**
+ * Subscribers of the chosen bot (of every bot the key sees when none is chosen): those whose name,
+ * nickname, code or note holds the search text, or, with an empty search box, the newest ones.
+ * The value is the Client ID; pages follow with the offset as the token.
+ */
+export async function searchSubscribers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const bot = currentValue(this, 'botId').trim();
+	const query = filter?.trim() ?? '';
+	const offset = Number(paginationToken ?? 0) || 0;
+	const params = { botid: bot, limit: SUBSCRIBERS_PER_PAGE, offset };
+	const answer = query
+		? await apiRequest.call(this, { method: 'GET', path: '/subscriber/find', params: { ...params, query } })
+		: await apiRequest.call(this, { method: 'GET', path: '/subscriber/list', params: { ...params, sort: 'new' } });
+	const subscribers = recordsOf(answer, 'subscribers');
+	const results = subscribers.map((subscriber) => {
+		const clientid = label(subscriber, 'clientid');
+		const nickname = label(subscriber, 'username');
+		const shown = label(subscriber, 'name') || clientid;
+		const details = [nickname && `@${nickname}`, clientid, !bot && label(subscriber, 'botid')].filter(Boolean).join(', ');
+		return { name: `${shown} (${details})`, value: clientid };
+	});
+	const more = subscribers.length === SUBSCRIBERS_PER_PAGE;
+	return { results, paginationToken: more ? String(offset + subscribers.length) : undefined };
+}
+
+/** The messengers of the key's bots, where the service tells them; the chosen bot's only, when one is chosen. */
+export async function searchMessengers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const bot = currentValue(this, 'botId').trim();
+	const bots = recordsOf(await apiRequest.call(this, { method: 'POST', path: '/bot/list', readOnly: true }), 'bots');
+	const messengers = bots
+		.filter((candidate) => !bot || label(candidate, 'id', 'botid', 'BotID') === bot)
+		.map((candidate) => label(candidate, 'messenger'))
+		.filter((messenger) => messenger !== '');
+	const unique = [...new Set(messengers)].sort((a, b) => a.localeCompare(b));
+	return matching(unique.map((messenger) => ({ name: messenger, value: messenger })), filter);
+}

@@ -7,12 +7,13 @@ export interface ServiceErrorBody {
 	error?: string;
 	param?: string;
 	scope?: string;
+	/** The largest value a refused parameter accepts, where the service says it. */
+	max?: number;
 }
 
 const HINTS: Record<number, string> = {
 	401: 'The API key was not accepted: check the key and the base URL in the credential, and that the key has not expired or been revoked.',
 	404: 'The service does not know this method: check that the Base URL in the credential ends with /api.',
-	429: 'The service received too many requests and kept refusing after several waits. Run fewer workflows with this key at once.',
 };
 
 /** Replaces every occurrence of the key so it can never leak through a message. */
@@ -94,6 +95,7 @@ export function serviceError(
 	const details: JsonObject = { code, error: redact(text, secret), status };
 	if (body.param) details.param = body.param;
 	if (body.scope) details.scope = body.scope;
+	if (typeof body.max === 'number') details.max = body.max;
 	const error = new NodeApiError(node, details, {
 		message: redact(`${text} [${code}]`, secret),
 		description: describe(status, body),
@@ -104,24 +106,62 @@ export function serviceError(
 	return error;
 }
 
+/** What a failed change tells the user to do when it may have taken effect. */
+function mayHaveTakenEffectText(path: string, check: string | undefined, repeatedWithKey: boolean): string {
+	const how = repeatedWithKey
+		? 'It was repeated with the same Idempotency-Key, so it took effect at most once, but its answer never arrived.'
+		: 'It was not repeated automatically, so that nothing happens twice.';
+	return `${path} changes data and an attempt may have reached the service before its answer was lost: it may have taken effect. ${how} ${check ?? 'Check the result in the service'} before running it again.`;
+}
+
 /**
- * A request that got no answer (connection refused, timeout) or a 5xx on a call that may have
- * taken effect. Only the message of the low-level error is kept: its request options hold the key.
+ * Marks an error of a change whose earlier attempt may have reached the service: whatever the
+ * last answer said, the change may have taken effect, and the description says what to check.
+ */
+export function markMayHaveTakenEffect(
+	error: NodeApiError,
+	what: { path: string; check?: string; repeatedWithKey: boolean },
+): NodeApiError {
+	error.description = `${mayHaveTakenEffectText(what.path, what.check, what.repeatedWithKey)}${error.description ? ` (Last answer: ${error.description})` : ''}`;
+	error.context.mayHaveTakenEffect = true;
+	return error;
+}
+
+/**
+ * A request that got no answer (connection refused, timeout) or a 5xx after its repeats. Only the
+ * message of the low-level error is kept: its request options hold the key. For a change that may
+ * have reached the service, the description says so and what to check.
  */
 export function transportError(
 	node: INode,
 	cause: { message?: string; code?: string } | undefined,
 	secret: string,
-	what: { path: string; status?: number; body?: unknown; repeated: boolean; itemIndex?: number },
+	what: {
+		path: string;
+		status?: number;
+		body?: unknown;
+		/** Times the request was repeated before giving up. */
+		repeats: number;
+		/** A change of which some attempt may have reached the service. */
+		mayHaveTakenEffect: boolean;
+		/** Sent with an Idempotency-Key. */
+		keyed: boolean;
+		/** For a change: what to look at in the service. */
+		check?: string;
+		itemIndex?: number;
+	},
 ): NodeApiError {
 	const answer = what.body && typeof what.body === 'object' ? (what.body as ServiceErrorBody) : {};
 	const reason = cause?.message ?? answer.error ?? `HTTP ${what.status}`;
 	const code = answer.code ?? (what.status ? `http_${what.status}` : (cause?.code ?? 'no_response'));
-	const description = what.repeated
-		? 'The request was repeated and still failed.'
-		: `${what.path} changes data and may have taken effect, so it was not repeated automatically. Check the result in the service before running it again.`;
+	const description = what.mayHaveTakenEffect
+		? mayHaveTakenEffectText(what.path, what.check, what.keyed && what.repeats > 0)
+		: what.repeats > 0
+			? `The request was repeated ${what.repeats} times and still failed. It only reads, so running it again later is safe.`
+			: undefined;
 	const details: JsonObject = { code, error: redact(reason, secret) };
 	if (what.status) details.status = what.status;
+	if (what.mayHaveTakenEffect) details.mayHaveTakenEffect = true;
 	const error = new NodeApiError(node, details, {
 		message: redact(`${what.path} failed: ${reason}`, secret),
 		description,

@@ -1,12 +1,33 @@
 import type { IDataObject } from 'n8n-workflow';
-import { apiRequest, type ApiContext, type ApiRequest } from './request';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { apiRequest, credentialIdOf, type ApiContext, type ApiRequest } from './request';
 
-/** Rows asked for per page when reading everything. The service's maximum is not documented; 100 is modest. */
-export const PAGE_SIZE = 100;
+/**
+ * Records asked for per page. The service documents no maximum; it may serve fewer (a silent cap)
+ * or refuse more (a 422 on `limit`): the node learns either and goes on.
+ */
+export const LARGEST_PAGE = 1000;
+
+/** The largest page a method accepted after refusing a larger one, per credential, in this process. */
+const learnedLargestPage = new Map<string, number>();
+
+/**
+ * The resource each list method returns: some services put the records under its name (e.g.
+ * `rows`) instead of under `items`.
+ */
+const RESOURCE_OF_PATH: Record<string, string> = {
+	'/list/rows/get': 'rows',
+	'/list/rows/find': 'rows',
+	'/subscriber/list': 'subscribers',
+	'/subscriber/find': 'subscribers',
+	'/subscriber/chat/get': 'messages',
+	'/log/get': 'entries',
+	'/hook/list': 'hooks',
+};
 
 export interface PageRequest extends ApiRequest {
-	/** Field of the answer holding the page's records (`items` for most methods). */
-	itemsField?: string;
+	/** The resource's name, for a method not in `RESOURCE_OF_PATH`. */
+	recordsField?: string;
 }
 
 export interface Paging {
@@ -16,27 +37,111 @@ export interface Paging {
 }
 
 /**
- * Reads pages with limit/offset until `total` is reached, a page comes back short or empty, or
- * `limit` records are collected. Each page goes through `apiRequest`, so it keeps the service's pace.
+ * The records of a list answer: a bare array, or the array under one of `fields`, under `items`,
+ * or (when the object holds exactly one array) under whatever name it has. Undefined when the
+ * answer holds several unknown arrays and no known one, so a caller cannot mistake it for empty.
+ */
+export function findRecords(answer: unknown, fields: string[]): IDataObject[] | undefined {
+	if (Array.isArray(answer)) return answer as IDataObject[];
+	const object = (answer ?? {}) as IDataObject;
+	for (const field of [...fields, 'items']) {
+		if (Array.isArray(object[field])) return object[field] as IDataObject[];
+	}
+	const arrays = Object.values(object).filter((value) => Array.isArray(value));
+	if (arrays.length === 0) return [];
+	return arrays.length === 1 ? (arrays[0] as IDataObject[]) : undefined;
+}
+
+/** What identifies a record across pages: its `id` (number or string alike), else its content. */
+function identityOf(record: IDataObject): { id?: string; key: string } {
+	const id = record?.id;
+	if (typeof id === 'number' || typeof id === 'string') return { id: String(id), key: `id:${String(id)}` };
+	return { key: `json:${JSON.stringify(record)}` };
+}
+
+/** The largest page named by a 422 on `limit`: a `max` in the answer or "at most N" in its text. */
+function largestAllowed(error: NodeApiError): number | undefined {
+	const context = error.context as IDataObject;
+	for (const field of ['max', 'maximum']) {
+		const value = Number(context[field]);
+		if (Number.isInteger(value) && value > 0) return value;
+	}
+	const match = /at most (\d+)/i.exec(String(context.error ?? error.message));
+	return match ? Number(match[1]) : undefined;
+}
+
+function refusesLimit(error: NodeApiError): boolean {
+	return error.httpCode === '422' && (error.context as IDataObject).param === 'limit';
+}
+
+/**
+ * Reads a list with limit/offset, and returns every record exactly once (Return All) or the first
+ * `limit` records. It asks for large pages and keeps the size the service actually serves; a 422
+ * on `limit` lowers the page (to the maximum the error names, else half) and is remembered for
+ * the credential. It stops at an empty page, or when `total` (if the service sends it) is reached:
+ * a short page alone does not prove the end, since the service may cap pages silently. `offset`
+ * advances by what was received. Repeats are dropped, and a method that ignores paging (a page
+ * longer than asked, a page that starts again where the first did, or a page with nothing new)
+ * ends the read instead of looping. Each page goes through `apiRequest`, so it keeps the pace.
  */
 export async function fetchPages(this: ApiContext, request: PageRequest, paging: Paging): Promise<IDataObject[]> {
-	const field = request.itemsField ?? 'items';
+	const resource = request.recordsField ?? RESOURCE_OF_PATH[request.path];
+	const fields = resource ? [resource] : [];
 	const wanted = paging.returnAll ? Infinity : paging.limit;
+	const learnedKey = `${await credentialIdOf.call(this)} ${request.path}`;
+	let pageSize = learnedLargestPage.get(learnedKey) ?? LARGEST_PAGE;
+	let largestServed = 0;
 	const records: IDataObject[] = [];
+	const seen = new Set<string>();
+	let firstKey: string | undefined;
 	let offset = Number(request.params?.offset ?? 0);
 	while (records.length < wanted) {
-		const pageSize = Math.min(PAGE_SIZE, wanted - records.length);
-		const answer = await apiRequest.call(this, {
-			...request,
-			params: { ...request.params, limit: pageSize, offset },
+		const ask = Math.min(pageSize, wanted - records.length);
+		const outcome = await apiRequest
+			.call(this, { ...request, params: { ...request.params, limit: ask, offset } })
+			.then((answer) => ({ answer }), (error: unknown) => ({ error }));
+		if ('error' in outcome) {
+			// A page too large for the service: learn a smaller one and go on; any other failure ends the read.
+			const refused = outcome.error instanceof NodeApiError && refusesLimit(outcome.error) && ask > 1;
+			if (!refused) throw outcome.error;
+			const allowed = largestAllowed(outcome.error as NodeApiError);
+			pageSize = allowed !== undefined && allowed < ask ? allowed : Math.floor(ask / 2);
+			learnedLargestPage.set(learnedKey, pageSize);
+			continue;
+		}
+		const { answer } = outcome;
+		const page = findRecords(answer, fields);
+		if (!page) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`The answer of ${request.path} holds several lists and none is called ${[...fields, 'items'].join(' or ')}: the records cannot be told apart`,
+				{ itemIndex: request.itemIndex },
+			);
+		}
+		if (page.length === 0) break;
+		const identities = page.map(identityOf);
+		const total = Number(answer.total);
+		// A total the answer states: a number, or digits in a string (an empty string is not 0).
+		const knownTotal = typeof answer.total === 'number' || (typeof answer.total === 'string' && /^\s*\d+\s*$/.test(answer.total));
+		// Records without id that look alike may still be distinct: with a total to end the read, they
+		// prove no start-over or repeat.
+		const trustRepeats = !knownTotal || identities[0].id !== undefined;
+		// The service ignored `offset`: this page starts again where the first did.
+		if (trustRepeats && identities[0].key === firstKey) break;
+		firstKey ??= identities[0].key;
+		const fresh = identities.map(({ key }) => !seen.has(key));
+		if (trustRepeats && !fresh.includes(true)) break;
+		identities.forEach(({ id, key }, position) => {
+			// Only records with an id are known repeats; identical records without one may be distinct.
+			if (fresh[position] || id === undefined) records.push(page[position]);
+			seen.add(key);
 		});
-		const page = Array.isArray(answer[field]) ? (answer[field] as IDataObject[]) : [];
-		records.push(...page);
+		// More than asked: the method ignores `limit` and answered everything at once.
+		if (page.length > ask) break;
 		offset += page.length;
-		const total = typeof answer.total === 'number' ? answer.total : undefined;
-		// A page longer than asked for means the method ignores paging and answered everything at once.
-		if (page.length > pageSize) break;
-		if (page.length === 0 || (total !== undefined ? offset >= total : page.length < pageSize)) break;
+		largestServed = Math.max(largestServed, page.length);
+		if (page.length < ask) pageSize = largestServed;
+		if (knownTotal && offset >= total) break;
 	}
 	return records.slice(0, wanted === Infinity ? undefined : wanted);
 }

@@ -7,8 +7,8 @@ import type {
 	ILoadOptionsFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { serviceError, transportError } from './errors';
-import { holdOff, waitForTurn } from './pacing';
+import { markMayHaveTakenEffect, serviceError, transportError } from './errors';
+import { answeredClean, answeredRateLimited, waitForTurn } from './pacing';
 
 export const CREDENTIAL_NAME = 'messengerBotBuilderApi';
 
@@ -25,17 +25,28 @@ export interface ApiRequest {
 	idempotencyKey?: string;
 	/** A POST that only reads. Reads (and keyed writes) are repeated after a timeout or a 5xx. */
 	readOnly?: boolean;
+	/** For a change: what the user should look at in the service when it may have taken effect. */
+	check?: string;
 	/** Item this request serves, so errors point at it. */
 	itemIndex?: number;
 }
 
-/** 429s are waited out this many times before the node gives up. */
-const MAX_RATE_LIMIT_WAITS = 8;
-/** A read that got no answer or a 5xx is repeated this many times. */
-const MAX_REPEATS = 2;
+/** How long, by default, one request waits out 429s in total before its item fails. */
+export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
+/** The node option that changes it (inside the "Request Options" collection). */
+export const RATE_LIMIT_WAIT_PARAMETER = 'requestOptions.rateLimitWait';
+/** A read (or keyed write) that got no answer or a 5xx is repeated this many times. */
+const MAX_REPEATS = 5;
+/** First pause before such a repeat; it doubles each time (with jitter). */
+const REPEAT_PAUSE_MS = 250;
 const TIMEOUT_MS = 60_000;
-const FALLBACK_WAIT_MS = 1000;
-const MAX_WAIT_MS = 60_000;
+/** Without `Retry-After`: the first 429 wait, doubled per consecutive 429 up to `MAX_UNGUIDED_WAIT_MS`. */
+const FIRST_UNGUIDED_WAIT_MS = 250;
+const MAX_UNGUIDED_WAIT_MS = 10_000;
+/** A `Retry-After` of 0 still waits this long, so a saturated service is not hammered. */
+const MIN_RATE_LIMIT_WAIT_MS = 100;
+/** Waits for `Retry-After` are stretched by up to this share, so refused senders do not return together. */
+const RETRY_AFTER_JITTER = 0.25;
 
 interface FullResponse {
 	body: unknown;
@@ -52,20 +63,31 @@ function compact(params: IDataObject | undefined): IDataObject {
 	return result;
 }
 
-/** Milliseconds to wait after a 429: `Retry-After` (seconds or an HTTP date), else exponential backoff. */
-function retryAfterMs(header: string | string[] | undefined, attempt: number): number {
+/**
+ * Milliseconds to wait after a 429: never less than `Retry-After` (seconds or an HTTP date), plus
+ * jitter; without the header, a short wait that doubles per consecutive 429, with jitter.
+ */
+function rateLimitWaitMs(header: string | string[] | undefined, consecutive: number): number {
 	const value = Array.isArray(header) ? header[0] : header;
+	let guided: number | undefined;
 	if (value) {
 		const seconds = Number(value);
-		if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_WAIT_MS);
-		const date = Date.parse(value);
-		if (!Number.isNaN(date)) return Math.min(Math.max(date - Date.now(), 0), MAX_WAIT_MS);
+		if (Number.isFinite(seconds) && seconds >= 0) guided = seconds * 1000;
+		else if (!Number.isNaN(Date.parse(value))) guided = Math.max(Date.parse(value) - Date.now(), 0);
 	}
-	return Math.min(FALLBACK_WAIT_MS * 2 ** attempt, MAX_WAIT_MS);
+	if (guided !== undefined) return Math.max(guided, MIN_RATE_LIMIT_WAIT_MS) * (1 + Math.random() * RETRY_AFTER_JITTER);
+	const ceiling = Math.min(FIRST_UNGUIDED_WAIT_MS * 2 ** consecutive, MAX_UNGUIDED_WAIT_MS);
+	return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
-/** Identifies a credential for pacing without keeping the key itself around. */
-function paceKey(baseUrl: string, apiKey: string): string {
+/** The pause before the n-th repeat (from 1) of a request that got no answer or a 5xx. */
+function repeatPauseMs(repeat: number): number {
+	const ceiling = REPEAT_PAUSE_MS * 2 ** (repeat - 1);
+	return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** Identifies a credential (for pacing and what the node learned about it) without keeping the key. */
+function credentialId(baseUrl: string, apiKey: string): string {
 	return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex');
 }
 
@@ -73,20 +95,49 @@ export function normalizeBaseUrl(baseUrl: string): string {
 	return baseUrl.trim().replace(/\/+$/, '');
 }
 
-/**
- * The one way the node talks to the service: authenticated through n8n, paced to the service's
- * rate per credential, 429s waited out (bounded), reads repeated after a lost answer, changes never
- * repeated unless they carry an Idempotency-Key, and every failure a NodeApiError without the key.
- */
-export async function apiRequest(this: ApiContext, request: ApiRequest): Promise<IDataObject> {
+interface Credential {
+	baseUrl: string;
+	secret: string;
+	/** A hash of base URL and key. */
+	id: string;
+}
+
+async function credentialOf(this: ApiContext): Promise<Credential> {
 	const credentials = await this.getCredentials<{ apiKey: string; baseUrl: string }>(CREDENTIAL_NAME);
 	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
 	const secret = String(credentials.apiKey ?? '');
-	const pace = paceKey(baseUrl, secret);
+	return { baseUrl, secret, id: credentialId(baseUrl, secret) };
+}
+
+/** Identifies the credential in use, for state kept per credential in this process. */
+export async function credentialIdOf(this: ApiContext): Promise<string> {
+	return (await credentialOf.call(this)).id;
+}
+
+/** Milliseconds one request may spend waiting out 429s: the node option, else 5 minutes. */
+function rateLimitBudgetMs(this: ApiContext, itemIndex: number | undefined): number {
+	const execute = this as IExecuteFunctions;
+	if (typeof execute.getInputData !== 'function') return DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
+	const seconds = Number(execute.getNodeParameter(RATE_LIMIT_WAIT_PARAMETER, itemIndex ?? 0, DEFAULT_RATE_LIMIT_WAIT_SECONDS));
+	return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
+}
+
+const roundSeconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/**
+ * The one way the node talks to the service: authenticated through n8n, paced per credential,
+ * 429s waited out (a refused request did nothing, so it is always repeated, within a time budget),
+ * reads and keyed changes repeated after a lost answer or a 5xx, other changes never repeated,
+ * and every failure a NodeApiError without the key. A change of which an attempt may have reached
+ * the service is reported as such whatever the last answer was.
+ */
+export async function apiRequest(this: ApiContext, request: ApiRequest): Promise<IDataObject> {
+	const credential = await credentialOf.call(this);
+	const { secret } = credential;
 	const params = compact(request.params);
 	const options: IHttpRequestOptions = {
 		method: request.method,
-		url: `${baseUrl}${request.path}`,
+		url: `${credential.baseUrl}${request.path}`,
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
@@ -95,12 +146,29 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 	};
 	if (request.method === 'GET') options.qs = params;
 	else options.body = params;
-	const repeatable = request.method === 'GET' || request.readOnly === true || !!request.idempotencyKey;
+	const change = request.method === 'POST' && request.readOnly !== true;
+	const keyed = !!request.idempotencyKey;
+	const repeatable = !change || keyed;
+	const budgetMs = rateLimitBudgetMs.call(this, request.itemIndex);
 
-	let rateLimitWaits = 0;
+	let waitedMs = 0;
+	let consecutive429 = 0;
 	let repeats = 0;
+	/** Some attempt of this change got no answer or a 5xx: it may have been applied. */
+	let mayHaveTakenEffect = false;
+	const lost = (status?: number, body?: unknown, cause?: Error) =>
+		transportError(this.getNode(), cause, secret, {
+			path: request.path,
+			status,
+			body,
+			repeats,
+			mayHaveTakenEffect,
+			keyed,
+			check: request.check,
+			itemIndex: request.itemIndex,
+		});
 	for (;;) {
-		await waitForTurn(pace);
+		await waitForTurn(credential.id);
 		let response: FullResponse;
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(
@@ -109,40 +177,39 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 				options,
 			)) as FullResponse;
 		} catch (error) {
+			if (change) mayHaveTakenEffect = true;
 			if (repeatable && repeats < MAX_REPEATS) {
-				repeats++;
-				await sleep(FALLBACK_WAIT_MS * repeats);
+				await sleep(repeatPauseMs(++repeats));
 				continue;
 			}
-			throw transportError(this.getNode(), error as Error, secret, {
-				path: request.path,
-				repeated: repeats > 0,
-				itemIndex: request.itemIndex,
-			});
+			throw lost(undefined, undefined, error as Error);
 		}
 		const status = response.statusCode;
-		if (status >= 200 && status < 300) return (response.body ?? {}) as IDataObject;
-		if (status === 429 && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
-			const wait = retryAfterMs(response.headers['retry-after'], rateLimitWaits++);
-			holdOff(pace, wait);
-			continue;
-		}
-		if (status >= 500) {
-			if (repeatable && repeats < MAX_REPEATS) {
-				repeats++;
-				await sleep(FALLBACK_WAIT_MS * repeats);
+		if (status === 429) {
+			answeredRateLimited(credential.id);
+			const wait = rateLimitWaitMs(response.headers['retry-after'], consecutive429++);
+			if (waitedMs + wait <= budgetMs) {
+				waitedMs += wait;
+				await sleep(wait);
 				continue;
 			}
-			if (!repeatable) {
-				throw transportError(this.getNode(), undefined, secret, {
-					path: request.path,
-					status,
-					body: response.body,
-					repeated: false,
-					itemIndex: request.itemIndex,
-				});
-			}
+			const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex);
+			error.description = `The service kept refusing with 429 (too many requests with this key); the node waited ${roundSeconds(waitedMs)} s in total and gives up after ${roundSeconds(budgetMs)} s (Request Options → Wait on Rate Limit). Fewer workflows or workers using this key at once help.`;
+			error.context.waitedSeconds = roundSeconds(waitedMs);
+			throw mayHaveTakenEffect ? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed }) : error;
 		}
-		throw serviceError(this.getNode(), status, response.body, secret, request.itemIndex);
+		consecutive429 = 0;
+		answeredClean(credential.id);
+		if (status >= 200 && status < 300) return (response.body ?? {}) as IDataObject;
+		if (status >= 500) {
+			if (change) mayHaveTakenEffect = true;
+			if (repeatable && repeats < MAX_REPEATS) {
+				await sleep(repeatPauseMs(++repeats));
+				continue;
+			}
+			throw lost(status, response.body);
+		}
+		const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex);
+		throw mayHaveTakenEffect ? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed }) : error;
 	}
 }

@@ -39,6 +39,10 @@ export class IdTable {
     return this.#size === 0 ? Infinity : this.#expiries[this.#head];
   }
 
+  has(id: string): boolean {
+    return this.#find(id, hashOf(id)) !== -1;
+  }
+
   /**
    * Remembers `id` as the newest, unless it is remembered already (then returns false); forgets the oldest when
    * `maxEntries` are kept.

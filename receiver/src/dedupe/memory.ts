@@ -1,37 +1,82 @@
 import { IdTable } from './idTable';
-import { DEFAULT_DEDUPE_TTL_SECONDS, type DedupeStore } from './store';
+import { DEFAULT_DEDUPE_TTL_SECONDS, DONE, IN_PROGRESS, type BeginOutcome, type DedupeStore } from './store';
 
 export interface MemoryDedupeStoreOptions {
-  /** How long an id is remembered, in seconds (default 24 h). */
+  /** How long a done id is remembered, in seconds (default 24 h). */
   ttlSeconds?: number;
-  /** Most ids remembered at once; the oldest are forgotten first (default 100 000). */
+  /** Most done ids remembered at once; the oldest are forgotten first (default 100 000). */
   maxEntries?: number;
   /** Milliseconds clock, for tests. */
   now?: () => number;
 }
 
+export interface MemoryDedupeStore extends DedupeStore {
+  begin(eventId: string, leaseMs: number): BeginOutcome;
+  renew(eventId: string, token: string, leaseMs: number): boolean;
+  complete(eventId: string, token: string): void;
+  release(eventId: string, token: string): void;
+  /** Done ids remembered. */
+  readonly size: number;
+  /** Leases held (events in progress). */
+  readonly leased: number;
+}
+
+interface Lease {
+  token: string;
+  expiresAt: number;
+}
+
 /**
  * Bounded in-process store with expiry. Enough for one receiver process; use the Redis store when several
- * processes receive the same hook. Every operation is O(1), also when it is full and forgets an id per claim, and the
- * ids are kept as bytes in typed arrays, not as objects for the garbage collector (see {@link IdTable}).
+ * processes receive the same hook. It answers synchronously, so an `onReceipt` delivery is verified, leased and
+ * answered in one turn. Done ids are kept as bytes in typed arrays (see {@link IdTable}), O(1) also when full;
+ * leases (events whose listeners are running) in a map.
  */
-export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore & { claim(eventId: string): boolean; readonly size: number } {
+export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): MemoryDedupeStore {
   const ttlMs = (options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS) * 1000;
   const maxEntries = options.maxEntries ?? 100_000;
   if (!(ttlMs > 0)) throw new TypeError('ttlSeconds must be a positive number');
   if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError('maxEntries must be a positive integer');
   const now = options.now ?? Date.now;
   // One TTL for all: the oldest id is also the first to expire.
-  const remembered = new IdTable(maxEntries);
+  const done = new IdTable(maxEntries);
+  const leases = new Map<string, Lease>();
+  let lastToken = 0;
+
+  const held = (eventId: string, token: string) => {
+    const lease = leases.get(eventId);
+    return lease !== undefined && lease.token === token ? lease : undefined;
+  };
 
   return {
     get size() {
-      return remembered.size;
+      return done.size;
     },
-    claim(eventId: string): boolean {
+    get leased() {
+      return leases.size;
+    },
+    begin(eventId, leaseMs) {
       const at = now();
-      while (remembered.oldestExpiry() <= at) remembered.forgetOldest();
-      return remembered.addIfAbsent(eventId, at + ttlMs);
+      while (done.oldestExpiry() <= at) done.forgetOldest();
+      if (done.has(eventId)) return DONE;
+      const lease = leases.get(eventId);
+      if (lease !== undefined && lease.expiresAt > at) return IN_PROGRESS;
+      const token = String((lastToken += 1));
+      leases.set(eventId, { token, expiresAt: at + leaseMs });
+      return { state: 'acquired', token };
+    },
+    renew(eventId, token, leaseMs) {
+      const lease = held(eventId, token);
+      if (lease === undefined) return false;
+      lease.expiresAt = now() + leaseMs;
+      return true;
+    },
+    complete(eventId, token) {
+      if (held(eventId, token)) leases.delete(eventId);
+      done.addIfAbsent(eventId, now() + ttlMs);
+    },
+    release(eventId, token) {
+      if (held(eventId, token)) leases.delete(eventId);
     },
   };
 }

@@ -1,68 +1,123 @@
-import { DEFAULT_DEDUPE_TTL_SECONDS, type DedupeStore } from './store';
-
-/** The one command the store needs; an `ioredis` client (or cluster) has it. */
-export interface RedisSetNxClient {
-  set(key: string, value: string, expiryMode: 'EX', seconds: number, mode: 'NX'): Promise<string | null>;
-}
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  closeOwned,
+  connectRedis,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  persistenceWarning,
+  withTimeout,
+  type RedisCommandClient,
+} from '../redisConnection';
+import { positiveNumber } from '../options';
+import { DEFAULT_DEDUPE_TTL_SECONDS, DONE, IN_PROGRESS, type BeginOutcome, type DedupeStore } from './store';
 
 export interface RedisDedupeStoreOptions {
-  /** An existing `ioredis` client (shared with the application); or give `url`. */
-  client?: RedisSetNxClient;
+  /** An existing `ioredis` client or cluster (shared with the application); or give `url`. */
+  client?: RedisCommandClient;
   /** Redis URL; `ioredis` (an optional peer dependency) is loaded on first use to connect to it. */
   url?: string;
   /** Key prefix (default `mbb:receiver:event:`). */
   prefix?: string;
-  /** How long an id is remembered, in seconds (default 24 h). */
+  /** How long a done id is remembered, in seconds (default 24 h). */
   ttlSeconds?: number;
+  /** Longest wait for one Redis command before the delivery is answered 503 (default 2000 ms). */
+  commandTimeoutMs?: number;
+  /**
+   * Receives the one warning given when this Redis keeps nothing (or only snapshots) across restarts. Default
+   * `console.warn`; `false` skips the check.
+   */
+  onWarning?: ((message: string) => void) | false;
 }
 
 export interface RedisDedupeStore extends DedupeStore {
-  claim(eventId: string): Promise<boolean>;
+  begin(eventId: string, leaseMs: number): Promise<BeginOutcome>;
+  renew(eventId: string, token: string, leaseMs: number): Promise<boolean>;
+  complete(eventId: string, token: string): Promise<void>;
+  release(eventId: string, token: string): Promise<void>;
   /** Closes the connection this store opened from `url` (a given `client` is left open). */
   close(): Promise<void>;
+  /** Resolves once the persistence check is done, with the warning it gave (tests, start-up logs). */
+  readonly persistenceChecked: Promise<string | undefined>;
 }
 
-type OwnedClient = RedisSetNxClient & { status: string; quit(): Promise<unknown>; disconnect(): void };
+/** A key holds `lease:<token>` (PX = the lease) while in progress, `done` (EX = the dedupe window) once done. */
+const SCRIPTS = {
+  begin: `local v = redis.call('GET', KEYS[1])
+if v then
+  if string.sub(v, 1, 6) == 'lease:' then return 'in_progress' end
+  return 'done'
+end
+redis.call('SET', KEYS[1], 'lease:' .. ARGV[1], 'PX', ARGV[2])
+return 'acquired'`,
+  renew: `if redis.call('GET', KEYS[1]) == 'lease:' .. ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`,
+  release: `if redis.call('GET', KEYS[1]) == 'lease:' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`,
+} as const;
 
-async function connect(url: string): Promise<OwnedClient> {
-  let Redis: typeof import('ioredis').default;
-  try {
-    Redis = (await import('ioredis')).default;
-  } catch (error) {
-    throw new Error('redisDedupeStore({ url }) needs the "ioredis" package: npm install ioredis', { cause: error });
-  }
-  // Fail fast while Redis is down (the receiver then answers 503 and the sender retries) but reconnect by itself.
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  // Connection errors reach callers as rejected claims; without a listener ioredis would also print each one.
-  redis.on('error', () => undefined);
-  return redis;
-}
+type ScriptName = keyof typeof SCRIPTS;
+const SHAS = Object.fromEntries(Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')])) as Record<ScriptName, string>;
 
 /**
- * Shared store for several receiver processes: `SET key 1 EX ttl NX` claims an id atomically, so exactly one
- * process emits each event.
+ * Shared store for several receiver processes: each state change is one atomic script on one key, so exactly one
+ * process holds an event's lease at a time, and an expired lease frees the event for its next delivery.
  */
 export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeStore {
   if (!options || (!options.client && !options.url)) throw new TypeError('redisDedupeStore needs client or url');
+  if (options.client && typeof options.client.call !== 'function') throw new TypeError('redisDedupeStore: client must be an ioredis client (with call())');
   const prefix = options.prefix ?? 'mbb:receiver:event:';
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new TypeError('ttlSeconds must be a positive whole number');
-  const owned = options.client ? undefined : connect(options.url!);
-  const client: Promise<RedisSetNxClient> = options.client ? Promise.resolve(options.client) : owned!;
-  // Avoid an unhandled rejection when nothing has claimed yet; claim() reports the failure.
+  const timeoutMs = positiveNumber(options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'commandTimeoutMs');
+  const owned = options.client ? undefined : connectRedis(options.url!, 'redisDedupeStore');
+  const client: Promise<RedisCommandClient> = options.client ? Promise.resolve(options.client) : owned!;
+  // Avoid an unhandled rejection when nothing has used the store yet; each command reports the failure.
   owned?.catch(() => undefined);
 
+  const command = async (what: string, name: string, ...args: (string | number)[]) =>
+    withTimeout((async () => (await client).call(name, ...args))(), timeoutMs, what);
+
+  const script = async (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> => {
+    try {
+      return await command(name, 'EVALSHA', SHAS[name], 1, prefix + eventId, ...args);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      return command(name, 'EVAL', SCRIPTS[name], 1, prefix + eventId, ...args);
+    }
+  };
+
+  const warn = options.onWarning === undefined ? (message: string) => console.warn(message) : options.onWarning;
+  const persistenceChecked = warn
+    ? client.then(
+        async (redis) => {
+          const warning = await persistenceWarning(redis, timeoutMs, 'deduplication store');
+          if (warning) warn(warning);
+          return warning;
+        },
+        () => undefined,
+      )
+    : Promise.resolve(undefined);
+
   return {
-    async claim(eventId) {
-      const answer = await (await client).set(prefix + eventId, '1', 'EX', ttlSeconds, 'NX');
-      return answer === 'OK';
+    persistenceChecked,
+    async begin(eventId, leaseMs) {
+      const token = randomUUID();
+      const state = await script('begin', eventId, token, Math.ceil(leaseMs));
+      if (state === 'acquired') return { state, token };
+      return state === 'in_progress' ? IN_PROGRESS : DONE;
+    },
+    async renew(eventId, token, leaseMs) {
+      return (await script('renew', eventId, token, Math.ceil(leaseMs))) === 1;
+    },
+    async complete(eventId) {
+      await command('complete', 'SET', prefix + eventId, 'done', 'EX', ttlSeconds);
+    },
+    async release(eventId, token) {
+      await script('release', eventId, token);
     },
     async close() {
-      if (!owned) return;
-      const redis = await owned;
-      // QUIT needs a live connection; otherwise stop reconnecting at once.
-      if (redis.status === 'ready') await redis.quit();
-      else redis.disconnect();
+      await persistenceChecked;
+      if (owned) await closeOwned(await owned);
     },
   };
 }
+

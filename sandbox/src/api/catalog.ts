@@ -51,7 +51,6 @@ function seedDemoShop({ store, clock }: SandboxContext): void {
     { title: 'Winter cap', description: 'Back in autumn', price: 15, pieces: '0', code: 'CP-005', rubric: 'Accessories', hide: true, order: 5 },
   ];
   for (const fields of items) newItem(store, '1', fields, now);
-  store.changed();
 }
 
 /**
@@ -73,7 +72,6 @@ export const catalogModule: SandboxModule = {
         const app = appOf(store, params);
         const fields = readItemFields((field) => params.raw(field), (field) => field);
         const item = newItem(store, app.id, fields, clock.iso());
-        store.changed();
         return { id: item.id, result: OK };
       },
     },
@@ -85,8 +83,7 @@ export const catalogModule: SandboxModule = {
         const app = appOf(store, params);
         const item = itemOf(store, params.requiredInt('itemid', { min: 1 }), 'itemid', app);
         const fields = readItemFields((field) => params.raw(field), (field) => field);
-        updateItem(item, fields, clock.iso());
-        store.changed();
+        updateItem(store, item, fields, clock.iso());
         return { result: OK };
       },
     },
@@ -97,7 +94,6 @@ export const catalogModule: SandboxModule = {
       handle: ({ store, params }) => {
         const item = itemOf(store, params.requiredInt('itemid', { min: 1 }), 'itemid');
         deleteItems(store, (candidate) => candidate === item);
-        store.changed();
         return { result: OK };
       },
     },
@@ -110,7 +106,6 @@ export const catalogModule: SandboxModule = {
         const fields = bulkItems(params, ITEM_FIELDS).map(fieldsOfBulkItem);
         const now = clock.iso();
         const ids = fields.map((itemFields) => newItem(store, app.id, itemFields, now).id);
-        store.changed();
         return { id: ids, result: OK };
       },
     },
@@ -124,8 +119,7 @@ export const catalogModule: SandboxModule = {
         const itemids = bulkItemids(store, items, app);
         const fields = items.map(fieldsOfBulkItem);
         const now = clock.iso();
-        itemids.forEach((itemid, index) => updateItem(findItem(store, itemid)!, fields[index], now));
-        store.changed();
+        itemids.forEach((itemid, index) => updateItem(store, findItem(store, itemid)!, fields[index], now));
         return { result: OK, updated: itemids.length };
       },
     },
@@ -136,7 +130,6 @@ export const catalogModule: SandboxModule = {
       handle: ({ store, params }) => {
         const itemids = new Set(bulkItemids(store, bulkItems(params, ['itemid'])));
         const deleted = deleteItems(store, (item) => itemids.has(item.id));
-        store.changed();
         return { result: OK, deleted };
       },
     },
@@ -147,7 +140,6 @@ export const catalogModule: SandboxModule = {
       handle: ({ store, params }) => {
         const app = appOf(store, params);
         const deleted = deleteItems(store, (item) => item.webappid === app.id);
-        store.changed();
         return { result: OK, deleted };
       },
     },
@@ -158,7 +150,6 @@ export const catalogModule: SandboxModule = {
       handle: ({ store, params, clock, headers, options }) => {
         const app = appOf(store, params);
         const link = createLink(store, app.id, clock.now());
-        store.changed();
         const expires = new Date(link.expiresAt).toISOString();
         const host = headers.host ?? `${options.host}:${options.port}`;
         return {
@@ -176,7 +167,6 @@ export const catalogModule: SandboxModule = {
       handle: ({ store, params }) => {
         const app = appOf(store, params, 'id');
         const deleted = deleteApp(store, app.id);
-        store.changed();
         return { result: OK, deleted };
       },
     },

@@ -1,8 +1,8 @@
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
-import type { EventType, SandboxModule } from './endpoint';
+import type { EventType, SandboxContext, SandboxModule } from './endpoint';
 import { cancelHookDeliveries, deliveriesState, deliveryStats, deliveryView } from '../delivery/deliveries';
 import { DeliveryDispatcher } from '../delivery/dispatcher';
-import { ensureSigningKey, publicJwks } from '../delivery/signingKeys';
+import { createHookSigningKey, ensureConfiguredSigningKey, forgetHookSigningKey, publicJwks } from '../delivery/signingKeys';
 import { EVENT_TYPES, findHook, hooksState, hookVisibleTo, newHookId, publicHook, type Hook } from '../domain/hooks';
 import { readPayment, recordPayment } from '../domain/hooksPayments';
 import { ApiError, invalidParam, notFound } from '../http/errors';
@@ -10,6 +10,15 @@ import { paginate, type Params } from '../http/params';
 import { sandboxRoute } from '../http/sandboxRoute';
 
 const MAX_NAME_LENGTH = 200;
+
+const dispatchers = new WeakMap<SandboxContext, DeliveryDispatcher>();
+
+/** The running sandbox's delivery dispatcher (started with the hooks module). */
+export function dispatcherOf(context: SandboxContext): DeliveryDispatcher {
+  const dispatcher = dispatchers.get(context);
+  if (!dispatcher) throw new ApiError(503, 'not_started', 'Hook deliveries are not running');
+  return dispatcher;
+}
 const MAX_URL_LENGTH = 2048;
 
 function readHookUrl(params: Params): string {
@@ -52,7 +61,7 @@ export const hooksModule: SandboxModule = {
       path: '/hook/create',
       methods: 'POST',
       scope: 'hooks:write',
-      handle: ({ store, clock, params, key }) => {
+      handle: ({ store, clock, params, key, options }) => {
         const name = params.requiredString('name');
         if (name.length > MAX_NAME_LENGTH) throw invalidParam('name', `must be at most ${MAX_NAME_LENGTH} characters`);
         const url = readHookUrl(params);
@@ -62,7 +71,8 @@ export const hooksModule: SandboxModule = {
           bots: [...key.bots], disabledAt: null, disabledReason: null,
         };
         hooksState(store).hooks.push(hook);
-        store.changed();
+        // `--signing v1a`: the hook signs with its own Ed25519 key; the answer gives its public key instead of a secret.
+        if (options.signingAlgorithm === 'v1a') return { hook: publicHook(hook), publicKey: createHookSigningKey(store, hook.id, clock.iso()) };
         return { hook: publicHook(hook), secret: hook.secret };
       },
     },
@@ -93,7 +103,7 @@ export const hooksModule: SandboxModule = {
         const hook = visibleHook(params, state.hooks, key.bots);
         state.hooks = state.hooks.filter((candidate) => candidate !== hook);
         cancelHookDeliveries(store, hook.id, 'hook deleted');
-        store.changed();
+        forgetHookSigningKey(store, hook.id);
         return { ok: true, id: hook.id };
       },
     },
@@ -143,9 +153,9 @@ export const hooksModule: SandboxModule = {
   },
 
   start(context) {
-    const alg = context.options.signingAlgorithm;
-    if (alg !== 'HS256') ensureSigningKey(context.store, alg, context.clock.iso());
+    context.store.transaction(() => ensureConfiguredSigningKey(context.store, context.options.signingAlgorithm, context.clock.iso()));
     const dispatcher = new DeliveryDispatcher(context);
+    dispatchers.set(context, dispatcher);
     context.events.listen((type, data) => dispatcher.publish(type, data));
     dispatcher.resume();
     return () => dispatcher.stop();

@@ -44,7 +44,6 @@ export const keysModule: SandboxModule = {
           revoked: false,
         };
         keysState(store).keys.push(created);
-        store.changed();
         return { key: { ...publicKey(created), key: created.key } };
       },
     },
@@ -61,7 +60,6 @@ export const keysModule: SandboxModule = {
           throw new ApiError(403, 'bot_forbidden', `A bot-restricted key can only revoke keys of its own bots`, { param: 'id' });
         }
         key.revoked = true;
-        store.changed();
         return { ok: true, key: publicKey(key) };
       },
     },

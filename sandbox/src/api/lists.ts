@@ -14,6 +14,7 @@ import {
 } from '../domain/listParams';
 import {
   appendRows,
+  clearRows,
   completeRow,
   createList,
   deleteRows,
@@ -24,6 +25,7 @@ import {
   pageRows,
   renderRow,
   rowIndex,
+  saveRow,
 } from '../domain/lists';
 import { notFound } from '../http/errors';
 import { pageOf } from '../http/params';
@@ -40,6 +42,7 @@ function seedLeads({ store, clock, options }: SandboxContext): void {
   });
   const date = formatCreationDate(clock.now(), options.timezone);
   appendRows(
+    store,
     list,
     [
       [date, '100001', 'telegram', 'bot_tg', 'Alice Smith', '+15550201'],
@@ -49,7 +52,6 @@ function seedLeads({ store, clock, options }: SandboxContext): void {
     options.rowCap,
     clock.iso(),
   );
-  store.changed();
 }
 
 /**
@@ -80,7 +82,6 @@ export const listsModule: SandboxModule = {
         const headers = headersOf(params);
         const group = groupOf(call) ?? null;
         const list = createList(store, { name, headers, group });
-        store.changed();
         return { list: listSummary(list) };
       },
     },
@@ -90,9 +91,7 @@ export const listsModule: SandboxModule = {
       scope: 'lists:write',
       handle: (call) => {
         const list = targetList(call);
-        const cleared = list.rows.length;
-        list.rows = [];
-        call.store.changed();
+        const cleared = clearRows(call.store, list);
         return { ok: true, cleared, list: listSummary(list) };
       },
     },
@@ -140,8 +139,7 @@ export const listsModule: SandboxModule = {
           const list = targetList(call);
           const draft = singleDraft(list, params, false);
           const service = serviceValues(call, now);
-          const { added, removed } = appendRows(list, [completeRow(list, draft, service)], options.rowCap, isoOf(now));
-          store.changed();
+          const { added, removed } = appendRows(store, list, [completeRow(list, draft, service)], options.rowCap, isoOf(now));
           return { row: renderRow(list, added[0]), trimmed: removed > 0 };
         });
       },
@@ -159,8 +157,7 @@ export const listsModule: SandboxModule = {
         const service = serviceValues(call, now);
         const drafts = rows.map((input, index) => draftFromEither(list, columns, input, `rows[${index}]`));
         const completed = drafts.map((draft) => completeRow(list, draft, service));
-        const { added, removed } = appendRows(list, completed, options.rowCap, isoOf(now));
-        store.changed();
+        const { added, removed } = appendRows(store, list, completed, options.rowCap, isoOf(now));
         return { rows: added.map((row) => renderRow(list, row)), count: completed.length, trimmed: removed > 0, removed };
       },
     },
@@ -177,7 +174,7 @@ export const listsModule: SandboxModule = {
         const draft = singleDraft(list, params, true);
         const row = list.rows[index];
         row.values = row.values.map((old, column) => draft[column] ?? old);
-        store.changed();
+        saveRow(store, list, row);
         return { row: renderRow(list, row) };
       },
     },
@@ -188,8 +185,7 @@ export const listsModule: SandboxModule = {
       handle: (call) => {
         const list = targetList(call);
         const rowids = rowidsOf(list, call.params);
-        deleteRows(list, rowids);
-        call.store.changed();
+        deleteRows(call.store, list, rowids);
         return { ok: true, deleted: rowids.length, rowids };
       },
     },

@@ -2,7 +2,7 @@ import { directory, type Chain } from '../domain/directory';
 import { findBroadcast, planBroadcast, sendNextBroadcastMessage, stopBroadcast } from '../domain/messagingBroadcasts';
 import { sendToChat } from '../domain/messagingChat';
 import { clearDeferred, deliverDueSteps, startChainAt, stopChains, withDueSteps } from '../domain/messagingChains';
-import { subscribersState, writeVariables } from '../domain/subscribers';
+import { saveSubscriber, subscribersState, writeVariables } from '../domain/subscribers';
 import {
   assertNotBlocked,
   optionalBot,
@@ -51,7 +51,10 @@ function startBlock(call: ApiCall) {
   const blockIndex = readBlockIndex(call, chain, stepIndex);
   const data = readVariables(call.params, 'data', false);
   assertNotBlocked(card);
-  if (data) writeVariables(card, chain.code, data);
+  if (data) {
+    writeVariables(card, chain.code, data);
+    saveSubscriber(call.store, card);
+  }
   const run = startChainAt(call, card, chain, stepIndex, blockIndex, 'block');
   return { ok: true, block: run.block };
 }
@@ -62,7 +65,10 @@ function startChain(call: ApiCall) {
   if (chain.steps.length === 0) throw invalidParam('chaincode', `names chain ${chain.code}, which has no steps`);
   const data = readVariables(call.params, 'data', false);
   assertNotBlocked(card);
-  if (data) writeVariables(card, chain.code, data);
+  if (data) {
+    writeVariables(card, chain.code, data);
+    saveSubscriber(call.store, card);
+  }
   startChainAt(call, card, chain, 0, 0, 'chain');
   return { ok: true };
 }
@@ -125,8 +131,10 @@ export const messagingModule: SandboxModule = {
   start: (context) => {
     const timer = setInterval(() => {
       try {
-        deliverDueSteps(context);
-        sendNextBroadcastMessage(context);
+        context.store.transaction(() => {
+          deliverDueSteps(context);
+          sendNextBroadcastMessage(context);
+        });
       } catch (error) {
         console.error('sandbox: the send queue failed', error);
       }

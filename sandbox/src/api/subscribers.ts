@@ -9,6 +9,7 @@ import {
   findSubscriberById,
   removeSubscriber,
   removeTags,
+  saveSubscriber,
   subscriberCard,
   subscribersState,
   writeVariables,
@@ -26,7 +27,7 @@ import {
 } from '../domain/subscribersParams';
 import { seedSubscribers } from '../domain/subscribersSeed';
 import { ApiError, invalidParam, notFound } from '../http/errors';
-import { paginate } from '../http/params';
+import { pageOf, paginate } from '../http/params';
 import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
 
 const MAX_CLIENTID_LENGTH = 100;
@@ -64,6 +65,11 @@ function findSubscribers(call: ApiCall) {
   return paginate(matches.map(subscriberCard), call.params);
 }
 
+/**
+ * Cards by subscription time (then card number). Without filters beyond the bot, the page is read
+ * from the ordered index and the total from the per-bot counts, so the first pages cost no scan;
+ * filters scan the cards.
+ */
 function listSubscribers(call: ApiCall) {
   const { params } = call;
   const messenger = params.string('messenger');
@@ -74,20 +80,37 @@ function listSubscribers(call: ApiCall) {
   const from = readTimeBound(call, 'from');
   const to = readTimeBound(call, 'to');
   const sort = params.choice('sort', ['new', 'old'] as const) ?? 'old';
-  const matches = visibleCards(call).filter(
-    (card) =>
-      (messenger === undefined || card.messenger === messenger) &&
-      (tag === undefined || card.tags.includes(tag)) &&
-      (active === undefined || card.active === active) &&
-      (blocked === undefined || card.blocked === blocked) &&
-      (dialog === undefined || card.dialog === dialog) &&
-      (from === undefined || from(card.subscribed)) &&
-      (to === undefined || to(card.subscribed)),
-  );
-  // Subscription time, then card number: a stable order for paging.
-  matches.sort((a, b) => a.subscribed.localeCompare(b.subscribed) || a.id - b.id);
-  if (sort === 'new') matches.reverse();
-  return paginate(matches.map(subscriberCard), params);
+  const bot = optionalBot(call);
+  const { limit, offset } = pageOf(params);
+  const state = subscribersState(call.store);
+  const visible = (card: Subscriber) => (bot ? card.botid === bot.id : call.botAllowed(card.botid));
+  const filtered = [messenger, tag, active, blocked, dialog, from, to].some((filter) => filter !== undefined);
+  const matches = (card: Subscriber) =>
+    visible(card) &&
+    (messenger === undefined || card.messenger === messenger) &&
+    (tag === undefined || card.tags.includes(tag)) &&
+    (active === undefined || card.active === active) &&
+    (blocked === undefined || card.blocked === blocked) &&
+    (dialog === undefined || card.dialog === dialog) &&
+    (from === undefined || from(card.subscribed)) &&
+    (to === undefined || to(card.subscribed));
+  const ordered = state.bySubscribed;
+  const items: Subscriber[] = [];
+  let seen = 0;
+  let total = 0;
+  for (let step = 0; step < ordered.length; step++) {
+    const card = ordered[sort === 'old' ? step : ordered.length - 1 - step];
+    if (!matches(card)) continue;
+    if (seen >= offset && items.length < limit) items.push(card);
+    seen++;
+    total++;
+    if (items.length === limit && !filtered) break;
+  }
+  if (!filtered) {
+    total = 0;
+    for (const [botid, count] of state.perBot) if (bot ? botid === bot.id : call.botAllowed(botid)) total += count;
+  }
+  return { items: items.map(subscriberCard), total };
 }
 
 function chainVariables(call: ApiCall) {
@@ -120,7 +143,7 @@ function createSubscriber(call: ApiCall) {
   const existing = findSubscriber(store, bot.id, clientid);
   if (existing) {
     applyFields(existing, fields);
-    store.changed();
+    saveSubscriber(store, existing);
     return { subscriber: subscriberCard(existing), created: false };
   }
   const card = addSubscriber(store, { botid: bot.id, clientid, messenger: bot.messenger, ...fields, subscribed: clock.iso() });
@@ -141,7 +164,7 @@ function setData(call: ApiCall) {
   const only = readChain(call.params, call.store, card.botid, false);
   const chains = only ? [only] : directory(call.store).chains.filter((chain) => chain.botid === card.botid);
   for (const chain of chains) writeVariables(card, chain.code, data);
-  call.store.changed();
+  saveSubscriber(call.store, card);
   return { ok: true, chains: chains.length };
 }
 
@@ -149,7 +172,7 @@ function setBlocked(blocked: boolean) {
   return (call: ApiCall) => {
     const card = requireSubscriber(call);
     card.blocked = blocked;
-    call.store.changed();
+    saveSubscriber(call.store, card);
     return { subscriber: subscriberCard(card) };
   };
 }
@@ -200,7 +223,7 @@ const endpoints: Endpoint[] = [
       const card = requireSubscriber(call);
       const { params } = call;
       applyFields(card, { name: optionalText(params, 'name'), username: optionalText(params, 'username'), note: optionalText(params, 'note') });
-      call.store.changed();
+      saveSubscriber(call.store, card);
       return { subscriber: subscriberCard(card) };
     },
   },
@@ -212,7 +235,7 @@ const endpoints: Endpoint[] = [
       const card = requireSubscriber(call);
       const tags = readTags(call.params, 'tag', true)!;
       const added = addTags(card, tags);
-      call.store.changed();
+      saveSubscriber(call.store, card);
       const chains = startTriggeredChains(call, card, added);
       return { tags: [...card.tags], chains };
     },
@@ -224,7 +247,7 @@ const endpoints: Endpoint[] = [
     handle: (call) => {
       const card = requireSubscriber(call);
       removeTags(card, readTags(call.params, 'tag', true)!);
-      call.store.changed();
+      saveSubscriber(call.store, card);
       return { tags: [...card.tags] };
     },
   },

@@ -13,6 +13,10 @@ export interface DeliveryAttempt {
   status: number | null;
   error: string | null;
   durationMs: number;
+  /** The request's headers as sent (signatures included); absent in attempts recorded before they were kept. */
+  headers?: Record<string, string>;
+  /** The start of the receiver's answer body. */
+  responseBody?: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
@@ -33,6 +37,8 @@ export interface Delivery {
   attempts: DeliveryAttempt[];
   /** Why the delivery finished; null while pending. */
   outcome: string | null;
+  /** Set by a redelivery of a finished delivery: one attempt, then it finishes again whatever the answer. */
+  once?: boolean;
 }
 
 interface DeliveriesState {
@@ -42,8 +48,17 @@ interface DeliveriesState {
 /** Finished deliveries kept for /hook/deliveries; older ones are dropped first. Pending ones are never dropped. */
 const FINISHED_CAPACITY = 2000;
 
+/** Deliveries in memory, oldest first, each kept as a `delivery` record written whenever it changes. */
 export function deliveriesState(store: Store): DeliveriesState {
-  return store.slice<DeliveriesState>('deliveries', () => ({ deliveries: [] }));
+  return store.working<DeliveriesState>('deliveries', () => ({ deliveries: store.records<Delivery>('delivery').map(([, delivery]) => delivery) }));
+}
+
+export function saveDelivery(store: Store, delivery: Delivery): void {
+  store.put('delivery', delivery.id, delivery);
+}
+
+export function findDelivery(store: Store, id: string): Delivery | undefined {
+  return deliveriesState(store).deliveries.find((delivery) => delivery.id === id);
 }
 
 export function queueDelivery(
@@ -61,8 +76,8 @@ export function queueDelivery(
   };
   const state = deliveriesState(store);
   state.deliveries.push(delivery);
-  dropOldFinished(state);
-  store.changed();
+  saveDelivery(store, delivery);
+  dropOldFinished(store, state);
   return delivery;
 }
 
@@ -70,7 +85,7 @@ export function finishDelivery(store: Store, delivery: Delivery, status: Exclude
   delivery.status = status;
   delivery.outcome = outcome;
   delivery.nextAttemptAt = null;
-  store.changed();
+  saveDelivery(store, delivery);
 }
 
 /** Cancels every pending delivery of a hook (deleted, or disabled by a 410). */
@@ -84,22 +99,31 @@ export function pendingDeliveries(store: Store): Delivery[] {
   return deliveriesState(store).deliveries.filter((delivery) => delivery.status === 'pending');
 }
 
+/** An attempt as the API shows it (/hook/deliveries, /hook/list): no headers (signatures) and no receiver's answer. */
+export type PublicAttempt = Pick<DeliveryAttempt, 'n' | 'id' | 'at' | 'status' | 'error' | 'durationMs'>;
+
+export function publicAttempt({ n, id, at, status, error, durationMs }: DeliveryAttempt): PublicAttempt {
+  return { n, id, at, status, error, durationMs };
+}
+
 export interface DeliveryStats {
   pending: number;
   delivered: number;
   failed: number;
   cancelled: number;
-  lastAttempt: DeliveryAttempt | null;
+  lastAttempt: PublicAttempt | null;
 }
 
 export function deliveryStats(store: Store, hookId: string): DeliveryStats {
   const stats: DeliveryStats = { pending: 0, delivered: 0, failed: 0, cancelled: 0, lastAttempt: null };
+  let lastAttempt: DeliveryAttempt | undefined;
   for (const delivery of deliveriesState(store).deliveries) {
     if (delivery.hookId !== hookId) continue;
     stats[delivery.status] += 1;
     const last = delivery.attempts.at(-1);
-    if (last && (!stats.lastAttempt || last.at >= stats.lastAttempt.at)) stats.lastAttempt = last;
+    if (last && (!lastAttempt || last.at >= lastAttempt.at)) lastAttempt = last;
   }
+  if (lastAttempt) stats.lastAttempt = publicAttempt(lastAttempt);
   return stats;
 }
 
@@ -111,17 +135,58 @@ export function deliveryView(delivery: Delivery) {
     status: delivery.status,
     event: JSON.parse(delivery.body) as unknown,
     nextAttempt: delivery.nextAttemptAt === null ? null : new Date(delivery.nextAttemptAt).toISOString(),
-    attempts: delivery.attempts,
+    attempts: delivery.attempts.map(publicAttempt),
     outcome: delivery.outcome,
   };
 }
 
-function dropOldFinished(state: DeliveriesState): void {
+/**
+ * A delivery as GET /sandbox/deliveries shows it (account key only): also the raw body and, per
+ * attempt, the headers sent, the signature schemes they carry, the latency and the receiver's answer.
+ */
+export function fullDeliveryView(delivery: Delivery) {
+  return {
+    ...deliveryView(delivery),
+    type: delivery.type,
+    created: delivery.created,
+    body: delivery.body,
+    attempts: delivery.attempts.map((attempt) => ({
+      ...publicAttempt(attempt),
+      latencyMs: attempt.durationMs,
+      headers: attempt.headers ?? null,
+      schemes: attempt.headers ? signatureSchemes(attempt.headers) : [],
+      responseBody: attempt.responseBody ?? null,
+    })),
+  };
+}
+
+/** The signature schemes an attempt's headers carry: `jwt-<alg>` (x-signature) and `standard-webhooks-v1`. */
+export function signatureSchemes(headers: Record<string, string>): string[] {
+  const schemes: string[] = [];
+  const jwt = headers['x-signature'];
+  if (jwt) {
+    let alg = 'unknown';
+    try {
+      alg = String((JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString('utf8')) as { alg?: unknown }).alg ?? alg);
+    } catch {
+      // Not a JWT: named as unknown.
+    }
+    schemes.push(`jwt-${alg}`);
+  }
+  for (const signature of (headers['webhook-signature'] ?? '').split(' ').filter(Boolean)) {
+    const version = signature.split(',')[0];
+    if (!schemes.includes(`standard-webhooks-${version}`)) schemes.push(`standard-webhooks-${version}`);
+  }
+  return schemes;
+}
+
+function dropOldFinished(store: Store, state: DeliveriesState): void {
   let finished = state.deliveries.filter((delivery) => delivery.status !== 'pending').length;
   if (finished <= FINISHED_CAPACITY) return;
   state.deliveries = state.deliveries.filter((delivery) => {
     if (delivery.status === 'pending' || finished <= FINISHED_CAPACITY) return true;
     finished -= 1;
+    store.remove('delivery', delivery.id);
     return false;
   });
 }

@@ -1,5 +1,5 @@
 import { createPrivateKey, generateKeyPairSync, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
-import type { AsymmetricJwtKey } from '@messenger-bot-builder/receiver';
+import { generateHookKeyPair, signDelivery, signStandardWebhooksV1a, type AsymmetricJwtKey } from '@messenger-bot-builder/receiver';
 import type { Store } from '../store';
 
 export type AsymmetricAlgorithm = AsymmetricJwtKey['alg'];
@@ -13,12 +13,23 @@ interface StoredSigningKey {
   publicJwk: JsonWebKey;
 }
 
+/** A hook's own Ed25519 key pair for Standard Webhooks `v1a` signatures (`--signing v1a`). */
+interface StoredHookKey {
+  hookId: string;
+  /** `whpk_<base64 of the 32-byte public key>`, as /hook/create returns it. */
+  publicKey: string;
+  privateJwk: JsonWebKey;
+  created: string;
+}
+
 interface SigningKeysState {
   keys: StoredSigningKey[];
+  /** Absent in data files written before `v1a` existed. */
+  hookKeys?: StoredHookKey[];
 }
 
 function signingKeysState(store: Store): SigningKeysState {
-  return store.slice<SigningKeysState>('signingKeys', () => ({ keys: [] }));
+  return store.document<SigningKeysState>('signingKeys', () => ({ keys: [] }));
 }
 
 function generateKeyPair(alg: AsymmetricAlgorithm): { privateKey: KeyObject; publicKey: KeyObject } {
@@ -39,9 +50,13 @@ export function ensureSigningKey(store: Store, alg: AsymmetricAlgorithm, nowIso:
       publicJwk: pair.publicKey.export({ format: 'jwk' }),
     };
     state.keys.push(key);
-    store.changed();
   }
   return key;
+}
+
+/** The account key the configured signing needs (ES256 and EdDSA JWTs); HS256 and `v1a` use per-hook secrets and keys. */
+export function ensureConfiguredSigningKey(store: Store, signing: string, nowIso: string): void {
+  if (signing === 'ES256' || signing === 'EdDSA') ensureSigningKey(store, signing, nowIso);
 }
 
 /** What `signDelivery` needs to sign with the account's key for `alg`. */
@@ -58,4 +73,55 @@ export function publicJwks(store: Store): { keys: JsonWebKey[] } {
   return {
     keys: signingKeysState(store).keys.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: key.alg, use: 'sig' })),
   };
+}
+
+/** Makes (and saves) the `v1a` key pair of a new hook; returns its public key `whpk_…`, the only part ever shown. */
+export function createHookSigningKey(store: Store, hookId: string, nowIso: string): string {
+  const state = signingKeysState(store);
+  const pair = generateHookKeyPair();
+  (state.hookKeys ??= []).push({ hookId, publicKey: pair.publicKey, privateJwk: pair.privateKey.export({ format: 'jwk' }), created: nowIso });
+  return pair.publicKey;
+}
+
+/** Forgets a deleted hook's `v1a` key. */
+export function forgetHookSigningKey(store: Store, hookId: string): void {
+  const state = signingKeysState(store);
+  if (!state.hookKeys?.some((key) => key.hookId === hookId)) return;
+  state.hookKeys = state.hookKeys.filter((key) => key.hookId !== hookId);
+}
+
+function hookPrivateKey(store: Store, hookId: string): KeyObject | undefined {
+  const stored = signingKeysState(store).hookKeys?.find((key) => key.hookId === hookId);
+  return stored && createPrivateKey({ key: stored.privateJwk, format: 'jwk' });
+}
+
+export interface AttemptToSign {
+  hookId: string;
+  secret: string;
+  eventId: string;
+  body: string;
+  attemptId: string;
+  /** Unix seconds of the attempt. */
+  timestamp: number;
+  /** The account key of ES256/EdDSA JWTs, when the sandbox signs JWTs with one. */
+  jwtKey?: AsymmetricJwtKey;
+}
+
+/**
+ * The signature headers of one attempt. A hook made under `--signing v1a` has its own Ed25519 key: its deliveries
+ * carry only the Standard Webhooks `v1a` signature (no JWT, no HMAC: the receiver holds no secret at all). Every other
+ * hook gets the JWT and the `v1` HMAC.
+ */
+export function signAttempt(store: Store, attempt: AttemptToSign): Promise<Record<string, string>> | Record<string, string> {
+  const v1aKey = hookPrivateKey(store, attempt.hookId);
+  if (v1aKey) return signStandardWebhooksV1a({ body: attempt.body, eventId: attempt.eventId, timestamp: attempt.timestamp, privateKey: v1aKey });
+  return signDelivery({
+    body: attempt.body,
+    eventId: attempt.eventId,
+    hookId: attempt.hookId,
+    secret: attempt.secret,
+    attemptId: attempt.attemptId,
+    timestamp: attempt.timestamp,
+    jwtKey: attempt.jwtKey,
+  });
 }

@@ -14,20 +14,30 @@ export interface ApiLogEntry {
 }
 
 interface ApiLogState {
+  /** Oldest first. */
   entries: ApiLogEntry[];
-  nextId: number;
 }
 
 /** Entries kept; older ones are dropped first. */
 const LOG_CAPACITY = 10000;
 
 export function apiLogState(store: Store): ApiLogState {
-  return store.slice<ApiLogState>('apiLog', () => ({ entries: [], nextId: 1 }));
+  return store.working<ApiLogState>('apiLog', () => {
+    const entries = store.records<ApiLogEntry>('log').map(([, entry]) => entry);
+    store.reserveIds('log', entries.at(-1)?.id ?? 0);
+    return { entries };
+  });
 }
 
 export function recordCall(store: Store, entry: Omit<ApiLogEntry, 'id'>): void {
-  const state = apiLogState(store);
-  state.entries.push({ id: state.nextId++, ...entry });
-  if (state.entries.length > LOG_CAPACITY) state.entries.splice(0, state.entries.length - LOG_CAPACITY);
-  store.changed();
+  store.transaction(() => {
+    const state = apiLogState(store);
+    const recorded = { id: store.nextId('log'), ...entry };
+    state.entries.push(recorded);
+    store.put('log', recorded.id, recorded);
+    if (state.entries.length > LOG_CAPACITY) {
+      state.entries.splice(0, state.entries.length - LOG_CAPACITY);
+      store.removeBelow('log', state.entries[0].id);
+    }
+  });
 }

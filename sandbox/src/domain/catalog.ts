@@ -56,11 +56,16 @@ export interface DownloadLink {
   expiresAt: number;
 }
 
+/** Web apps and download links: a small document. Items are records of their own. */
 interface CatalogState {
   apps: WebApp[];
-  items: CatalogItem[];
-  nextItemId: number;
   links: DownloadLink[];
+}
+
+interface ItemsState {
+  /** By item number, ascending. */
+  items: CatalogItem[];
+  byId: Map<number, CatalogItem>;
 }
 
 /** Validity of a download link. */
@@ -69,7 +74,15 @@ export const LINK_LIFETIME_MS = 2 * 60 * 1000;
 const EXPIRED_LINK_MEMORY_MS = 24 * 60 * 60 * 1000;
 
 export function catalogState(store: Store): CatalogState {
-  return store.slice<CatalogState>('catalog', () => ({ apps: [], items: [], nextItemId: 1, links: [] }));
+  return store.document<CatalogState>('catalog', () => ({ apps: [], links: [] }));
+}
+
+export function itemsState(store: Store): ItemsState {
+  return store.working<ItemsState>('catalogItems', () => {
+    const items = store.records<CatalogItem>('item').map(([, item]) => item);
+    for (const item of items) store.reserveIds('items', item.id);
+    return { items, byId: new Map(items.map((item) => [item.id, item])) };
+  });
 }
 
 export function findApp(store: Store, webappid: string): WebApp | undefined {
@@ -77,11 +90,11 @@ export function findApp(store: Store, webappid: string): WebApp | undefined {
 }
 
 export function findItem(store: Store, itemid: number): CatalogItem | undefined {
-  return catalogState(store).items.find((item) => item.id === itemid);
+  return itemsState(store).byId.get(itemid);
 }
 
 export function itemsOf(store: Store, webappid: string): CatalogItem[] {
-  return catalogState(store).items.filter((item) => item.webappid === webappid);
+  return itemsState(store).items.filter((item) => item.webappid === webappid);
 }
 
 const SIZE_STOCK_PAIR = /^[^:,]+:\s*\d+$/;
@@ -124,7 +137,7 @@ export function readItemFields(read: (field: ItemFieldName) => unknown, paramOf:
 
 export function newItem(store: Store, webappid: string, fields: ItemFields, now: string): CatalogItem {
   const item: CatalogItem = {
-    id: catalogState(store).nextItemId++,
+    id: store.nextId('items'),
     webappid,
     title: '',
     description: '',
@@ -142,20 +155,29 @@ export function newItem(store: Store, webappid: string, fields: ItemFields, now:
     created: now,
     updated: now,
   };
-  catalogState(store).items.push(item);
+  const state = itemsState(store);
+  state.items.push(item);
+  state.byId.set(item.id, item);
+  store.put('item', item.id, item);
   return item;
 }
 
-export function updateItem(item: CatalogItem, fields: ItemFields, now: string): void {
+export function updateItem(store: Store, item: CatalogItem, fields: ItemFields, now: string): void {
   Object.assign(item, fields, { updated: now });
+  store.put('item', item.id, item);
 }
 
 /** Deletes the items that `matches` selects; returns how many were deleted. */
 export function deleteItems(store: Store, matches: (item: CatalogItem) => boolean): number {
-  const state = catalogState(store);
-  const before = state.items.length;
+  const state = itemsState(store);
+  const doomed = state.items.filter(matches);
+  if (doomed.length === 0) return 0;
   state.items = state.items.filter((item) => !matches(item));
-  return before - state.items.length;
+  for (const item of doomed) {
+    state.byId.delete(item.id);
+    store.remove('item', item.id);
+  }
+  return doomed.length;
 }
 
 export function deleteApp(store: Store, webappid: string): number {

@@ -1,7 +1,7 @@
 import type { SandboxContext } from '../api/endpoint';
 import { directory, findStage, type CrmStage } from './directory';
 import { startTriggeredChains } from './messagingChains';
-import { addTags, removeTags, subscriberCard, type Subscriber } from './subscribers';
+import { addTags, removeTags, saveSubscriber, subscriberCard, type Subscriber } from './subscribers';
 
 export interface StageMove {
   stage: string;
@@ -23,7 +23,7 @@ export function moveToStage(context: SandboxContext, card: Subscriber, stage: Cr
   if (previousStage) removeTags(card, [previousStage.tag]);
   addTags(card, [stage.tag]);
   card.stage = stage.name;
-  context.store.changed();
+  saveSubscriber(context.store, card);
   const chains = startTriggeredChains(context, card, [stage.tag]);
   context.events.emit('subscriber.stage', { subscriber: subscriberCard(card), stage: stage.name, previous });
   return { stage: stage.name, previous, chains, changed: true };

@@ -73,7 +73,7 @@ export interface DirectoryState {
 }
 
 export function directory(store: Store): DirectoryState {
-  return store.slice<DirectoryState>('directory', () => ({
+  return store.document<DirectoryState>('directory', () => ({
     account: { id: 'acc_1', name: 'Sandbox account', email: 'owner@sandbox.local', timezone: 'UTC', created: new Date().toISOString() },
     tariff: { name: 'Sandbox', rowCap: 10000, rateLimit: 10, bots: 10, paidUntil: '2099-12-31' },
     balance: 0,

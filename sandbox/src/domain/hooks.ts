@@ -26,7 +26,7 @@ interface HooksState {
 }
 
 export function hooksState(store: Store): HooksState {
-  return store.slice<HooksState>('hooks', () => ({ hooks: [] }));
+  return store.document<HooksState>('hooks', () => ({ hooks: [] }));
 }
 
 export const newHookId = () => `hook_${randomBytes(8).toString('hex')}`;

@@ -18,7 +18,8 @@ export interface Payment {
 }
 
 interface PaymentsState {
-  payments: Payment[];
+  /** [record number, payment], oldest first. */
+  payments: [number, Payment][];
 }
 
 /** Payments kept; older ones are dropped first (their events were already delivered or queued). */
@@ -26,7 +27,11 @@ const PAYMENTS_CAPACITY = 10000;
 const MAX_DESCRIPTION_LENGTH = 1000;
 
 export function paymentsState(store: Store): PaymentsState {
-  return store.slice<PaymentsState>('payments', () => ({ payments: [] }));
+  return store.working<PaymentsState>('payments', () => {
+    const payments = store.records<Payment>('payment').map(([key, payment]): [number, Payment] => [Number(key), payment]);
+    for (const [number] of payments) store.reserveIds('payments', number);
+    return { payments };
+  });
 }
 
 /** Validates every field of POST /sandbox/payments before anything is recorded. */
@@ -60,7 +65,11 @@ export function readPayment(params: Params, store: Store, clock: Clock): Payment
 
 export function recordPayment(store: Store, payment: Payment): void {
   const state = paymentsState(store);
-  state.payments.push(payment);
-  if (state.payments.length > PAYMENTS_CAPACITY) state.payments.splice(0, state.payments.length - PAYMENTS_CAPACITY);
-  store.changed();
+  const number = store.nextId('payments');
+  state.payments.push([number, payment]);
+  store.put('payment', number, payment);
+  if (state.payments.length > PAYMENTS_CAPACITY) {
+    state.payments.splice(0, state.payments.length - PAYMENTS_CAPACITY);
+    store.removeBelow('payment', state.payments[0][0]);
+  }
 }

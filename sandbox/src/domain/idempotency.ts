@@ -15,16 +15,17 @@ interface RememberedResponse {
 }
 
 interface IdempotencyState {
-  /**
-   * By `<method path> <API key id> <Idempotency-Key>`: a caller's keys never meet another API key's.
-   * The prefix also keeps a key such as "__proto__" an ordinary property name.
-   */
-  entries: Record<string, RememberedResponse>;
+  /** By `<method path> <API key id> <Idempotency-Key>`: a caller's keys never meet another API key's. */
+  entries: Map<string, RememberedResponse>;
   sweptAt: number;
 }
 
-function idempotencyState(store: Store): IdempotencyState {
-  return store.slice<IdempotencyState>('idempotency', () => ({ entries: {}, sweptAt: 0 }));
+/** Remembered responses, kept as `idem` records so that a repeat after a restart is still recognised. */
+export function idempotencyState(store: Store): IdempotencyState {
+  return store.working<IdempotencyState>('idempotency', () => ({
+    entries: new Map(store.records<RememberedResponse>('idem').map(([slot, entry]) => [String(slot), entry])),
+    sweptAt: 0,
+  }));
 }
 
 /** The Idempotency-Key header of a request, if any; 422 when it is blank or too long. */
@@ -67,9 +68,9 @@ export function once<T>(
 ): T {
   if (request.key === undefined) return perform();
   const state = idempotencyState(store);
-  sweep(state, now);
+  sweep(store, state, now);
   const slot = `${request.method} ${request.apiKeyId} ${request.key}`;
-  const remembered = Object.hasOwn(state.entries, slot) ? state.entries[slot] : undefined;
+  const remembered = state.entries.get(slot);
   if (remembered && remembered.expiresAt > now) {
     if (remembered.fingerprint !== request.fingerprint) {
       throw new ApiError(
@@ -83,15 +84,18 @@ export function once<T>(
   }
   const response = perform();
   // A copy: the response may share arrays with live state that later edits change.
-  state.entries[slot] = { fingerprint: request.fingerprint, response: structuredClone(response), expiresAt: now + IDEMPOTENCY_TTL_MS };
-  store.changed();
+  const entry = { fingerprint: request.fingerprint, response: structuredClone(response), expiresAt: now + IDEMPOTENCY_TTL_MS };
+  state.entries.set(slot, entry);
+  store.put('idem', slot, entry);
   return response;
 }
 
-function sweep(state: IdempotencyState, now: number): void {
+function sweep(store: Store, state: IdempotencyState, now: number): void {
   if (now - state.sweptAt < SWEEP_INTERVAL_MS) return;
   state.sweptAt = now;
-  for (const [slot, entry] of Object.entries(state.entries)) {
-    if (entry.expiresAt <= now) delete state.entries[slot];
+  for (const [slot, entry] of state.entries) {
+    if (entry.expiresAt > now) continue;
+    state.entries.delete(slot);
+    store.remove('idem', slot);
   }
 }

@@ -29,7 +29,7 @@ interface KeysState {
 export const newKeyValue = () => `mbb_${randomBytes(24).toString('base64url')}`;
 
 export function keysState(store: Store): KeysState {
-  return store.slice<KeysState>('keys', () => ({ keys: [] }));
+  return store.document<KeysState>('keys', () => ({ keys: [] }));
 }
 
 export function publicKey(key: ApiKey) {
@@ -54,10 +54,8 @@ export function ensureAccountKey(store: Store, fixedValue: string | undefined, n
       created: nowIso, expiresAt: null, revoked: false,
     };
     state.keys.unshift(account);
-    store.changed();
   } else if (fixedValue && account.key !== fixedValue) {
     account.key = fixedValue;
-    store.changed();
   }
   return account;
 }

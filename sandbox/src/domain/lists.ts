@@ -23,11 +23,40 @@ export interface List {
 
 export interface ListsState {
   lists: List[];
-  nextId: number;
 }
 
+const rowKind = (list: List) => `row/${list.id}`;
+
+/** Lists with their rows in memory, read from the `list` and `row/<id>` records. */
 export function listsState(store: Store): ListsState {
-  return store.slice<ListsState>('lists', () => ({ lists: [], nextId: 1 }));
+  return store.working<ListsState>('lists', () => {
+    const lists = store.records<Omit<List, 'rows'>>('list').map(([, stored]) => {
+      const list: List = { ...stored, rows: store.records<ListRow>(rowKind(stored as List)).map(([, row]) => row) };
+      if (list.rows.some((row, index) => index > 0 && list.rows[index - 1].id >= row.id)) list.rows.sort((a, b) => a.id - b.id);
+      list.nextRowId = Math.max(list.nextRowId, (list.rows.at(-1)?.id ?? 0) + 1);
+      store.reserveIds('lists', list.id);
+      return list;
+    });
+    return { lists };
+  });
+}
+
+/** Writes a list's own fields (not its rows) at commit. */
+function saveList(store: Store, list: List): void {
+  const { rows: _rows, ...stored } = list;
+  store.put('list', list.id, stored);
+}
+
+export function saveRow(store: Store, list: List, row: ListRow): void {
+  store.put(rowKind(list), row.id, row);
+}
+
+/** Deletes every row of the list; row numbers go on from where they were. */
+export function clearRows(store: Store, list: List): number {
+  const cleared = list.rows.length;
+  list.rows = [];
+  store.removeKind(rowKind(list));
+  return cleared;
 }
 
 /** A list as /list/all and /account/summary show it. */
@@ -58,8 +87,9 @@ export function createList(store: Store, spec: { name: string; headers: string[]
     throw new ApiError(422, 'list_exists', `A list named "${spec.name}" already exists`, { param: 'name' });
   }
   const state = listsState(store);
-  const list: List = { id: state.nextId++, name: spec.name, headers: spec.headers, group: spec.group, rows: [], nextRowId: 1 };
+  const list: List = { id: store.nextId('lists'), name: spec.name, headers: spec.headers, group: spec.group, rows: [], nextRowId: 1 };
   state.lists.push(list);
+  saveList(store, list);
   return list;
 }
 
@@ -91,11 +121,24 @@ export function completeRow(list: List, draft: RowDraft, service: ServiceValues)
  * Appends rows, then deletes the oldest rows beyond `rowCap`. Costs O(rows added), plus one
  * splice when the cap is passed. Returns the new rows that remain and how many rows were deleted.
  */
-export function appendRows(list: List, rows: CellValue[][], rowCap: number, created: string): { added: ListRow[]; removed: number } {
+export function appendRows(
+  store: Store,
+  list: List,
+  rows: CellValue[][],
+  rowCap: number,
+  created: string,
+): { added: ListRow[]; removed: number } {
   const added = rows.map((values) => ({ id: list.nextRowId++, values, created }));
-  for (const row of added) list.rows.push(row);
+  for (const row of added) {
+    list.rows.push(row);
+    saveRow(store, list, row);
+  }
+  saveList(store, list);
   const removed = Math.max(0, list.rows.length - rowCap);
-  if (removed > 0) list.rows.splice(0, removed);
+  if (removed > 0) {
+    list.rows.splice(0, removed);
+    store.removeBelow(rowKind(list), list.rows.length > 0 ? list.rows[0].id : list.nextRowId);
+  }
   const firstKept = list.rows.length > 0 ? list.rows[0].id : Infinity;
   return { added: added.filter((row) => row.id >= firstKept), removed };
 }
@@ -114,7 +157,8 @@ export function rowIndex(list: List, rowid: number): number {
   return -1;
 }
 
-export function deleteRows(list: List, rowids: number[]): void {
+export function deleteRows(store: Store, list: List, rowids: number[]): void {
+  for (const rowid of rowids) store.remove(rowKind(list), rowid);
   if (rowids.length === 1) {
     const index = rowIndex(list, rowids[0]);
     if (index >= 0) list.rows.splice(index, 1);

@@ -29,7 +29,11 @@ interface BroadcastsState {
 const FINISHED_KEPT = 1000;
 
 export function broadcastsState(store: Store): BroadcastsState {
-  return store.slice<BroadcastsState>('broadcasts', () => ({ broadcasts: [] }));
+  return store.working<BroadcastsState>('broadcasts', () => ({ broadcasts: store.records<Broadcast>('broadcast').map(([, broadcast]) => broadcast) }));
+}
+
+function saveBroadcast(store: Store, broadcast: Broadcast): void {
+  store.put('broadcast', broadcast.code, broadcast);
 }
 
 export function findBroadcast(store: Store, code: string): Broadcast | undefined {
@@ -54,12 +58,13 @@ export function planBroadcast(
   };
   const state = broadcastsState(store);
   state.broadcasts.push(broadcast);
+  saveBroadcast(store, broadcast);
   const finished = state.broadcasts.filter((candidate) => candidate.status !== 'sending');
   if (finished.length > FINISHED_KEPT) {
     const dropped = new Set(finished.slice(0, finished.length - FINISHED_KEPT));
     state.broadcasts = state.broadcasts.filter((candidate) => !dropped.has(candidate));
+    for (const old of dropped) store.remove('broadcast', old.code);
   }
-  store.changed();
   return broadcast;
 }
 
@@ -68,7 +73,7 @@ export function stopBroadcast(store: Store, broadcast: Broadcast): number {
   const cleared = broadcast.queue.length;
   broadcast.queue = [];
   if (broadcast.status === 'sending') broadcast.status = 'stopped';
-  store.changed();
+  saveBroadcast(store, broadcast);
   return cleared;
 }
 
@@ -87,6 +92,6 @@ export function sendNextBroadcastMessage(context: SandboxContext): boolean {
     broadcast.skipped++;
   }
   if (broadcast.queue.length === 0) broadcast.status = 'done';
-  context.store.changed();
+  saveBroadcast(context.store, broadcast);
   return true;
 }

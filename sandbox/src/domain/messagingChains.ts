@@ -33,7 +33,13 @@ interface ChainRunsState {
 }
 
 export function chainRunsState(store: Store): ChainRunsState {
-  return store.slice<ChainRunsState>('chainRuns', () => ({ runs: [] }));
+  return store.working<ChainRunsState>('chainRuns', () => ({ runs: store.records<ChainRun>('run').map(([, run]) => run) }));
+}
+
+const runKey = (run: ChainRun) => `${run.subscriber}/${run.chaincode}`;
+
+function saveRun(store: Store, run: ChainRun): void {
+  store.put('run', runKey(run), run);
 }
 
 export function runsOf(store: Store, subscriber: Subscriber): ChainRun[] {
@@ -42,11 +48,11 @@ export function runsOf(store: Store, subscriber: Subscriber): ChainRun[] {
 
 /** `{name}` in a block's text becomes the chain variable `name`, else the card field, else stays. */
 export function renderBlock(text: string, subscriber: Subscriber, chaincode: string): string {
-  const variables = subscriber.variables[chaincode] ?? {};
+  const variables = Object.hasOwn(subscriber.variables, chaincode) ? subscriber.variables[chaincode] : {};
   const card: Record<string, unknown> = { ...subscriber };
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
-    if (name in variables) return String(variables[name]);
-    const field = card[name];
+    if (Object.hasOwn(variables, name)) return String(variables[name]);
+    const field = Object.hasOwn(card, name) ? card[name] : undefined;
     return typeof field === 'string' || typeof field === 'number' ? String(field) : whole;
   });
 }
@@ -88,8 +94,10 @@ export function startChainAt(
     next: nextOf(chain, stepIndex, now),
   };
   state.runs.push(run);
+  // Removed first, so that the run moves to the end of the order, as in memory.
+  context.store.remove('run', runKey(run));
+  saveRun(context.store, run);
   sendStep(context, subscriber, chain, stepIndex, blockIndex);
-  context.store.changed();
   return run;
 }
 
@@ -106,12 +114,12 @@ export function startTriggeredChains(context: SandboxContext, subscriber: Subscr
 /** Stops one chain (or all when chaincode is undefined); returns how many runs stopped. */
 export function stopChains(store: Store, subscriber: Subscriber, chaincode?: string): number {
   const state = chainRunsState(store);
-  const before = state.runs.length;
-  state.runs = state.runs.filter(
-    (run) => !(run.subscriber === subscriber.id && (chaincode === undefined || run.chaincode === chaincode)),
-  );
-  store.changed();
-  return before - state.runs.length;
+  const stops = (run: ChainRun) => run.subscriber === subscriber.id && (chaincode === undefined || run.chaincode === chaincode);
+  const stopped = state.runs.filter(stops);
+  if (stopped.length === 0) return 0;
+  state.runs = state.runs.filter((run) => !stops(run));
+  for (const run of stopped) store.remove('run', runKey(run));
+  return stopped.length;
 }
 
 /** Cancels the subscriber's deferred next messages; the chains stay running. Returns how many were cancelled. */
@@ -120,10 +128,10 @@ export function clearDeferred(store: Store, subscriber: Subscriber): number {
   for (const run of runsOf(store, subscriber)) {
     if (run.next) {
       run.next = null;
+      saveRun(store, run);
       cleared++;
     }
   }
-  store.changed();
   return cleared;
 }
 
@@ -140,6 +148,7 @@ export function deliverDueSteps(context: SandboxContext): void {
       const chain = findChain(context.store, run.chaincode);
       const stepIndex = chain ? chain.steps.findIndex((step) => step.code === due.step) : -1;
       const subscriber = findSubscriberById(context.store, run.subscriber);
+      saveRun(context.store, run);
       if (!chain || stepIndex < 0 || !subscriber) {
         run.next = null;
         break;
@@ -148,7 +157,6 @@ export function deliverDueSteps(context: SandboxContext): void {
       run.step = due.step;
       run.block = chain.steps[stepIndex].blocks[0]?.id ?? '';
       run.next = nextOf(chain, stepIndex, due.at);
-      context.store.changed();
     }
   }
 }

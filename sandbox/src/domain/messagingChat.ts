@@ -25,21 +25,31 @@ export interface ChatMessage {
 
 interface ChatState {
   /** Subscriber id -> messages, oldest first. */
-  chats: Record<string, ChatMessage[]>;
-  nextId: number;
+  chats: Map<number, ChatMessage[]>;
 }
 
+/** Chats in memory, read from the `chat` records (one per message, naming its subscriber). */
 export function chatState(store: Store): ChatState {
-  return store.slice<ChatState>('chats', () => ({ chats: {}, nextId: 1 }));
+  return store.working<ChatState>('chats', () => {
+    const chats = new Map<number, ChatMessage[]>();
+    for (const [, { subscriber, ...message }] of store.records<ChatMessage & { subscriber: number }>('chat')) {
+      let chat = chats.get(subscriber);
+      if (!chat) chats.set(subscriber, (chat = []));
+      chat.push(message);
+      store.reserveIds('chat', message.id);
+    }
+    return { chats };
+  });
 }
 
 export function chatOf(store: Store, subscriber: Subscriber): ChatMessage[] {
-  return chatState(store).chats[String(subscriber.id)] ?? [];
+  return chatState(store).chats.get(subscriber.id) ?? [];
 }
 
 export function forgetChat(store: Store, subscriber: Subscriber): void {
-  delete chatState(store).chats[String(subscriber.id)];
-  store.changed();
+  const chats = chatState(store).chats;
+  for (const message of chats.get(subscriber.id) ?? []) store.remove('chat', message.id);
+  chats.delete(subscriber.id);
 }
 
 export interface Outgoing {
@@ -68,9 +78,11 @@ export function sendToChat({ store, clock, options }: SandboxContext, subscriber
 
 /** Records a message as is (also used for what subscribers wrote, in demo data). */
 export function appendToChat(store: Store, subscriber: Subscriber, message: Omit<ChatMessage, 'id'>): ChatMessage {
-  const state = chatState(store);
-  const recorded: ChatMessage = { id: state.nextId++, ...message };
-  (state.chats[String(subscriber.id)] ??= []).push(recorded);
-  store.changed();
+  const chats = chatState(store).chats;
+  const recorded: ChatMessage = { id: store.nextId('chat'), ...message };
+  let chat = chats.get(subscriber.id);
+  if (!chat) chats.set(subscriber.id, (chat = []));
+  chat.push(recorded);
+  store.put('chat', recorded.id, { ...recorded, subscriber: subscriber.id });
   return recorded;
 }

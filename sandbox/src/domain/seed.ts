@@ -34,5 +34,4 @@ export function seedDirectory({ store, clock }: SandboxContext): void {
     { name: 'Won', tag: 'stage:won', order: 3 },
     { name: 'Lost', tag: 'stage:lost', order: 4 },
   );
-  store.changed();
 }

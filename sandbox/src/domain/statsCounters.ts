@@ -18,7 +18,9 @@ interface StatsState {
 }
 
 export function statsState(store: Store): StatsState {
-  return store.slice<StatsState>('stats', () => ({ days: {} }));
+  return store.working<StatsState>('stats', () => ({
+    days: Object.fromEntries(store.records<Record<string, DayCounts>>('statsDay').map(([day, counts]) => [String(day), counts])),
+  }));
 }
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
@@ -43,10 +45,11 @@ export function countDay(
   amount = 1,
 ): void {
   const days = statsState(store).days;
-  const day = (days[dayKey(at, timezone)] ??= {});
+  const key = dayKey(at, timezone);
+  const day = (days[key] ??= {});
   const counts = (day[botid] ??= { subscribers: 0, messages: 0 });
   counts[what] += amount;
-  store.changed();
+  store.put('statsDay', key, day);
 }
 
 /** Sums of the bots accepted by `includeBot` on one day. */

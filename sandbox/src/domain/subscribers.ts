@@ -28,21 +28,71 @@ export interface Subscriber {
   variables: Record<string, Variables>;
 }
 
+/** The cards in memory with the indexes point reads and the first pages of /subscriber/list use. */
 interface SubscribersState {
+  /** By card number, ascending (the order cards were created). */
   subscribers: Subscriber[];
-  nextId: number;
+  byId: Map<number, Subscriber>;
+  /** By `botid \0 clientid`. */
+  byClient: Map<string, Subscriber>;
+  /** By subscription time, then card number: the order of /subscriber/list. */
+  bySubscribed: Subscriber[];
+  /** Cards per bot, kept current for the totals of unfiltered listings. */
+  perBot: Map<string, number>;
 }
+
+const clientKey = (botid: string, clientid: string) => `${botid}\u0000${clientid}`;
 
 export function subscribersState(store: Store): SubscribersState {
-  return store.slice<SubscribersState>('subscribers', () => ({ subscribers: [], nextId: 1 }));
+  return store.working<SubscribersState>('subscribers', () => {
+    const state: SubscribersState = { subscribers: [], byId: new Map(), byClient: new Map(), bySubscribed: [], perBot: new Map() };
+    for (const [, card] of store.records<Subscriber>('subscriber')) {
+      indexCard(state, card);
+      store.reserveIds('subscribers', card.id);
+    }
+    state.subscribers.sort((a, b) => a.id - b.id);
+    state.bySubscribed = [...state.subscribers].sort(bySubscription);
+    return state;
+  });
 }
 
+/** Subscription time, then card number: a stable order for paging. */
+export function bySubscription(a: Subscriber, b: Subscriber): number {
+  return a.subscribed < b.subscribed ? -1 : a.subscribed > b.subscribed ? 1 : a.id - b.id;
+}
+
+function indexCard(state: SubscribersState, card: Subscriber): void {
+  state.subscribers.push(card);
+  state.byId.set(card.id, card);
+  state.byClient.set(clientKey(card.botid, card.clientid), card);
+  state.perBot.set(card.botid, (state.perBot.get(card.botid) ?? 0) + 1);
+}
+
+/** Position of `card` in `sorted` (or where it would go), by binary search. */
+function positionIn(sorted: Subscriber[], card: Subscriber, compare: (a: Subscriber, b: Subscriber) => number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (compare(sorted[middle], card) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+const byNumber = (a: Subscriber, b: Subscriber) => a.id - b.id;
+
 export function findSubscriber(store: Store, botid: string, clientid: string): Subscriber | undefined {
-  return subscribersState(store).subscribers.find((card) => card.botid === botid && card.clientid === clientid);
+  return subscribersState(store).byClient.get(clientKey(botid, clientid));
 }
 
 export function findSubscriberById(store: Store, id: number): Subscriber | undefined {
-  return subscribersState(store).subscribers.find((card) => card.id === id);
+  return subscribersState(store).byId.get(id);
+}
+
+/** Writes the card at commit (call after changing any of its fields). */
+export function saveSubscriber(store: Store, card: Subscriber): void {
+  store.put('subscriber', card.id, card);
 }
 
 /** The card as the API shows it (a copy: later changes do not leak into answers or events). */
@@ -66,7 +116,7 @@ export interface NewSubscriber {
 export function addSubscriber(store: Store, fields: NewSubscriber): Subscriber {
   const state = subscribersState(store);
   const card: Subscriber = {
-    id: state.nextId++,
+    id: store.nextId('subscribers'),
     botid: fields.botid,
     clientid: fields.clientid,
     messenger: fields.messenger,
@@ -81,15 +131,20 @@ export function addSubscriber(store: Store, fields: NewSubscriber): Subscriber {
     stage: null,
     variables: {},
   };
-  state.subscribers.push(card);
-  store.changed();
+  indexCard(state, card);
+  state.bySubscribed.splice(positionIn(state.bySubscribed, card, bySubscription), 0, card);
+  saveSubscriber(store, card);
   return card;
 }
 
 export function removeSubscriber(store: Store, card: Subscriber): void {
   const state = subscribersState(store);
-  state.subscribers = state.subscribers.filter((candidate) => candidate.id !== card.id);
-  store.changed();
+  state.subscribers.splice(positionIn(state.subscribers, card, byNumber), 1);
+  state.bySubscribed.splice(positionIn(state.bySubscribed, card, bySubscription), 1);
+  state.byId.delete(card.id);
+  state.byClient.delete(clientKey(card.botid, card.clientid));
+  state.perBot.set(card.botid, (state.perBot.get(card.botid) ?? 1) - 1);
+  store.remove('subscriber', card.id);
 }
 
 /** Adds the tags the card lacks; returns those that were new. */
@@ -103,11 +158,15 @@ export function removeTags(card: Subscriber, tags: string[]): void {
   card.tags = card.tags.filter((tag) => !tags.includes(tag));
 }
 
-/** Writes variables into one chain's group; a null value removes the variable. */
+/**
+ * Writes variables into one chain's group; a null value removes the variable. Every name is an
+ * ordinary key, "__proto__" included (defined, not assigned).
+ */
 export function writeVariables(card: Subscriber, chaincode: string, data: Record<string, Variables[string] | null>): void {
-  const group = (card.variables[chaincode] ??= {});
+  if (!Object.hasOwn(card.variables, chaincode)) Object.defineProperty(card.variables, chaincode, { value: {}, enumerable: true, writable: true, configurable: true });
+  const group = card.variables[chaincode];
   for (const [name, value] of Object.entries(data)) {
     if (value === null) delete group[name];
-    else group[name] = value;
+    else Object.defineProperty(group, name, { value, enumerable: true, writable: true, configurable: true });
   }
 }

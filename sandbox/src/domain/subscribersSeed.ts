@@ -76,5 +76,4 @@ export function seedSubscribers(context: SandboxContext): void {
       else appendToChat(store, card, { direction, text, buttons: [], source: 'subscriber', origin: null, time: new Date(at).toISOString() });
     }
   }
-  store.changed();
 }

@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { ApiCall, Endpoint, SandboxContext } from '../api/endpoint';
 import { recordCall } from '../domain/apiLog';
 import { hasScope, keysState, type ApiKey } from '../domain/keys';
 import { RateLimiter } from '../rateLimit';
 import { ApiError, forbiddenBot, forbiddenScope, unauthorized } from './errors';
+import { applyPageLimit, shapeListAnswer } from './listAnswers';
 import { Params } from './params';
 
 const JSON_LIMIT = '10mb';
@@ -16,11 +18,25 @@ export function sendError(res: Response, error: ApiError): void {
   res.status(error.status).json(error.toBody());
 }
 
+/** What the body parser's refusals become: status, code and message. */
+const BODY_ERRORS: Record<string, [number, string, (error: { charset?: string; encoding?: string }) => string]> = {
+  'entity.parse.failed': [400, 'invalid_json', () => 'The request body is not valid JSON'],
+  'entity.too.large': [413, 'too_large', () => 'The request body is too large'],
+  'charset.unsupported': [415, 'unsupported_charset', (error) => `The charset "${error.charset ?? ''}" is not supported: send JSON in UTF-8`],
+  'encoding.unsupported': [415, 'unsupported_encoding', (error) => `The Content-Encoding "${error.encoding ?? ''}" is not supported: send identity, gzip, deflate or br`],
+  'request.aborted': [400, 'aborted', () => 'The request body ended before its announced length'],
+  'request.size.invalid': [400, 'invalid_body', () => 'The request body does not have its announced length'],
+};
+
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const bodyError = error as { type?: string; status?: number };
-  if (bodyError.type === 'entity.parse.failed') return new ApiError(400, 'invalid_json', 'The request body is not valid JSON');
-  if (bodyError.type === 'entity.too.large') return new ApiError(413, 'too_large', 'The request body is too large');
+  const bodyError = error as { type?: string; status?: number; charset?: string; encoding?: string };
+  const known = bodyError.type !== undefined && Object.hasOwn(BODY_ERRORS, bodyError.type) ? BODY_ERRORS[bodyError.type] : undefined;
+  if (known) return new ApiError(known[0], known[1], known[2](bodyError));
+  // Other refusals of the body parser (e.g. a body that is not in its Content-Encoding) are the client's.
+  if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) {
+    return new ApiError(400, 'invalid_body', 'The request body cannot be read: it does not match its Content-Type or Content-Encoding');
+  }
   console.error('sandbox: unexpected error', error);
   return new ApiError(500, 'internal', 'Internal error');
 }
@@ -55,11 +71,28 @@ function recordAnswer(context: SandboxContext, req: Request, res: Response): voi
   });
 }
 
+/** One call of a method by `key` with these parameters (the console runs methods this way too). */
+export function apiCall(context: SandboxContext, key: ApiKey, source: Record<string, unknown>, headers: IncomingHttpHeaders): ApiCall {
+  const restricted = key.bots;
+  return {
+    ...context,
+    params: new Params(source),
+    headers,
+    key,
+    botAllowed: (botid) => restricted.length === 0 || restricted.includes(botid),
+    assertBot: (botid) => {
+      if (restricted.length > 0 && !restricted.includes(botid)) throw forbiddenBot(botid);
+    },
+  };
+}
+
 /** Mounts every endpoint under /api with auth, scopes, bot restriction, rate limit and the call log. */
 export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): express.Router {
   const router = express.Router();
   const limiter = new RateLimiter(context.options.rateLimit);
-  const byPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+  // List answers take the shape the options ask for (items, bare, named; with or without total).
+  const shaped = endpoints.map((endpoint) => ({ ...endpoint, handle: (call: ApiCall) => shapeListAnswer(context.options, endpoint.path, endpoint.handle(call)) }));
+  const byPath = new Map(shaped.map((endpoint) => [endpoint.path, endpoint]));
 
   router.use((_req, res, next) => {
     res.locals.started = performance.now();
@@ -80,32 +113,32 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
       res.locals.keyId = key.id;
       const wait = limiter.take(key.id);
       if (wait > 0) {
-        throw new ApiError(429, 'rate_limited', `Too many requests: at most ${context.options.rateLimit} per second`, {
-          retryAfter: wait,
-        });
+        // `--retry-after none` plays a service that refuses without saying how long to wait.
+        const retryAfter = context.options.retryAfter === 'none' ? {} : { retryAfter: wait };
+        throw new ApiError(429, 'rate_limited', `Too many requests: at most ${context.options.rateLimit} per second`, retryAfter);
       }
       if (!hasScope(key, endpoint.scope)) throw forbiddenScope(endpoint.scope);
-      const source = req.method === 'GET' ? (req.query as Record<string, unknown>) : (req.body ?? {});
-      if (typeof source !== 'object' || Array.isArray(source)) {
+      if (context.options.failReads > 0 && endpoint.scope.endsWith(':read') && Math.random() < context.options.failReads) {
+        throw new ApiError(503, 'unavailable', 'The service is briefly unavailable (sandbox --fail-reads); the request did nothing');
+      }
+      const body = req.method === 'GET' ? (req.query as Record<string, unknown>) : (req.body ?? {});
+      if (typeof body !== 'object' || Array.isArray(body)) {
         throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
       }
-      const restricted = key.bots;
-      const call: ApiCall = {
-        ...context,
-        params: new Params(source as Record<string, unknown>),
-        headers: req.headers,
-        key,
-        botAllowed: (botid) => restricted.length === 0 || restricted.includes(botid),
-        assertBot: (botid) => {
-          if (restricted.length > 0 && !restricted.includes(botid)) throw forbiddenBot(botid);
-        },
-      };
-      const result = await endpoint.handle(call);
+      const source = applyPageLimit(context.options, endpoint.path, body as Record<string, unknown>);
+      // One transaction per call: its change is committed before the answer, or not at all.
+      const result = context.store.transaction(() =>
+        endpoint.handle(apiCall(context, key, source as Record<string, unknown>, req.headers)),
+      );
       res.status(200).json(result ?? {});
     } catch (error) {
       sendError(res, toApiError(error));
     } finally {
-      recordAnswer(context, req, res);
+      try {
+        recordAnswer(context, req, res);
+      } catch (error) {
+        console.error('sandbox: the API log could not be written', error);
+      }
     }
   });
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -2,10 +2,14 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { SandboxContext } from '../api/endpoint';
 import { keysState } from '../domain/keys';
 import { sendError, toApiError } from './app';
+import { assertConsoleRequest, hasConsoleSession, refuseForeignOrigin } from './console';
 import { ApiError, unauthorized } from './errors';
 import { Params } from './params';
 
+/** The account key, or the console's session (with the console's Host and Origin checks). */
 function requireAccountKey(context: SandboxContext, req: Request): void {
+  if (hasConsoleSession(req)) return assertConsoleRequest(context, req, true);
+  refuseForeignOrigin(req);
   const value = req.headers.authorization?.trim();
   if (!value) throw unauthorized('The Authorization header with the account key is missing');
   const account = keysState(context.store).keys.find((key) => key.id === 'account');
@@ -13,8 +17,9 @@ function requireAccountKey(context: SandboxContext, req: Request): void {
 }
 
 /**
- * A sandbox-only route outside /api (e.g. POST /sandbox/payments): JSON body, account key only,
- * errors in the API's `{ code, error }` form.
+ * A sandbox-only route outside /api (e.g. POST /sandbox/payments): JSON body (query string for GET),
+ * account key or console session, errors in the API's `{ code, error }` form. A request from another
+ * origin is refused. The change is one transaction, committed before the answer.
  */
 export function sandboxRoute(context: SandboxContext, handle: (params: Params) => unknown): RequestHandler[] {
   return [
@@ -22,11 +27,12 @@ export function sandboxRoute(context: SandboxContext, handle: (params: Params) =
     async (req: Request, res: Response) => {
       try {
         requireAccountKey(context, req);
-        const body = req.body ?? {};
+        const body = req.method === 'GET' ? req.query : (req.body ?? {});
         if (typeof body !== 'object' || Array.isArray(body)) {
           throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
         }
-        res.status(200).json((await handle(new Params(body as Record<string, unknown>))) ?? {});
+        const params = new Params(body as Record<string, unknown>);
+        res.status(200).json(context.store.transaction(() => handle(params)) ?? {});
       } catch (error) {
         sendError(res, toApiError(error));
       }

@@ -3,6 +3,7 @@ import type { Operation } from '../types';
 import { filtersField, pagingFields } from '../common/fields';
 import { paging } from '../common/params';
 import { fetchPages } from '../../transport/pagination';
+import { outputFields, shapeRecords, SIMPLIFIED } from '../common/output';
 
 export const getApiLog: Operation = {
 	value: 'getApiLog',
@@ -42,12 +43,14 @@ export const getApiLog: Operation = {
 				description: 'Only calls answered with this HTTP status code, e.g. 429',
 			},
 		]),
+		...outputFields(SIMPLIFIED.apiLogEntry),
 	],
 	async execute(itemIndex) {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 		const params: IDataObject = { path: filters.path, status: filters.status };
 		if (filters.failed === true) params.failed = true;
 		if (filters.from) params.from = String(filters.from).slice(0, 10);
-		return await fetchPages.call(this, { method: 'GET', path: '/log/get', params, itemIndex }, paging.call(this, itemIndex));
+		const records = await fetchPages.call(this, { method: 'GET', path: '/log/get', params, itemIndex }, paging.call(this, itemIndex));
+		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.apiLogEntry);
 	},
 };

@@ -1,5 +1,6 @@
 import { chainField } from '../common/fields';
 import { text } from '../common/params';
+import { emptyWouldWiden } from '../common/emptyValues';
 import { subscriberOperation } from '../common/subscriberOperation';
 
 export const stop = subscriberOperation({
@@ -19,11 +20,14 @@ export const stop = subscriberOperation({
 				{ name: 'All Chains', value: 'all' },
 			],
 			default: 'one',
+			description: 'Whether to stop one chain or every chain running for the subscriber',
 		},
 		chainField({ displayOptions: { show: { scope: ['one'] } } }),
 	],
 	params(itemIndex) {
-		const one = this.getNodeParameter('scope', itemIndex) === 'one';
-		return { chaincode: one ? text.call(this, 'chainCode', itemIndex, true) : '' };
+		if (this.getNodeParameter('scope', itemIndex) !== 'one') return {};
+		const chaincode = text.call(this, 'chainCode', itemIndex);
+		if (!chaincode) throw emptyWouldWiden.call(this, 'Chain', { all: 'every chain', instead: 'choose "Stop: All Chains"' }, itemIndex);
+		return { chaincode };
 	},
 });

@@ -27,6 +27,19 @@ export const itemIdField: INodeProperties = {
 	description: 'Identifier of the catalog item',
 };
 
+/**
+ * A text field holding several values separated by commas. Colors is a list of colour names, not one
+ * colour, so it stays a text field (the `color` type would pick a single hex value).
+ */
+const commaSeparatedField = (displayName: string, name: string, placeholder: string): INodeProperties => ({
+	displayName,
+	name,
+	type: 'string',
+	default: '',
+	placeholder,
+	description: `${displayName} separated by commas`,
+});
+
 /** The item fields the service knows, as a collection. */
 export const itemFieldsField = (name: string, displayName: string): INodeProperties => ({
 	displayName,
@@ -34,20 +47,20 @@ export const itemFieldsField = (name: string, displayName: string): INodePropert
 	type: 'collection',
 	placeholder: 'Add Field',
 	default: {},
+	description: 'The fields of the item to set; fields not added here are left as they are',
 	options: [
 		{ displayName: 'Category', name: 'rubric', type: 'string', default: '', description: 'Category in the catalog' },
-		// eslint-disable-next-line n8n-nodes-base/node-param-color-type-unused -- a list of colour names, not one colour
-		{ displayName: 'Colors', name: 'colors', type: 'string', default: '', placeholder: 'e.g. red, blue', description: 'Colors separated by commas' },
-		{ displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 3 }, default: '' },
+		commaSeparatedField('Colors', 'colors', 'e.g. red, blue'),
+		{ displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'Description of the item shown in the catalog' },
 		{ displayName: 'Hidden', name: 'hide', type: 'boolean', default: false, description: 'Whether to hide the item from the catalog for now (it stays stored)' },
 		{ displayName: 'Old Price', name: 'oldprice', type: 'string', default: '', description: 'Shown crossed out' },
 		{ displayName: 'Position', name: 'order', type: 'number', default: 0, description: 'Ordinal position in the list' },
-		{ displayName: 'Price', name: 'price', type: 'string', default: '', placeholder: 'e.g. 19.90' },
-		{ displayName: 'Sizes', name: 'sizes', type: 'string', default: '', placeholder: 'e.g. S, M, L', description: 'Sizes separated by commas' },
+		{ displayName: 'Price', name: 'price', type: 'string', default: '', placeholder: 'e.g. 19.90', description: 'Price of the item' },
+		commaSeparatedField('Sizes', 'sizes', 'e.g. S, M, L'),
 		{ displayName: 'SKU', name: 'code', type: 'string', default: '', description: 'Article code' },
-		{ displayName: 'Stock', name: 'pieces', type: 'string', default: '' },
+		{ displayName: 'Stock', name: 'pieces', type: 'string', default: '', description: 'How many pieces are in stock' },
 		{ displayName: 'Stock by Size', name: 'szpieces', type: 'string', default: '', placeholder: 'e.g. S:3, M:0', description: 'Pairs size:quantity separated by commas' },
-		{ displayName: 'Title', name: 'title', type: 'string', default: '' },
+		{ displayName: 'Title', name: 'title', type: 'string', default: '', description: 'Name of the item shown in the catalog' },
 	],
 });
 

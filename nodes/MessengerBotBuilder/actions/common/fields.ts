@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { fromVersion2, inVersions, onlyVersion1 } from './versions';
 
 /**
  * Building blocks for operation properties, so that the same parameter looks and behaves the
@@ -49,7 +50,7 @@ export const botField = (extra: Extra = {}): INodeProperties =>
 		description: 'The bot (BotID). Pick it from the list, or give its ID.',
 	}, extra);
 
-export const clientIdField = (extra: Extra = {}): INodeProperties => ({
+const clientIdText = (extra: Extra): INodeProperties => ({
 	displayName: 'Client ID',
 	name: 'clientId',
 	type: 'string',
@@ -60,7 +61,24 @@ export const clientIdField = (extra: Extra = {}): INodeProperties => ({
 	...extra,
 });
 
-export const messengerField = (extra: Extra = {}): INodeProperties => ({
+/**
+ * The subscriber of the chosen bot. Version 1: its Client ID, typed. Version 2: a picker that
+ * searches the bot's subscribers by name or nickname (the newest first while the box is empty), or
+ * the Client ID typed; both give the Client ID.
+ */
+export const clientIdFields = (extra: Extra = {}): INodeProperties[] => [
+	inVersions(clientIdText(extra), onlyVersion1),
+	inVersions(
+		locator('clientId', 'Subscriber', 'searchSubscribers', {
+			placeholder: 'e.g. 123456789',
+			description: 'The subscriber. Search by name or nickname, or give its ID in the messenger (ClientID).',
+			idLabel: 'By Client ID',
+		}, extra),
+		fromVersion2,
+	),
+];
+
+const messengerText = (extra: Extra): INodeProperties => ({
 	displayName: 'Messenger',
 	name: 'messenger',
 	type: 'string',
@@ -69,6 +87,22 @@ export const messengerField = (extra: Extra = {}): INodeProperties => ({
 	description: 'Name of the messenger of the subscriber, e.g. telegram or whatsapp',
 	...extra,
 });
+
+/**
+ * The messenger. Version 1: typed. Version 2: picked from the messengers of the key's bots (the
+ * chosen bot's), where the service tells them, or typed. Read it with `locatorValue`.
+ */
+export const messengerFields = (extra: Extra = {}): INodeProperties[] => [
+	inVersions(messengerText(extra), onlyVersion1),
+	inVersions(
+		locator('messenger', 'Messenger', 'searchMessengers', {
+			placeholder: 'e.g. telegram',
+			description: extra.description ?? 'The messenger of the subscriber. Pick it from the bots\' messengers, or type its name.',
+			idLabel: 'By Name',
+		}, { required: false, ...extra }),
+		fromVersion2,
+	),
+];
 
 export const chainField = (extra: Extra = {}): INodeProperties =>
 	locator('chainCode', 'Chain', 'searchChains', {
@@ -116,6 +150,7 @@ export const filtersField = (options: INodeProperties[]): INodeProperties => ({
 	type: 'collection',
 	placeholder: 'Add Filter',
 	default: {},
+	description: 'Only results that match every filter added here',
 	options,
 });
 
@@ -136,8 +171,8 @@ export const variablesField = (extra: Extra = {}): INodeProperties => ({
 			displayName: 'Variable',
 			name: 'values',
 			values: [
-				{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. promo' },
-				{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+				{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. promo', description: 'Name of the variable' },
+				{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'Value of the variable' },
 			],
 		},
 	],
@@ -158,8 +193,8 @@ export const buttonsField: INodeProperties = {
 			displayName: 'Button',
 			name: 'values',
 			values: [
-				{ displayName: 'Text', name: 'name', type: 'string', default: '', placeholder: 'e.g. Open the shop' },
-				{ displayName: 'URL', name: 'url', type: 'string', default: '', placeholder: 'e.g. https://example.com' },
+				{ displayName: 'Text', name: 'name', type: 'string', default: '', placeholder: 'e.g. Open the shop', description: 'Text on the button' },
+				{ displayName: 'URL', name: 'url', type: 'string', default: '', placeholder: 'e.g. https://example.com', description: 'The http or https address the button opens' },
 			],
 		},
 	],

@@ -1,15 +1,18 @@
+import { findRecords } from '../../transport/pagination';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { Paging } from '../../transport/pagination';
+import { fieldLabel } from './labels';
 
 /** Reads a text parameter, trimmed; an empty required one is an error that names it. */
 export function text(this: IExecuteFunctions, name: string, itemIndex: number, required = false): string {
 	const raw = this.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
 	const value = raw === undefined || raw === null ? '' : String(raw).trim();
 	if (required && value === '') {
-		throw new NodeOperationError(this.getNode(), `The parameter "${name}" is empty`, {
+		const label = fieldLabel.call(this, name);
+		throw new NodeOperationError(this.getNode(), `The field "${label}" is empty`, {
 			itemIndex,
-			description: `Give a value for "${name}" (an expression such as {{ $json.${name} }} works too).`,
+			description: `Give a value for "${label}" (an expression such as {{ $json.${name} }} works too).`,
 		});
 	}
 	return value;
@@ -38,11 +41,11 @@ export function jsonObject(this: IExecuteFunctions, name: string, itemIndex: num
 		try {
 			value = JSON.parse(raw);
 		} catch {
-			throw new NodeOperationError(this.getNode(), `The parameter "${name}" is not valid JSON`, { itemIndex });
+			throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" is not valid JSON`, { itemIndex });
 		}
 	}
 	if (!value || typeof value !== 'object' || Array.isArray(value)) {
-		throw new NodeOperationError(this.getNode(), `The parameter "${name}" must be a JSON object`, { itemIndex });
+		throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" must be a JSON object`, { itemIndex });
 	}
 	return value as IDataObject;
 }
@@ -64,14 +67,9 @@ export function stringList(this: IExecuteFunctions, name: string, itemIndex: num
 	return parts.map((part) => part.trim()).filter((part) => part !== '');
 }
 
-/** The records of a list answer, whatever field the service put them in. */
+/** The records of a list answer, whatever field the service put them in (none found: empty). */
 export function recordsOf(answer: unknown, ...fields: string[]): IDataObject[] {
-	if (Array.isArray(answer)) return answer as IDataObject[];
-	const object = (answer ?? {}) as IDataObject;
-	for (const field of [...fields, 'items']) {
-		if (Array.isArray(object[field])) return object[field] as IDataObject[];
-	}
-	return [];
+	return findRecords(answer, fields) ?? [];
 }
 
 /** The link buttons of a message as the service takes them: `[{ name, url }]`, or undefined when none. */
@@ -99,7 +97,7 @@ export function listRef(this: IExecuteFunctions, itemIndex: number): IDataObject
 	const value = text.call(this, 'listId', itemIndex, true);
 	if (mode === 'name') return { list: value };
 	if (!/^\d+$/.test(value)) {
-		throw new NodeOperationError(this.getNode(), `The parameter "listId" must be a list number, got "${value}"`, {
+		throw new NodeOperationError(this.getNode(), `The field "List" must be a list number, got "${value}"`, {
 			itemIndex,
 			description: 'Choose "By Name" to give the list by its name.',
 		});

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { apiRequest } from '../../transport/request';
 import type { Operation } from '../types';
-import { botField, clientIdField } from './fields';
+import { botField, clientIdFields } from './fields';
 import { subscriberKey } from './params';
 
 interface SubscriberOperationSpec {
@@ -26,7 +26,7 @@ export function subscriberOperation(spec: SubscriberOperationSpec): Operation {
 		name: spec.name,
 		action: spec.action,
 		description: spec.description,
-		properties: [botField(), clientIdField(), ...(spec.properties ?? [])],
+		properties: [botField(), ...clientIdFields(), ...(spec.properties ?? [])],
 		async execute(itemIndex) {
 			const params = { ...subscriberKey.call(this, itemIndex), ...spec.params?.call(this, itemIndex) };
 			const answer = await apiRequest.call(this, { method: spec.method, path: spec.path, params, itemIndex });

@@ -1,6 +1,7 @@
 import type { Operation } from '../types';
 import { projectField } from '../common/fields';
 import { stringList, text } from '../common/params';
+import { fieldLabel } from '../common/labels';
 import { apiRequest } from '../../transport/request';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -10,7 +11,15 @@ export const create: Operation = {
 	action: 'Create a list',
 	description: 'Creates a list with the given columns. Fails with code list_exists when the name is taken.',
 	properties: [
-		{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. Orders' },
+		{
+			displayName: 'Name',
+			name: 'name',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. Orders',
+			description: 'Name of the new list; no other list may have it',
+		},
 		{
 			displayName: 'Columns',
 			name: 'headers',
@@ -25,7 +34,7 @@ export const create: Operation = {
 	],
 	async execute(itemIndex) {
 		const headers = stringList.call(this, 'headers', itemIndex);
-		if (!headers.length) throw new NodeOperationError(this.getNode(), 'The parameter "headers" is empty', { itemIndex });
+		if (!headers.length) throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, 'headers')}" is empty: give at least one column`, { itemIndex });
 		const params = { name: text.call(this, 'name', itemIndex, true), headers, group: text.call(this, 'group', itemIndex) };
 		const answer = await apiRequest.call(this, { method: 'POST', path: '/list/create', params, itemIndex });
 		return (answer.list as typeof answer) ?? answer;

@@ -9,6 +9,9 @@ import { apiRequest } from '../../transport/request';
 /** The service takes at most 500 rows per /list/rows/add request. */
 export const ROWS_PER_REQUEST = 500;
 
+/** What to look at when an add may have taken effect without its answer arriving. */
+const ROW_CHECK = 'Look for the row(s) in the list (List Row → Get Many, newest first)';
+
 /**
  * Stable for one item of one run of the node in one execution, so a repeated request never adds
  * the row twice. The run index keeps a node that runs again in the same execution (a loop) from
@@ -37,9 +40,9 @@ export const add: Operation = {
 			default: {},
 			description: 'Values for the columns ClientID, Messenger and BotID when the row does not give them',
 			options: [
-				{ displayName: 'Bot ID', name: 'botid', type: 'string', default: '' },
-				{ displayName: 'Client ID', name: 'clientid', type: 'string', default: '' },
-				{ displayName: 'Messenger', name: 'messenger', type: 'string', default: '' },
+				{ displayName: 'Bot ID', name: 'botid', type: 'string', default: '', description: 'Fills the BotID column when the row does not give it' },
+				{ displayName: 'Client ID', name: 'clientid', type: 'string', default: '', description: 'Fills the ClientID column when the row does not give it' },
+				{ displayName: 'Messenger', name: 'messenger', type: 'string', default: '', description: 'Fills the Messenger column when the row does not give it' },
 			],
 		},
 	],
@@ -59,6 +62,7 @@ export const add: Operation = {
 					path: '/list/row/add',
 					params: { ...prepared.shared, row: prepared.entry },
 					idempotencyKey: idempotencyKey.call(this, itemIndex),
+					check: ROW_CHECK,
 					itemIndex,
 				});
 				return { ...((answer.row as IDataObject) ?? prepared.entry), trimmed: answer.trimmed ?? false };
@@ -68,11 +72,14 @@ export const add: Operation = {
 					method: 'POST',
 					path: '/list/rows/add',
 					params: { ...shared, rows },
+					check: ROW_CHECK,
 					itemIndex: itemIndexes[0],
 				});
 				// Rows come back in the order sent when the service returns them; otherwise the input row stands in.
 				const added = Array.isArray(answer.rows) && answer.rows.length === rows.length ? (answer.rows as IDataObject[]) : undefined;
-				return rows.map((row, position) => added?.[position] ?? { row, added: true });
+				// At the list's row cap the service deletes the oldest rows: each item of the request says so, as a single add does.
+				const trimmed = answer.trimmed ?? false;
+				return rows.map((row, position) => ({ ...(added?.[position] ?? { row, added: true }), trimmed }));
 			},
 		});
 	},

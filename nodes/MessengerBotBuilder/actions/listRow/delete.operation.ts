@@ -5,6 +5,7 @@ import { listField } from '../common/fields';
 import { runInBatches } from '../common/batches';
 import { listIdOf } from '../common/listColumns';
 import { stringList } from '../common/params';
+import { fieldLabel } from '../common/labels';
 import { apiRequest } from '../../transport/request';
 
 const ROWS_PER_REQUEST = 500;
@@ -35,7 +36,7 @@ export const deleteRows: Operation = {
 				const listid = await listIdOf.call(this, itemIndex);
 				const rowids = stringList.call(this, 'rowIds', itemIndex).map(Number);
 				if (!rowids.length || rowids.some((rowid) => !Number.isInteger(rowid) || rowid < 1)) {
-					throw new NodeOperationError(this.getNode(), 'The parameter "rowIds" must hold row numbers', { itemIndex });
+					throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, 'rowIds')}" must hold row numbers`, { itemIndex });
 				}
 				return { key: String(listid), shared: { listid }, entry: { rowids } };
 			},

@@ -12,7 +12,15 @@ export const update: Operation = {
 	description: 'Changes the mapped columns of a row, or replaces the whole row (unmapped columns become empty)',
 	properties: [
 		listField(),
-		{ displayName: 'Row ID', name: 'rowId', type: 'string', default: '', required: true, placeholder: 'e.g. 42' },
+		{
+			displayName: 'Row ID',
+			name: 'rowId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. 42',
+			description: 'Number of the row to change',
+		},
 		{
 			displayName: 'Change',
 			name: 'change',
@@ -22,6 +30,7 @@ export const update: Operation = {
 				{ name: 'The Whole Row', value: 'whole', description: 'Columns without a value become empty' },
 			],
 			default: 'partial',
+			description: 'Whether to change only the columns mapped below or to replace the whole row',
 		},
 		columnsField,
 	],

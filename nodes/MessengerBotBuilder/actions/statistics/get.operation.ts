@@ -1,5 +1,6 @@
 import type { Operation } from '../types';
 import { day } from '../common/params';
+import { fieldLabel } from '../common/labels';
 import { apiRequest } from '../../transport/request';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -16,7 +17,7 @@ export const get: Operation = {
 		const from = day.call(this, 'from', itemIndex);
 		const to = day.call(this, 'to', itemIndex);
 		if (!from || !to) {
-			throw new NodeOperationError(this.getNode(), `The parameter "${from ? 'to' : 'from'}" is empty`, { itemIndex });
+			throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, from ? 'to' : 'from')}" is empty: give both dates or neither`, { itemIndex });
 		}
 		return await apiRequest.call(this, { method: 'GET', path: '/stat/get', params: { from, to }, itemIndex });
 	},

@@ -1,5 +1,6 @@
 import { NodeOperationError } from 'n8n-workflow';
 import { stringList } from '../common/params';
+import { fieldLabel } from '../common/labels';
 import { subscriberOperation } from '../common/subscriberOperation';
 
 export const addTags = subscriberOperation({
@@ -22,7 +23,7 @@ export const addTags = subscriberOperation({
 	],
 	params(itemIndex) {
 		const tags = stringList.call(this, 'tags', itemIndex);
-		if (!tags.length) throw new NodeOperationError(this.getNode(), 'The parameter "tags" is empty', { itemIndex });
+		if (!tags.length) throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, 'tags')}" is empty`, { itemIndex });
 		return { tag: tags };
 	},
 });

@@ -1,11 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
-import { messengerField } from '../common/fields';
+import { messengerFields } from '../common/fields';
+import { locatorValue } from '../common/params';
 import { card, subscriberOperation } from '../common/subscriberOperation';
 
 export const cardFields = [
-	{ displayName: 'Name', name: 'name', type: 'string' as const, default: '' },
+	{ displayName: 'Name', name: 'name', type: 'string' as const, default: '', description: 'The name of the subscriber' },
 	{ displayName: 'Nickname', name: 'username', type: 'string' as const, default: '', description: 'The username in the messenger' },
-	{ displayName: 'Note', name: 'note', type: 'string' as const, default: '' },
+	{ displayName: 'Note', name: 'note', type: 'string' as const, default: '', description: 'A note about the subscriber, visible to the account' },
 ];
 
 export const createOrUpdate = subscriberOperation({
@@ -22,11 +23,13 @@ export const createOrUpdate = subscriberOperation({
 			type: 'collection',
 			placeholder: 'Add Field',
 			default: {},
-			options: [...cardFields, messengerField({ description: "The bot's messenger; checked when given" })],
+			description: 'Fields of the card to set; fields not added here are left as they are',
+			options: [...cardFields, ...messengerFields({ description: "The bot's messenger; checked when given" })],
 		},
 	],
 	params(itemIndex) {
-		return this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+		const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+		return { ...fields, messenger: locatorValue(fields.messenger) };
 	},
 	output: (answer) => ({ ...card(answer), created: answer.created }),
 });

@@ -1,4 +1,4 @@
-import { messengerField } from '../common/fields';
+import { messengerFields } from '../common/fields';
 import { text } from '../common/params';
 import { subscriberOperation } from '../common/subscriberOperation';
 
@@ -9,7 +9,7 @@ export const deleteSubscriber = subscriberOperation({
 	description: 'Removes the subscriber from the database, with its chat and running chains',
 	method: 'POST',
 	path: '/subscriber/delete',
-	properties: [messengerField({ required: true, description: 'The messenger of the subscriber (required to delete)' })],
+	properties: messengerFields({ required: true, description: 'The messenger of the subscriber (required to delete)' }),
 	params(itemIndex) {
 		return { messenger: text.call(this, 'messenger', itemIndex, true) };
 	},

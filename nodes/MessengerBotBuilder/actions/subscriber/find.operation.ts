@@ -2,7 +2,9 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { botFilterField, pagingFields } from '../common/fields';
 import { locatorValue, paging, text } from '../common/params';
+import { assertAddedFiltersGiven } from '../common/emptyValues';
 import { fetchPages } from '../../transport/pagination';
+import { outputFields, shapeRecords, SIMPLIFIED } from '../common/output';
 
 export const find: Operation = {
 	value: 'find',
@@ -26,6 +28,7 @@ export const find: Operation = {
 			type: 'collection',
 			placeholder: 'Add Option',
 			default: {},
+			description: 'Narrow the search to one bot or one tag',
 			options: [
 				botFilterField('Search in this bot only'),
 				{
@@ -37,10 +40,13 @@ export const find: Operation = {
 				},
 			],
 		},
+		...outputFields(SIMPLIFIED.subscriber),
 	],
 	async execute(itemIndex) {
 		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+		assertAddedFiltersGiven.call(this, options, { botid: 'Bot', tag: 'Tag' }, 'no filter (every subscriber)', itemIndex);
 		const params = { query: text.call(this, 'query', itemIndex, true), botid: locatorValue(options.botid), tag: options.tag };
-		return await fetchPages.call(this, { method: 'GET', path: '/subscriber/find', params, itemIndex }, paging.call(this, itemIndex));
+		const records = await fetchPages.call(this, { method: 'GET', path: '/subscriber/find', params, itemIndex }, paging.call(this, itemIndex));
+		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.subscriber);
 	},
 };

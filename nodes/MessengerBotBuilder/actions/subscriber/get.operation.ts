@@ -1,8 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
-import { botField, clientIdField, messengerField } from '../common/fields';
+import { botField, clientIdFields, messengerFields } from '../common/fields';
 import { text } from '../common/params';
 import { card } from '../common/subscriberOperation';
+import { outputFields, shapeRecords, SIMPLIFIED } from '../common/output';
 import { apiRequest } from '../../transport/request';
 
 const byClient = { show: { lookup: ['byClient'] } };
@@ -22,10 +23,11 @@ export const get: Operation = {
 				{ name: 'Card Number', value: 'byNumber', description: 'The internal number of the subscriber card' },
 			],
 			default: 'byClient',
+			description: 'How the subscriber is given: by bot and client ID, or by the number of its card',
 		},
 		botField({ displayOptions: byClient }),
-		clientIdField({ displayOptions: byClient }),
-		messengerField({ displayOptions: byClient }),
+		...clientIdFields({ displayOptions: byClient }),
+		...messengerFields({ displayOptions: byClient }),
 		{
 			displayName: 'Card Number',
 			name: 'subscriber',
@@ -36,6 +38,7 @@ export const get: Operation = {
 			description: 'Internal number of the subscriber card',
 			displayOptions: { show: { lookup: ['byNumber'] } },
 		},
+		...outputFields(SIMPLIFIED.subscriber),
 	],
 	async execute(itemIndex) {
 		const lookup = this.getNodeParameter('lookup', itemIndex) as string;
@@ -47,6 +50,7 @@ export const get: Operation = {
 						clientid: text.call(this, 'clientId', itemIndex, true),
 						messenger: text.call(this, 'messenger', itemIndex),
 					};
-		return card(await apiRequest.call(this, { method: 'GET', path: '/subscriber/get', params, itemIndex }));
+		const found = card(await apiRequest.call(this, { method: 'GET', path: '/subscriber/get', params, itemIndex }));
+		return shapeRecords.call(this, itemIndex, [found], SIMPLIFIED.subscriber)[0];
 	},
 };

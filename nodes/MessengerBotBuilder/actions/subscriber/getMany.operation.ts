@@ -1,8 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
-import { botFilterField, filtersField, pagingFields } from '../common/fields';
+import { botFilterField, filtersField, messengerFields, pagingFields } from '../common/fields';
 import { locatorValue, paging } from '../common/params';
+import { assertAddedFiltersGiven } from '../common/emptyValues';
 import { fetchPages } from '../../transport/pagination';
+import { outputFields, shapeRecords, SIMPLIFIED } from '../common/output';
 
 const yesNo = [
 	{ name: 'Any', value: '' },
@@ -18,16 +20,24 @@ export const getMany: Operation = {
 	properties: [
 		...pagingFields,
 		filtersField([
-			{ displayName: 'Active', name: 'active', type: 'options', options: yesNo, default: '' },
-			{ displayName: 'Blocked', name: 'blocked', type: 'options', options: yesNo, default: '' },
-			botFilterField('Only subscribers of this bot'),
 			{
-				displayName: 'Messenger',
-				name: 'messenger',
-				type: 'string',
+				displayName: 'Active',
+				name: 'active',
+				type: 'options',
+				options: yesNo,
 				default: '',
-				placeholder: 'e.g. telegram',
+				description: 'Whether the subscriber is still subscribed (has not left the bot)',
 			},
+			{
+				displayName: 'Blocked',
+				name: 'blocked',
+				type: 'options',
+				options: yesNo,
+				default: '',
+				description: 'Whether the account blocked the subscriber (the bot sends it nothing)',
+			},
+			botFilterField('Only subscribers of this bot'),
+			...messengerFields({ description: 'Only subscribers in this messenger' }),
 			{
 				displayName: 'Started a Dialog',
 				name: 'dialog',
@@ -63,15 +73,20 @@ export const getMany: Operation = {
 			default: 'old',
 			description: 'Order by subscription date',
 		},
+		...outputFields(SIMPLIFIED.subscriber),
 	],
 	async execute(itemIndex) {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+		const textFilters = { botid: 'Bot', messenger: 'Messenger', tag: 'Tag', from: 'Subscribed From', to: 'Subscribed To' };
+		assertAddedFiltersGiven.call(this, filters, textFilters, 'no filter (every subscriber)', itemIndex);
 		const params: IDataObject = {
 			...filters,
 			botid: locatorValue(filters.botid),
+			messenger: locatorValue(filters.messenger),
 			sort: this.getNodeParameter('sort', itemIndex, 'old'),
 		};
 		for (const bound of ['from', 'to']) if (filters[bound]) params[bound] = String(filters[bound]).slice(0, 10);
-		return await fetchPages.call(this, { method: 'GET', path: '/subscriber/list', params, itemIndex }, paging.call(this, itemIndex));
+		const records = await fetchPages.call(this, { method: 'GET', path: '/subscriber/list', params, itemIndex }, paging.call(this, itemIndex));
+		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.subscriber);
 	},
 };

@@ -8,7 +8,17 @@ export const removeTag = subscriberOperation({
 	description: 'Removes one tag and returns the remaining { tags }',
 	method: 'POST',
 	path: '/subscriber/tag/remove',
-	properties: [{ displayName: 'Tag', name: 'tag', type: 'string', default: '', required: true, placeholder: 'e.g. vip' }],
+	properties: [
+		{
+			displayName: 'Tag',
+			name: 'tag',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. vip',
+			description: 'The tag to remove from the subscriber',
+		},
+	],
 	params(itemIndex) {
 		return { tag: text.call(this, 'tag', itemIndex, true) };
 	},

@@ -16,6 +16,7 @@ export const update = subscriberOperation({
 			type: 'collection',
 			placeholder: 'Add Field',
 			default: {},
+			description: 'Fields of the card to change; fields not added here are left as they are',
 			options: cardFields,
 		},
 	],

@@ -2,6 +2,7 @@ import type { Operation } from '../types';
 import { text } from '../common/params';
 import { webAppField } from '../common/catalog';
 import { apiRequest } from '../../transport/request';
+import { isVersion1 } from '../common/output';
 
 export const deleteWebApp: Operation = {
 	value: 'delete',
@@ -11,6 +12,8 @@ export const deleteWebApp: Operation = {
 	properties: [{ ...webAppField, description: 'Identifier of the application to delete' }],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'webAppId', itemIndex, true) };
-		return await apiRequest.call(this, { method: 'POST', path: '/webapp/delete', params, itemIndex });
+		const answer = await apiRequest.call(this, { method: 'POST', path: '/webapp/delete', params, itemIndex });
+		// Version 1 put out the service's answer as it is.
+		return isVersion1(this) ? answer : { deleted: true, id: params.id, result: answer.result };
 	},
 };

@@ -17,7 +17,15 @@ export const create: Operation = {
 	description:
 		'Subscribes a URL to events. The service shows the signing secret only once; it is output only when asked for.',
 	properties: [
-		{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. CRM sync' },
+		{
+			displayName: 'Name',
+			name: 'name',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. CRM sync',
+			description: 'A name for the webhook, to tell it apart from others',
+		},
 		{
 			displayName: 'URL',
 			name: 'url',
@@ -34,13 +42,14 @@ export const create: Operation = {
 			options: EVENT_KINDS,
 			default: ['subscriber.new'],
 			required: true,
+			description: 'The events the service sends to the URL',
 			hint: 'The Messenger Bot Builder Trigger node manages its webhooks and secrets by itself',
 		},
 		revealSecretField('Signing Secret'),
 	],
 	async execute(itemIndex) {
 		const events = this.getNodeParameter('events', itemIndex, []) as string[];
-		if (!events.length) throw new NodeOperationError(this.getNode(), 'The parameter "events" is empty', { itemIndex });
+		if (!events.length) throw new NodeOperationError(this.getNode(), 'The field "Events" is empty: choose at least one event', { itemIndex });
 		const params = {
 			name: text.call(this, 'name', itemIndex, true),
 			url: text.call(this, 'url', itemIndex, true),

@@ -2,6 +2,8 @@ import type { Operation } from '../types';
 import { text } from '../common/params';
 import { apiRequest } from '../../transport/request';
 import { hookExtension } from './extension';
+import { isVersion1 } from '../common/output';
+import type { IDataObject } from 'n8n-workflow';
 
 const PATH = '/hook/delete';
 
@@ -23,8 +25,10 @@ export const deleteWebhook: Operation = {
 	],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'hookId', itemIndex, true) };
-		return await hookExtension.call(this, PATH, itemIndex, async () =>
+		const answer = (await hookExtension.call(this, PATH, itemIndex, async () =>
 			await apiRequest.call(this, { method: 'POST', path: PATH, params, itemIndex }),
-		);
+		)) as IDataObject;
+		// Version 1 put out the service's answer as it is.
+		return isVersion1(this) ? answer : { deleted: true, id: params.id };
 	},
 };

@@ -1,0 +1,303 @@
+// npm run chaos:receiver: the sandbox sends payment events to two receiver processes (queue mode) behind a
+// round-robin balancer, with two queue workers; receivers and workers are killed with SIGKILL at random and
+// restarted. The workers' listener applies each payment and marks its event done in one Redis transaction. At the
+// end every event the sandbox created must have its effect exactly once.
+//
+//   node chaos/receiver/run.mjs [--events 5000] [--per-second 0] [--runs plain,aof] [--seconds-limit 600]
+//
+// Run "plain": Redis without persistence, never restarted. Run "aof": Redis with appendonly yes and appendfsync
+// always, killed with SIGKILL and restarted in the middle of the run. Each run has its own redis-server on a random
+// port (never the shared one). The last line is: lost: N, doubled: N, reruns: N (both runs added up).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Redis from 'ioredis';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '../..');
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '5000' },
+    runs: { type: 'string', default: 'plain,aof' },
+    'seconds-limit': { type: 'string', default: '600' },
+    'per-second': { type: 'string', default: '0' },
+    quiet: { type: 'boolean', default: false },
+  },
+});
+const EVENTS = Number(values.events);
+const RUNS = values.runs.split(',');
+const LIMIT_MS = Number(values['seconds-limit']) * 1000;
+/** Payments created per second (0: as fast as the sandbox takes them); a short run is paced so the chaos spans it. */
+const PER_SECOND = Number(values['per-second']);
+const log = (line) => values.quiet || console.log(line);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const random = (min, max) => min + Math.random() * (max - min);
+
+const sandboxEntry = join(root, 'sandbox/dist/index.js');
+if (!existsSync(sandboxEntry) || !existsSync(join(root, 'receiver/dist/receiver/src/index.js'))) {
+  console.error('Build first: npm run build:sandbox');
+  process.exit(2);
+}
+const { startSandbox } = await import(sandboxEntry);
+const { replayDeadLetters, listDeadLetters } = await import('@messenger-bot-builder/receiver');
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of this run, on a random port, in a temporary directory; can be killed and started again. */
+async function startRedis({ aof }) {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'mbb-chaos-redis-'));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--protected-mode', 'yes'];
+  args.push(...(aof ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
+  let child;
+  const up = async () => {
+    child = spawn('redis-server', args, { stdio: 'ignore' });
+    const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined);
+    for (let i = 0; i < 100; i += 1) {
+      try {
+        await probe.connect();
+        // AOF is loaded before Redis answers PING with PONG.
+        if ((await probe.ping()) === 'PONG') break;
+      } catch {
+        await sleep(50);
+      }
+    }
+    probe.disconnect();
+  };
+  await up();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async crash() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+    restart: up,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A child process that is killed with SIGKILL and started again; `url` is where a receiver listens now. */
+function supervised(name, script, env) {
+  const state = { name, child: undefined, url: undefined, kills: 0 };
+  state.start = () =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [join(here, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      state.child = child;
+      child.stderr.on('data', (chunk) => values.quiet || process.stderr.write(`[${name}] ${chunk}`));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const message = JSON.parse(line);
+        if (message.listening) state.url = message.listening;
+        resolve();
+      });
+      child.once('exit', () => {
+        if (state.child === child) state.url = undefined;
+        resolve();
+      });
+    });
+  state.kill = async () => {
+    const child = state.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    state.url = undefined;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    state.kills += 1;
+    await exited;
+  };
+  return state;
+}
+
+/** Round robin over the receivers that are up; a request that fails is answered 502 (the sandbox retries). */
+async function startBalancer(receivers) {
+  let next = 0;
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const headers = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (name === 'content-type' || name === 'x-signature' || name.startsWith('webhook-')) headers[name] = value;
+    }
+    const up = receivers.filter((receiver) => receiver.url);
+    const target = up[next++ % Math.max(up.length, 1)];
+    if (!target) return res.writeHead(502).end();
+    try {
+      const answer = await fetch(target.url, { method: 'POST', headers, body: Buffer.concat(chunks), signal: AbortSignal.timeout(5000) });
+      const text = await answer.text();
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+    } catch {
+      res.writeHead(502).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/hooks`, close: () => (server.closeAllConnections(), new Promise((resolve) => server.close(resolve))) };
+}
+
+async function api(sandbox, path, body, base = sandbox.baseUrl) {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: sandbox.adminKey },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/** How many of the hook's deliveries have `status`, and how many were retried (of those the sandbox still lists). */
+async function deliveryCount(sandbox, hookId, status) {
+  const response = await fetch(`${sandbox.baseUrl}/hook/deliveries?hook=${hookId}&status=${status}&limit=1000`, { headers: { authorization: sandbox.adminKey } });
+  const { items, total } = await response.json();
+  return { total, retried: items.filter((delivery) => delivery.attempts.length > 1).length };
+}
+
+async function run(kind) {
+  const started = Date.now();
+  const aof = kind === 'aof';
+  const redis = await startRedis({ aof });
+  const redisNote = aof ? 'Redis with appendonly yes, appendfsync always; killed with SIGKILL and restarted mid-run' : 'Redis without persistence, not restarted';
+  log(`run ${kind}: ${EVENTS} events; ${redisNote}`);
+  // The sender's retries, shortened: about a minute in all instead of 73 minutes.
+  const sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.5, 1, 1, 2, 2, 3, 3, 5, 5, 5, 5, 10, 10], deliveryTimeoutMs: 3000 });
+  const id = randomUUID().slice(0, 8);
+  const queuePrefix = `mbb-chaos-${id}`;
+  const k = `mbb:chaos:${id}:`;
+  const receivers = [];
+  const balancer = await startBalancer(receivers);
+  const { hook, secret } = await api(sandbox, '/hook/create', { name: `chaos ${id}`, url: balancer.url, events: ['payment.success'] });
+  const env = { MBB_HOOK_SECRET: secret, MBB_HOOK_ID: hook.id, REDIS_URL: redis.url, QUEUE_PREFIX: queuePrefix, CHAOS_PREFIX: k };
+  receivers.push(supervised('receiver-1', 'receiver-process.mjs', env), supervised('receiver-2', 'receiver-process.mjs', env));
+  const workers = [supervised('worker-1', 'worker-process.mjs', env), supervised('worker-2', 'worker-process.mjs', env)];
+  const processes = [...receivers, ...workers];
+  await Promise.all(processes.map((process) => process.start()));
+  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+  client.on('error', () => undefined);
+
+  // Chaos: every 0.3–1.2 s one process is killed with SIGKILL and started again 0.1–0.6 s later.
+  let chaos = true;
+  const chaosLoop = (async () => {
+    while (chaos) {
+      await sleep(random(300, 1200));
+      if (!chaos) break;
+      const victim = processes[Math.floor(Math.random() * processes.length)];
+      await victim.kill();
+      await sleep(random(100, 600));
+      await victim.start();
+    }
+  })();
+
+  // The events: payments created through the sandbox, 16 requests at a time; each is one payment.success event.
+  let created = 0;
+  const paymentIds = [];
+  const pace = async (n) => {
+    if (PER_SECOND > 0) await sleep(Math.max(0, sendingStarted + (n / PER_SECOND) * 1000 - Date.now()));
+  };
+  const sendingStarted = Date.now();
+  let redisRestarted = false;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (created < EVENTS) {
+        const n = (created += 1);
+        await pace(n);
+        const { payment } = await api(sandbox, '/sandbox/payments', { botid: 'bot_tg', clientid: `chaos_${n % 97}`, messenger: 'telegram', amount: (n % 50) + 1, currency: 'eur' }, sandbox.url);
+        paymentIds.push(payment.id);
+        if (aof && !redisRestarted && n >= EVENTS / 2) {
+          redisRestarted = true;
+          await redis.crash();
+          await sleep(300);
+          await redis.restart();
+        }
+      }
+    }),
+  );
+  log(`run ${kind}: ${EVENTS} payments created in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  // Let the chaos go on a little, then everything settles: every delivery delivered or given up, every job finished.
+  await sleep(2000);
+  chaos = false;
+  await chaosLoop;
+  await Promise.all(processes.map((process) => (process.child.exitCode === null && process.child.signalCode === null ? undefined : process.start())));
+  const where = { url: redis.url, prefix: queuePrefix };
+  const deadline = started + LIMIT_MS;
+  const openJobs = () =>
+    client.call(
+      'EVAL',
+      "local n = 0 for _, s in ipairs({'wait', 'active', 'paused'}) do n = n + redis.call('LLEN', KEYS[1] .. s) end for _, s in ipairs({'delayed', 'prioritized'}) do n = n + redis.call('ZCARD', KEYS[1] .. s) end return n",
+      1,
+      `${queuePrefix}:deliveries:`,
+    );
+  let replayed = 0;
+  let lastProgress = Date.now();
+  for (;;) {
+    const pending = (await deliveryCount(sandbox, hook.id, 'pending')).total;
+    const jobs = Number(await openJobs());
+    const applied = await client.hlen(`${k}effects`);
+    if (pending === 0 && jobs === 0) {
+      // Dead-lettered events (every attempt failed) are replayed the way an operator does it.
+      const dead = await listDeadLetters(where);
+      if (dead.length === 0) break;
+      replayed += (await replayDeadLetters(where)).replayed.length;
+    }
+    if (Date.now() - lastProgress > 10_000) {
+      lastProgress = Date.now();
+      log(`run ${kind}: settling: ${pending} deliveries pending, ${jobs} jobs open, ${applied} of ${paymentIds.length} payments applied`);
+    }
+    if (Date.now() > deadline) {
+      log(`run ${kind}: time limit reached with ${pending} deliveries pending, ${jobs} jobs open`);
+      break;
+    }
+    await sleep(500);
+  }
+
+  const effects = await client.hgetall(`${k}effects`);
+  const runs = await client.hgetall(`${k}runs`);
+  const injected = await client.scard(`${k}injected`);
+  const lost = paymentIds.filter((paymentId) => !effects[paymentId]).length;
+  const doubled = Object.values(effects).filter((count) => Number(count) > 1).length;
+  const totalRuns = Object.values(runs).reduce((sum, count) => sum + Number(count), 0);
+  const reruns = totalRuns - Object.keys(runs).length - injected;
+  const failed = await deliveryCount(sandbox, hook.id, 'failed');
+  const delivered = await deliveryCount(sandbox, hook.id, 'delivered');
+  const kills = processes.map((process) => `${process.name} ${process.kills}`).join(', ');
+  log(
+    `run ${kind}: ${paymentIds.length} events; the sandbox gave up on ${failed.total}, retried ${delivered.retried + failed.retried} of those it still lists; ` +
+      `SIGKILLs: ${kills}; first attempts failed on purpose: ${injected}; dead letters replayed: ${replayed}; ` +
+      `${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  log(`run ${kind}: lost: ${lost}, doubled: ${doubled}, reruns: ${reruns}`);
+
+  await Promise.all(processes.map((process) => process.kill()));
+  client.disconnect();
+  await balancer.close();
+  await sandbox.close();
+  await redis.stop();
+  return { lost, doubled, reruns };
+}
+
+const totals = { lost: 0, doubled: 0, reruns: 0 };
+for (const kind of RUNS) {
+  if (kind !== 'plain' && kind !== 'aof') throw new Error(`--runs: unknown run "${kind}" (plain, aof)`);
+  const result = await run(kind);
+  for (const key of Object.keys(totals)) totals[key] += result[key];
+}
+console.log(`lost: ${totals.lost}, doubled: ${totals.doubled}, reruns: ${totals.reruns}`);
+process.exit(totals.lost === 0 && totals.doubled === 0 ? 0 : 1);

@@ -1,0 +1,27 @@
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+/**
+ * Version 2 of the node changed outputs and some fields (see the CHANGELOG); workflows saved with
+ * version 1 keep what they had. These say which version a parameter belongs to.
+ */
+export const onlyVersion1 = { '@version': [1] };
+export const fromVersion2 = { '@version': [{ _cnd: { gte: 2 } }] };
+
+/** True for workflows saved with version 1 of the node: their outputs and defaults stay as they were. */
+export const isVersion1 = (context: IExecuteFunctions) => context.getNode().typeVersion < 2;
+
+/** The property, shown only in the given versions (on top of its own display rules). */
+export function inVersions(property: INodeProperties, versions: IDisplayOptions['show']): INodeProperties {
+	return { ...property, displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, ...versions } } };
+}
+
+/** Whether a property's `@version` rule (if any) admits `version`. */
+export function shownInVersion(property: INodeProperties, version: number): boolean {
+	const rule = property.displayOptions?.show?.['@version'];
+	if (!rule) return true;
+	return rule.some((entry) => {
+		if (typeof entry === 'number') return entry === version;
+		const condition = (entry as { _cnd?: { gte?: number } })._cnd;
+		return condition?.gte !== undefined && version >= condition.gte;
+	});
+}

@@ -1,0 +1,136 @@
+/**
+ * Text and byte helpers of the verification core: no Buffer, no runtime dependency, the same bytes on Node.js,
+ * workerd and any Web-standard runtime.
+ */
+
+const encoder = new TextEncoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const lenientDecoder = new TextDecoder('utf-8');
+
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** The text of UTF-8 bytes, or undefined when they are not valid UTF-8 (a BOM is kept, so JSON.parse refuses it). */
+export function strictUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictDecoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of UTF-8 bytes, invalid sequences replaced (the body is parsed as JSON after its signature matched). */
+export function lenientUtf8(bytes: Uint8Array): string {
+  return lenientDecoder.decode(bytes);
+}
+
+export function concatBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(first.length + second.length);
+  joined.set(first, 0);
+  joined.set(second, first.length);
+  return joined;
+}
+
+const STANDARD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const URL_SAFE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+function alphabetValues(alphabet: string): Int8Array {
+  const values = new Int8Array(128).fill(-1);
+  for (let i = 0; i < alphabet.length; i += 1) values[alphabet.charCodeAt(i)] = i;
+  return values;
+}
+const STANDARD_VALUES = alphabetValues(STANDARD);
+const URL_SAFE_VALUES = alphabetValues(URL_SAFE);
+
+function encode(bytes: Uint8Array, alphabet: string, pad: boolean): string {
+  let text = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    text += alphabet[n >> 18] + alphabet[(n >> 12) & 63] + alphabet[(n >> 6) & 63] + alphabet[n & 63];
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i] << 16;
+    text += alphabet[n >> 18] + alphabet[(n >> 12) & 63] + (pad ? '==' : '');
+  } else if (rest === 2) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
+    text += alphabet[n >> 18] + alphabet[(n >> 12) & 63] + alphabet[(n >> 6) & 63] + (pad ? '=' : '');
+  }
+  return text;
+}
+
+/** Standard base64 with padding (Standard Webhooks signatures, hook secrets). */
+export function base64(bytes: Uint8Array): string {
+  return encode(bytes, STANDARD, true);
+}
+
+/** base64url without padding (JWT segments, `body_sha256`). */
+export function base64url(bytes: Uint8Array): string {
+  return encode(bytes, URL_SAFE, false);
+}
+
+/**
+ * Decodes the characters of one alphabet (no padding, no other character). `canonical` refuses a text whose last
+ * character carries unused bits that are not zero: several texts would then stand for the same bytes.
+ */
+function decode(text: string, values: Int8Array, canonical: boolean): Uint8Array | undefined {
+  if (text.length % 4 === 1) return undefined;
+  const bytes = new Uint8Array(Math.floor((text.length * 3) / 4));
+  let buffer = 0;
+  let bits = 0;
+  let out = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    const value = code < 128 ? values[code] : -1;
+    if (value < 0) return undefined;
+    buffer = ((buffer << 6) | value) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[out++] = (buffer >> bits) & 0xff;
+    }
+  }
+  if (canonical && bits > 0 && (buffer & ((1 << bits) - 1)) !== 0) return undefined;
+  return bytes;
+}
+
+/** base64url in its one canonical spelling (no padding, unused bits zero), or undefined. */
+export function decodeCanonicalBase64url(text: string): Uint8Array | undefined {
+  return decode(text, URL_SAFE_VALUES, true);
+}
+
+/** Padded standard base64 in its one canonical spelling, or undefined (Standard Webhooks `v1a` signatures). */
+export function decodeCanonicalBase64(text: string): Uint8Array | undefined {
+  if (text.length % 4 !== 0) return undefined;
+  const unpadded = text.endsWith('==') ? text.slice(0, -2) : text.endsWith('=') ? text.slice(0, -1) : text;
+  return decode(unpadded, STANDARD_VALUES, true);
+}
+
+/**
+ * Standard base64 as the Standard Webhooks libraries read secrets: padding optional (and, when present, of the right
+ * length), unused trailing bits ignored. Any character outside the alphabet is refused.
+ */
+export function decodeLenientBase64(text: string): Uint8Array | undefined {
+  const padding = /=*$/.exec(text)![0].length;
+  const unpadded = text.slice(0, text.length - padding);
+  if (padding > 2 || (padding > 0 && (unpadded.length + padding) % 4 !== 0)) return undefined;
+  return decode(unpadded, STANDARD_VALUES, false);
+}
+
+/** Compares two texts in time that depends only on their lengths. */
+export function textsEqual(received: string, expected: string): boolean {
+  if (received.length !== expected.length) return false;
+  let difference = 0;
+  for (let i = 0; i < expected.length; i += 1) difference |= received.charCodeAt(i) ^ expected.charCodeAt(i);
+  return difference === 0;
+}
+
+/** Compares two byte strings in time that depends only on their lengths. */
+export function bytesEqual(received: Uint8Array, expected: Uint8Array): boolean {
+  if (received.length !== expected.length) return false;
+  let difference = 0;
+  for (let i = 0; i < expected.length; i += 1) difference |= received[i] ^ expected[i];
+  return difference === 0;
+}

@@ -1,0 +1,105 @@
+import { base64, concatBytes, decodeCanonicalBase64, textsEqual, utf8 } from './bytes';
+import { refuse } from './errors';
+import type { HmacSecret, KeyCache } from './keys';
+import { settle, type PublicJwk, type Steps } from './platform';
+
+export interface StandardWebhooksHeaders {
+  id: string;
+  timestamp: string;
+  /** The `webhook-signature` values (one per header line). */
+  signatures: readonly string[];
+}
+
+export interface StandardWebhooksKeys {
+  /** Hook secrets for `v1` (HMAC-SHA256) signatures. */
+  secrets: readonly HmacSecret[];
+  /** Hook public keys for `v1a` (Ed25519) signatures. */
+  publicKeys: readonly PublicJwk[];
+  keyCache: KeyCache;
+  /** Unix seconds (fractions allowed: they are dropped, as the reference JavaScript library does). */
+  now: number;
+  toleranceSeconds: number;
+  /** What a developer should know when no key matches (see delivery.ts), if anything. */
+  mismatchDiagnostic?: () => string | undefined;
+}
+
+/** More entries than any rotation needs: refusing them bounds the work an unauthenticated request can cause. */
+export const MAX_SIGNATURE_ENTRIES = 10;
+const TIMESTAMP = /^[0-9]{1,12}$/;
+
+/** The signed content: `${id}.${timestamp}.` and the raw body bytes. */
+export function standardWebhooksContent(id: string, timestamp: string | number, body: Uint8Array): Uint8Array {
+  return concatBytes(utf8(`${id}.${timestamp}.`), body);
+}
+
+/**
+ * The entries of a `webhook-signature` list by version. The list is space-delimited (a tab is not a separator); in an
+ * entry, the signature is the field after the version, up to the next comma, as the reference libraries read it (so a
+ * header sent on several lines, which arrives joined by ", ", still reads).
+ */
+export function signatureEntries(values: readonly string[]): { v1: string[]; v1a: string[] } {
+  const entries = values.flatMap((value) => value.split(' ')).filter((entry) => entry !== '');
+  if (entries.length > MAX_SIGNATURE_ENTRIES) refuse('malformed_signature', `webhook-signature lists more than ${MAX_SIGNATURE_ENTRIES} signatures`);
+  const v1: string[] = [];
+  const v1a: string[] = [];
+  for (const entry of entries) {
+    const [version, signature] = entry.split(',', 2);
+    if (signature === undefined) continue;
+    if (version === 'v1') v1.push(signature);
+    else if (version === 'v1a') v1a.push(signature);
+  }
+  return { v1, v1a };
+}
+
+/**
+ * Verifies Standard Webhooks headers: some `v1` entry must be the base64 HMAC-SHA256 of `id.timestamp.body` under a
+ * hook secret (compared as text, in constant time), or some `v1a` entry the Ed25519 signature of the same content
+ * under a hook public key; then the timestamp must lie within the tolerance of now, in whole seconds.
+ */
+export function* verifyStandardWebhooks(headers: StandardWebhooksHeaders, body: Uint8Array, keys: StandardWebhooksKeys): Steps<void> {
+  if (!TIMESTAMP.test(headers.timestamp)) refuse('malformed_signature', 'webhook-timestamp must be unix seconds');
+  const { v1, v1a } = signatureEntries(headers.signatures);
+  const prefix = utf8(`${headers.id}.${headers.timestamp}.`);
+  let matched = false;
+  if (v1.length > 0) {
+    for (const secret of keys.secrets) {
+      const expected = base64(yield* secret.mac([prefix, body]));
+      if (v1.some((signature) => textsEqual(signature, expected))) {
+        matched = true;
+        break;
+      }
+    }
+  }
+  const offered = matched ? [] : (v1a.map(decodeCanonicalBase64).filter((signature) => signature?.length === 64) as Uint8Array[]);
+  const content = offered.length > 0 ? concatBytes(prefix, body) : prefix;
+  for (const jwk of offered.length > 0 ? keys.publicKeys : []) {
+    const key = yield* keys.keyCache.publicKey(jwk, 'EdDSA');
+    for (const signature of offered) {
+      if (yield* settle(keys.keyCache.platform.verifySignature('EdDSA', key, content, signature))) {
+        matched = true;
+        break;
+      }
+    }
+    if (matched) break;
+  }
+  if (!matched) refuse('invalid_signature', 'webhook-signature matches none of the configured keys', { diagnostic: keys.mismatchDiagnostic?.() });
+
+  const difference = Number(headers.timestamp) - Math.floor(keys.now);
+  if (Math.abs(difference) > keys.toleranceSeconds) {
+    refuse('timestamp_out_of_tolerance', `webhook-timestamp is outside the tolerance of ${keys.toleranceSeconds} s`, {
+      clockDifferenceSeconds: difference,
+      diagnostic: clockDiagnostic('webhook-timestamp', difference, keys.toleranceSeconds),
+    });
+  }
+}
+
+/** What a developer reads when a correctly signed delivery is refused for its time. */
+export function clockDiagnostic(what: string, differenceSeconds: number, toleranceSeconds: number): string {
+  const direction = differenceSeconds > 0 ? 'ahead of' : 'behind';
+  return (
+    `${what} is ${Math.abs(differenceSeconds)} s ${direction} this server's clock (tolerance ${toleranceSeconds} s): ` +
+    (Math.abs(differenceSeconds) > 3600
+      ? 'a clock is wrong (synchronise this server with NTP), or the delivery is an old one replayed'
+      : 'synchronise this server\'s clock (NTP), or the delivery was held back on its way')
+  );
+}

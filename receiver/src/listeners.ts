@@ -1,0 +1,141 @@
+import type { DeliveryError } from './errors';
+import type { DeliveryEvent, EventMap, KnownEventType } from './events';
+import type { SignatureScheme } from './options';
+
+/** What a listener learns besides the event. */
+export interface DeliveryContext {
+  scheme: SignatureScheme;
+  /** JWT `jti` of this delivery attempt (JWT scheme only). */
+  attemptId?: string;
+}
+
+export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
+/**
+ * Receives a listener's error with its event; and a refused delivery's {@link DeliveryError} that carries a
+ * `diagnostic` (clocks apart, a re-serialized body), with no event.
+ */
+export type ErrorHandler = (error: unknown, event: DeliveryEvent | undefined) => unknown;
+
+/** Called once when a run is over: `failed` when a listener threw or rejected (`error` is the first such error). */
+export type RunDone = (failed: boolean, error: unknown) => void;
+
+const NO_LISTENERS: readonly EventHandler<never>[] = [];
+
+/** One event's way through its listeners: those registered when it started, typed ones first. */
+interface ListenerRun {
+  event: DeliveryEvent;
+  context: DeliveryContext;
+  typed: EventHandler<DeliveryEvent>[];
+  typedCount: number;
+  total: number;
+  failed: boolean;
+  error: unknown;
+  done: RunDone;
+}
+
+/** The listeners of a receiver or a queue worker: by kind, for any kind, and for their errors. */
+export class Listeners {
+  readonly #handlers = new Map<string, EventHandler<never>[]>();
+  readonly #anyHandlers: EventHandler<DeliveryEvent>[] = [];
+  readonly #errorHandlers: ErrorHandler[] = [];
+
+  on<T extends KnownEventType>(type: T, handler: EventHandler<EventMap[T]>): void {
+    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+    const list = this.#handlers.get(type) ?? [];
+    list.push(handler as EventHandler<never>);
+    this.#handlers.set(type, list);
+  }
+
+  onAny(handler: EventHandler<DeliveryEvent>): void {
+    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+    this.#anyHandlers.push(handler);
+  }
+
+  onError(handler: ErrorHandler): void {
+    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+    this.#errorHandlers.push(handler);
+  }
+
+  get count(): number {
+    let count = this.#anyHandlers.length;
+    for (const list of this.#handlers.values()) count += list.length;
+    return count;
+  }
+
+  /**
+   * Runs the listeners one after the other, waiting for those that return a promise. Every listener runs even when
+   * one before it failed; each error goes to the error handlers; `done` learns whether any failed. Never throws.
+   */
+  run(event: DeliveryEvent, context: DeliveryContext, done: RunDone): void {
+    const typed = (this.#handlers.get(event.type) ?? NO_LISTENERS) as EventHandler<DeliveryEvent>[];
+    const total = typed.length + this.#anyHandlers.length;
+    this.#continue({ event, context, typed, typedCount: typed.length, total, failed: false, error: undefined, done }, 0);
+  }
+
+  /** {@link run} as a promise that rejects with the first listener error (queue workers). */
+  runToCompletion(event: DeliveryEvent, context: DeliveryContext): Promise<void> {
+    return new Promise((resolve, reject) => this.run(event, context, (failed, error) => (failed ? reject(error) : resolve())));
+  }
+
+  #continue(run: ListenerRun, start: number): void {
+    for (let index = start; index < run.total; index += 1) {
+      const listener = index < run.typedCount ? run.typed[index] : this.#anyHandlers[index - run.typedCount];
+      let result: unknown;
+      let pending = false;
+      try {
+        result = listener(run.event, run.context);
+        // Reading `then` may throw too (a proxy, a getter): that is the listener's error as well.
+        pending = isThenable(result);
+      } catch (error) {
+        void this.#failed(run, error).then(() => this.#continue(run, index + 1));
+        return;
+      }
+      if (pending) {
+        const next = () => this.#continue(run, index + 1);
+        Promise.resolve(result).then(next, (error: unknown) => this.#failed(run, error).then(next));
+        return;
+      }
+    }
+    run.done(run.failed, run.error);
+  }
+
+  /** A refused delivery whose error carries a diagnostic: to every error handler (no event: none was accepted), or the log. */
+  reportRefusal(error: DeliveryError): void {
+    if (this.#errorHandlers.length === 0) {
+      console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}`);
+      return;
+    }
+    void (async () => {
+      for (const handler of this.#errorHandlers) {
+        try {
+          await handler(error, undefined);
+        } catch (secondary) {
+          console.error(`[receiver] an onError handler failed for a refused delivery (${error.code}):`, secondary);
+        }
+      }
+    })();
+  }
+
+  async #failed(run: ListenerRun, error: unknown): Promise<void> {
+    if (!run.failed) {
+      run.failed = true;
+      run.error = error;
+    }
+    const { event } = run;
+    if (this.#errorHandlers.length === 0) {
+      console.error(`[receiver] a listener failed for ${event.type} ${event.id}:`, error);
+      return;
+    }
+    for (const handler of this.#errorHandlers) {
+      try {
+        await handler(error, event);
+      } catch (secondary) {
+        console.error(`[receiver] an onError handler failed for ${event.type} ${event.id}:`, secondary);
+      }
+    }
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}

@@ -1,0 +1,285 @@
+import { createHash } from 'node:crypto';
+import type { Job, Queue, Worker } from 'bullmq';
+import type { DeliveryEvent, EventMap, KnownEventType } from './events';
+import { Listeners, type DeliveryContext, type ErrorHandler, type EventHandler } from './listeners';
+import { positiveNumber } from './options';
+import { DEFAULT_COMMAND_TIMEOUT_MS, persistenceWarning, withTimeout, type RedisCommandClient } from './redisConnection';
+import type { VerifiedDelivery } from './verify';
+
+/** Where the queue lives. Keep `prefix` apart from other BullMQ users of the same Redis (n8n uses `bull`). */
+export interface QueueLocation {
+  /** Redis URL (`ioredis`, an optional peer dependency, connects to it). */
+  url: string;
+  /** BullMQ key prefix (default `mbb-receiver`). */
+  prefix?: string;
+  /** Queue name (default `deliveries`). */
+  name?: string;
+}
+
+export interface DeliveryQueueOptions extends QueueLocation {
+  /** Listener runs per event before it goes to the dead-letter set (default 8). */
+  attempts?: number;
+  /** First retry delay, doubled at each retry (default 1000 ms: the 8th run comes about 2 minutes after the first). */
+  backoffMs?: number;
+  /** How long a completed event is kept, so that its redeliveries are recognised (default 24 h: the dedupe window). */
+  keepCompletedSeconds?: number;
+  /** Longest wait for Redis to take an event before the delivery is answered 503 (default 2000 ms). */
+  commandTimeoutMs?: number;
+  /** Receives the one warning given when this Redis keeps nothing (or only snapshots) across restarts; `false`: no check. */
+  onWarning?: ((message: string) => void) | false;
+}
+
+/** Where a receiver with `acknowledge: 'queue'` puts verified events. */
+export interface DeliveryQueue {
+  /** Resolves once Redis holds the event (adding an event already held, done or dead-lettered changes nothing). */
+  enqueue(delivery: VerifiedDelivery): Promise<void>;
+  close(): Promise<void>;
+  /** Resolves once the persistence check is done, with the warning it gave. */
+  readonly persistenceChecked: Promise<string | undefined>;
+}
+
+/** What a job holds: the verified event and how it was verified. */
+export interface QueuedDelivery {
+  event: DeliveryEvent;
+  scheme: DeliveryContext['scheme'];
+  attemptId?: string;
+}
+
+export const DEFAULT_QUEUE_PREFIX = 'mbb-receiver';
+export const DEFAULT_QUEUE_NAME = 'deliveries';
+
+/**
+ * The BullMQ job id of an event: BullMQ refuses ids with `:` and ids that look like integers, and the service's
+ * event ids are not ours to constrain, so the id is a hash of the event id.
+ */
+export function jobIdOf(eventId: string): string {
+  return `evt-${createHash('sha256').update(eventId).digest('hex')}`;
+}
+
+async function loadBullmq(): Promise<typeof import('bullmq')> {
+  try {
+    return await import('bullmq');
+  } catch (error) {
+    throw new Error('The queue mode needs the "bullmq" and "ioredis" packages: npm install bullmq ioredis', { cause: error });
+  }
+}
+
+type IoRedis = import('ioredis').default;
+
+async function connect(url: string, forWorker: boolean): Promise<IoRedis> {
+  const Redis = (await import('ioredis')).default;
+  // A worker's blocking connection must retry forever (BullMQ requires it); a producer fails fast and answers 503.
+  const redis = new Redis(url, { maxRetriesPerRequest: forWorker ? null : 1 });
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+function location(options: QueueLocation): { url: string; prefix: string; name: string } {
+  if (!options || typeof options.url !== 'string' || options.url === '') throw new TypeError('The queue needs url: a Redis URL');
+  const name = options.name ?? DEFAULT_QUEUE_NAME;
+  if (name.includes(':')) throw new TypeError('The queue name cannot contain ":"');
+  return { url: options.url, prefix: options.prefix ?? DEFAULT_QUEUE_PREFIX, name };
+}
+
+async function openQueue(options: QueueLocation): Promise<{ queue: Queue; redis: IoRedis }> {
+  const { url, prefix, name } = location(options);
+  const [{ Queue }, redis] = await Promise.all([loadBullmq(), connect(url, false)]);
+  const queue = new Queue(name, { connection: redis, prefix });
+  queue.on('error', () => undefined);
+  return { queue, redis };
+}
+
+async function closeQueue({ queue, redis }: { queue: Queue; redis: IoRedis }): Promise<void> {
+  await queue.close().catch(() => undefined);
+  if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
+}
+
+/**
+ * The producer side of the queue mode: a BullMQ queue on Redis. Each event becomes one job whose id is derived from
+ * the event id, so a redelivery (a retry, another receiver process) finds the job and adds nothing; completed jobs
+ * are kept for the dedupe window, failed ones (the dead-letter set) until replayed.
+ */
+export function deliveryQueue(options: DeliveryQueueOptions): DeliveryQueue {
+  location(options);
+  const attempts = options.attempts ?? 8;
+  if (!Number.isInteger(attempts) || attempts < 1) throw new TypeError('attempts must be a positive whole number');
+  const backoffMs = positiveNumber(options.backoffMs, 1000, 'backoffMs');
+  const keepCompletedSeconds = positiveNumber(options.keepCompletedSeconds, 24 * 60 * 60, 'keepCompletedSeconds');
+  const timeoutMs = positiveNumber(options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'commandTimeoutMs');
+  const opened = openQueue(options);
+  opened.catch(() => undefined);
+  const warn = options.onWarning === undefined ? (message: string) => console.warn(message) : options.onWarning;
+  const persistenceChecked = warn
+    ? opened.then(
+        async ({ redis }) => {
+          const warning = await persistenceWarning(redis as unknown as RedisCommandClient, timeoutMs, 'delivery queue');
+          if (warning) warn(warning);
+          return warning;
+        },
+        () => undefined,
+      )
+    : Promise.resolve(undefined);
+  const jobOptions = {
+    attempts,
+    backoff: { type: 'exponential', delay: backoffMs },
+    removeOnComplete: { age: keepCompletedSeconds },
+    removeOnFail: false,
+  } as const;
+
+  return {
+    persistenceChecked,
+    async enqueue({ event, scheme, attemptId }) {
+      const data: QueuedDelivery = attemptId === undefined ? { event, scheme } : { event, scheme, attemptId };
+      await withTimeout(
+        opened.then(({ queue }) => queue.add(event.type, data, { ...jobOptions, jobId: jobIdOf(event.id) })),
+        timeoutMs,
+        'the enqueue',
+      );
+    },
+    async close() {
+      await persistenceChecked;
+      await closeQueue(await opened);
+    },
+  };
+}
+
+export interface QueueWorkerOptions extends QueueLocation {
+  /** Events processed at once by this process (default 4). */
+  concurrency?: number;
+  /** The lease on a running job, renewed while its listeners run; a job whose lease lapses runs again (default 30 000 ms). */
+  lockMs?: number;
+  /** How often lapsed leases are looked for (default: lockMs). */
+  stalledIntervalMs?: number;
+  /** Lapsed leases tolerated per job before it goes to the dead-letter set (default 3). */
+  maxStalledCount?: number;
+}
+
+/** A process that runs the listeners of queued events. */
+export class QueueWorker {
+  readonly #options: QueueWorkerOptions;
+  readonly #listeners = new Listeners();
+  #running: Promise<{ worker: Worker; redis: IoRedis }> | undefined;
+
+  constructor(options: QueueWorkerOptions) {
+    location(options);
+    this.#options = options;
+  }
+
+  on<T extends KnownEventType>(type: T, handler: EventHandler<EventMap[T]>): this {
+    this.#listeners.on(type, handler);
+    return this;
+  }
+
+  onAny(handler: EventHandler<DeliveryEvent>): this {
+    this.#listeners.onAny(handler);
+    return this;
+  }
+
+  /** Receives each listener error; the job is retried with backoff, then dead-lettered. */
+  onError(handler: ErrorHandler): this {
+    this.#listeners.onError(handler);
+    return this;
+  }
+
+  /** Starts taking jobs; resolves once connected. */
+  async start(): Promise<void> {
+    this.#running ??= this.#open();
+    const { worker } = await this.#running;
+    await worker.waitUntilReady();
+  }
+
+  async #open(): Promise<{ worker: Worker; redis: IoRedis }> {
+    const { url, prefix, name } = location(this.#options);
+    const [{ Worker }, redis] = await Promise.all([loadBullmq(), connect(url, true)]);
+    const lockDuration = positiveNumber(this.#options.lockMs, 30_000, 'lockMs');
+    const worker = new Worker<QueuedDelivery>(name, (job: Job<QueuedDelivery>) => this.#process(job), {
+      connection: redis,
+      prefix,
+      concurrency: this.#options.concurrency ?? 4,
+      lockDuration,
+      stalledInterval: positiveNumber(this.#options.stalledIntervalMs, lockDuration, 'stalledIntervalMs'),
+      maxStalledCount: this.#options.maxStalledCount ?? 3,
+    });
+    let lastReported = 0;
+    worker.on('error', (error) => {
+      // Connection errors repeat while Redis is away; one line per 10 s is enough.
+      if (Date.now() - lastReported < 10_000) return;
+      lastReported = Date.now();
+      console.error(`[receiver] queue worker: ${error.message}`);
+    });
+    return { worker, redis };
+  }
+
+  #process(job: Job<QueuedDelivery>): Promise<void> {
+    const { event, scheme, attemptId } = job.data;
+    return this.#listeners.runToCompletion(event, attemptId === undefined ? { scheme } : { scheme, attemptId });
+  }
+
+  /** Stops taking jobs, waits for the running ones, and closes the connection. */
+  async close(): Promise<void> {
+    if (!this.#running) return;
+    const { worker, redis } = await this.#running;
+    await worker.close();
+    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
+  }
+}
+
+export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
+  return new QueueWorker(options);
+}
+
+/** An event whose listeners failed on every attempt (BullMQ's failed set). */
+export interface DeadLetter {
+  eventId: string;
+  type: string;
+  jobId: string;
+  attempts: number;
+  failedReason: string;
+  failedAt: string | null;
+}
+
+/** Lists the dead-lettered events, newest first. */
+export async function listDeadLetters(options: QueueLocation): Promise<DeadLetter[]> {
+  const opened = await openQueue(options);
+  try {
+    const jobs = (await opened.queue.getFailed(0, -1)) as Job<QueuedDelivery>[];
+    return jobs.filter(Boolean).map((job) => ({
+      eventId: job.data.event.id,
+      type: job.data.event.type,
+      jobId: job.id!,
+      attempts: job.attemptsMade,
+      failedReason: job.failedReason,
+      failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+    }));
+  } finally {
+    await closeQueue(opened);
+  }
+}
+
+/**
+ * Moves dead-lettered events back to the queue with their attempts reset: all of them, or those of `eventIds`.
+ * Resolves to the event ids replayed; an id that is not dead-lettered is reported in `notFound`.
+ */
+export async function replayDeadLetters(options: QueueLocation, eventIds?: readonly string[]): Promise<{ replayed: string[]; notFound: string[] }> {
+  const opened = await openQueue(options);
+  try {
+    const { queue } = opened;
+    const replayed: string[] = [];
+    const notFound: string[] = [];
+    const jobs: (Job<QueuedDelivery> | undefined)[] =
+      eventIds === undefined ? ((await queue.getFailed(0, -1)) as Job<QueuedDelivery>[]) : await Promise.all(eventIds.map((id) => queue.getJob(jobIdOf(id))));
+    for (const [index, job] of jobs.entries()) {
+      if (!job || (await job.getState()) !== 'failed') {
+        notFound.push(eventIds?.[index] ?? job?.data.event.id ?? '?');
+        continue;
+      }
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      replayed.push(job.data.event.id);
+    }
+    return { replayed, notFound };
+  } finally {
+    await closeQueue(opened);
+  }
+}

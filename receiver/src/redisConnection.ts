@@ -1,0 +1,65 @@
+/** What the receiver needs from a Redis client: ioredis's generic `call` (a client or a cluster). */
+export interface RedisCommandClient {
+  call(command: string, ...args: (string | number)[]): Promise<unknown>;
+}
+
+export type OwnedRedisClient = RedisCommandClient & { status: string; quit(): Promise<unknown>; disconnect(): void };
+
+/** How long one store command may take before the delivery is answered 503 (a stalled Redis). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+
+export class RedisTimeoutError extends Error {
+  override readonly name = 'RedisTimeoutError';
+}
+
+/** Rejects when `promise` has not settled within `ms`: a paused or stalled Redis never answers by itself. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeoutError(`Redis did not answer ${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Connects with ioredis (an optional peer dependency), failing fast while Redis is down but reconnecting by itself. */
+export async function connectRedis(url: string, what: string): Promise<OwnedRedisClient> {
+  let Redis: typeof import('ioredis').default;
+  try {
+    Redis = (await import('ioredis')).default;
+  } catch (error) {
+    throw new Error(`${what}({ url }) needs the "ioredis" package: npm install ioredis`, { cause: error });
+  }
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  // Connection errors reach callers as rejected commands; without a listener ioredis would also print each one.
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Ends a connection the receiver opened: QUIT when it is live, else stop reconnecting at once. */
+export async function closeOwned(redis: OwnedRedisClient): Promise<void> {
+  if (redis.status === 'ready') await redis.quit();
+  else redis.disconnect();
+}
+
+/**
+ * Reads `INFO persistence` (and `CONFIG GET save` when AOF is off) and says what a restart of this Redis would
+ * forget, or nothing when it persists every write with AOF or when a command is refused (managed Redis often
+ * refuses CONFIG: then we cannot tell, and stay silent).
+ */
+export async function persistenceWarning(client: RedisCommandClient, timeoutMs: number, what: string): Promise<string | undefined> {
+  let info: string;
+  let save: string;
+  try {
+    info = String(await withTimeout(client.call('INFO', 'persistence'), timeoutMs, 'INFO persistence'));
+    if (/^aof_enabled:1\s*$/m.test(info)) return undefined;
+    const reply = (await withTimeout(client.call('CONFIG', 'GET', 'save'), timeoutMs, 'CONFIG GET save')) as unknown[];
+    if (!Array.isArray(reply) || reply.length < 2) return undefined;
+    save = String(reply[1]).trim();
+  } catch {
+    return undefined;
+  }
+  if (save === '') {
+    return `[receiver] the Redis used by the ${what} keeps nothing across restarts (no AOF, no RDB snapshots): a restart forgets everything it holds. Enable "appendonly yes" with "appendfsync always" (see the receiver README).`;
+  }
+  return `[receiver] the Redis used by the ${what} only takes RDB snapshots ("save ${save}"): a crash forgets what changed since the last one. Enable "appendonly yes" with "appendfsync always" (see the receiver README).`;
+}

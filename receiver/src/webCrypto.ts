@@ -1,0 +1,30 @@
+import { concatBytes, type PlatformCrypto, type PublicKeyAlgorithm } from './core';
+
+/**
+ * The core's cryptography on Web Crypto (`crypto.subtle`) alone: for runtimes without `node:crypto` (workerd /
+ * Cloudflare Workers and other Web-standard runtimes). Every operation is asynchronous.
+ */
+// Web Crypto's types come from the DOM library, which the packages do not load: the few members used are declared here.
+interface SubtleCryptoLike {
+  importKey(format: string, keyData: unknown, algorithm: unknown, extractable: boolean, usages: string[]): Promise<unknown>;
+  sign(algorithm: unknown, key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
+  verify(algorithm: unknown, key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
+  digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer>;
+}
+
+function subtle(): SubtleCryptoLike {
+  const found = (globalThis as { crypto?: { subtle?: SubtleCryptoLike } }).crypto?.subtle;
+  if (!found) throw new TypeError('This runtime has no Web Crypto (globalThis.crypto.subtle)');
+  return found;
+}
+
+const IMPORT_ALGORITHM: Record<PublicKeyAlgorithm, unknown> = { ES256: { name: 'ECDSA', namedCurve: 'P-256' }, EdDSA: { name: 'Ed25519' } };
+const VERIFY_ALGORITHM: Record<PublicKeyAlgorithm, unknown> = { ES256: { name: 'ECDSA', hash: 'SHA-256' }, EdDSA: { name: 'Ed25519' } };
+
+export const webCrypto: PlatformCrypto = {
+  importHmacKey: (bytes) => subtle().importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
+  hmacSha256: async (key, parts) => new Uint8Array(await subtle().sign('HMAC', key, parts.length === 1 ? parts[0] : parts.reduce(concatBytes))),
+  sha256: async (data) => new Uint8Array(await subtle().digest('SHA-256', data)),
+  importPublicKey: (jwk, alg) => subtle().importKey('jwk', jwk, IMPORT_ALGORITHM[alg], false, ['verify']),
+  verifySignature: (alg, key, data, signature) => subtle().verify(VERIFY_ALGORITHM[alg], key, signature, data),
+};

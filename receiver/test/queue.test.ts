@@ -1,0 +1,132 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Redis from 'ioredis';
+import { createQueueWorker, createReceiver, deliveryQueue, jobIdOf, listDeadLetters, type DeliveryQueue, type QueueWorker } from '../src';
+import { runQueueCli } from '../src/queueCli';
+import { buildReceiver, eventually, newSecret, serve, signedDelivery, startOwnRedis, type OwnRedis } from './helpers';
+
+/** Queue mode on a redis-server of the test's own: the runnable examples, retries, dead letters, a stalled Redis. */
+const secret = newSecret();
+let redis: OwnRedis;
+beforeAll(async () => {
+  redis = await startOwnRedis();
+}, 20_000);
+afterAll(() => redis.destroy());
+
+function startExample(script: string, env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, '../examples', script)], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    lines,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('the runnable queue example: queue-receiver.mjs + queue-worker.mjs', () => {
+  it('answers 200 once enqueued; the worker process runs each event once, also when it is delivered three times', async () => {
+    buildReceiver();
+    const env = { REDIS_URL: redis.url, MBB_HOOK_SECRET: secret, QUEUE_PREFIX: `mbb-test-${randomUUID().slice(0, 8)}` };
+    const receiver = startExample('queue-receiver.mjs', env);
+    const worker = startExample('queue-worker.mjs', env);
+    try {
+      const url = (await eventually(() => receiver.lines.find((line) => line.listening)?.listening ?? false, 15_000, 'the receiver to listen')) as string;
+      await eventually(() => worker.lines.some((line) => line.ready), 15_000, 'the worker to start');
+      const kinds = ['payment.success', 'subscriber.new', 'subscriber.stage'];
+      const deliveries = await Promise.all(Array.from({ length: 9 }, (_, i) => signedDelivery(secret, kinds[i % 3])));
+      for (let round = 0; round < 3; round += 1) {
+        const answers = await Promise.all(deliveries.map((d) => fetch(url, { method: 'POST', headers: d.headers, body: d.body })));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(9).fill(200));
+        expect(await answers[0].json()).toEqual({ received: true, id: deliveries[0].id, queued: true });
+      }
+      const ids = deliveries.map((d) => d.id).sort();
+      await eventually(() => worker.lines.filter((line) => line.id).length >= 9, 15_000, 'nine events to be processed');
+      // The three copies of each event were taken by the queue's job id; the worker runs each event once.
+      const ran = () => worker.lines.filter((line) => line.id).map((line) => line.id as string).sort();
+      expect(ran()).toEqual(ids);
+      const client = new Redis(redis.url);
+      const completed = await client.zcard(`${env.QUEUE_PREFIX}:deliveries:completed`);
+      await client.quit();
+      expect(completed).toBe(9);
+      expect(ran()).toEqual(ids);
+    } finally {
+      await Promise.all([receiver.stop(), worker.stop()]);
+    }
+  }, 60_000);
+});
+
+describe('queue mode in one process', () => {
+  const prefix = `mbb-test-${randomUUID().slice(0, 8)}`;
+  let queue: DeliveryQueue;
+  let worker: QueueWorker;
+  let failing = true;
+  const runs = new Map<string, number>();
+
+  beforeAll(async () => {
+    queue = deliveryQueue({ url: redis.url, prefix, attempts: 2, backoffMs: 50, commandTimeoutMs: 500, onWarning: false });
+    worker = createQueueWorker({ url: redis.url, prefix, lockMs: 2000 });
+    worker.onAny((event) => {
+      runs.set(event.id, (runs.get(event.id) ?? 0) + 1);
+      if (failing) throw new Error(`listener down for ${event.id}`);
+    });
+    worker.onError(() => undefined);
+    await worker.start();
+  });
+  afterAll(async () => {
+    await worker.close();
+    await queue.close();
+  });
+
+  it('retries a failing listener, dead-letters the event, lists it and replays it with the CLI', async () => {
+    const receiver = createReceiver({ secrets: secret, acknowledge: 'queue', queue });
+    const delivery = await signedDelivery(secret, 'payment.success');
+    const answer = await receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body });
+    expect(answer.status).toBe(200);
+    const where = { url: redis.url, prefix };
+    const dead = await eventually(async () => {
+      const letters = await listDeadLetters(where);
+      return letters.length === 1 && letters;
+    }, 10_000, 'the event to be dead-lettered');
+    expect(dead[0]).toMatchObject({ eventId: delivery.id, type: 'payment.success', jobId: jobIdOf(delivery.id), attempts: 2, failedReason: `listener down for ${delivery.id}` });
+    expect(runs.get(delivery.id)).toBe(2);
+
+    // A redelivery while it is dead-lettered adds nothing (the job id is taken): the operator decides.
+    expect((await receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body })).status).toBe(200);
+    const out: string[] = [];
+    expect(await runQueueCli(['list', '--redis', redis.url, '--prefix', prefix], (line) => out.push(line))).toBe(0);
+    expect(out.map((line) => JSON.parse(line).eventId)).toEqual([delivery.id]);
+
+    failing = false;
+    out.length = 0;
+    expect(await runQueueCli(['replay', delivery.id, 'evt_not_there', '--redis', redis.url, '--prefix', prefix], (line) => out.push(line))).toBe(1);
+    expect(out).toEqual([`replayed 1: ${delivery.id}`, 'not dead-lettered: evt_not_there']);
+    await eventually(() => runs.get(delivery.id) === 3, 10_000, 'the replayed event to run');
+    await eventually(async () => (await listDeadLetters(where)).length === 0, 5000, 'the dead-letter set to be empty');
+  });
+
+  it('a paused Redis yields 503 queue_unavailable within the command timeout', async () => {
+    const receiver = createReceiver({ secrets: secret, acknowledge: 'queue', queue });
+    const delivery = await signedDelivery(secret);
+    const running = await serve(receiver.middleware());
+    redis.pause();
+    try {
+      const started = Date.now();
+      const response = await fetch(running.url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ code: 'queue_unavailable' });
+      expect(Date.now() - started).toBeLessThan(1500);
+    } finally {
+      redis.resume();
+      await running.close();
+    }
+  });
+});

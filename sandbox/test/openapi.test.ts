@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { modules } from '../src/api';
+import { directory } from '../src/domain/directory';
+import { openApiDocument } from '../src';
+import { AnswerChecker } from './answerChecker';
+import { openSandbox } from './client';
+import { DOCUMENTED_METHODS, EXTENSION_METHODS } from './contractCases';
+
+const endpoints = modules.flatMap((module) => module.endpoints);
+const generated = () => openApiDocument(endpoints);
+
+describe('the OpenAPI document', () => {
+  test('is a valid OpenAPI 3.1 document (swagger-parser), and the validator refuses a broken one', async () => {
+    const api = await SwaggerParser.validate(structuredClone(generated()) as never);
+    expect((api as { openapi: string }).openapi).toBe('3.1.0');
+
+    const broken = structuredClone(generated()) as any;
+    broken.paths['/subscriber/get'].post.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/NoSuchSchema' };
+    await expect(SwaggerParser.validate(broken)).rejects.toThrow(/NoSuchSchema/);
+  });
+
+  test('the copy kept in the repository is the document the sandbox generates (npm run openapi -w sandbox)', () => {
+    const committed = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(generated())));
+  });
+
+  test('has every method of the registry with its HTTP methods; extensions and only they are marked x-sandbox', () => {
+    const paths = generated().paths as Record<string, Record<string, any>>;
+    const expected = { ...DOCUMENTED_METHODS, ...EXTENSION_METHODS };
+    expect(Object.keys(expected).sort()).toEqual(endpoints.map((endpoint) => endpoint.path).sort());
+    for (const [path, methods] of Object.entries(expected)) {
+      const item = paths[path];
+      expect([path, Object.keys(item).filter((key) => key === 'get' || key === 'post').sort()]).toEqual([
+        path,
+        methods === 'GET or POST' ? ['get', 'post'] : ['post'],
+      ]);
+      const marked = item.post['x-sandbox'] !== undefined;
+      expect([path, marked]).toEqual([path, path in EXTENSION_METHODS]);
+    }
+    // Everything outside /api is the sandbox's own.
+    const outside = Object.entries(paths).filter(([, item]) => item.servers);
+    expect(outside.length).toBeGreaterThanOrEqual(8);
+    for (const [path, item] of outside) {
+      for (const method of ['get', 'post'].filter((name) => item[name])) expect([path, typeof item[method]['x-sandbox']]).toEqual([path, 'string']);
+    }
+  });
+
+  test('the spec\'s gaps are marked: total of /subscriber/find, the page maximum, undocumented answer shapes', () => {
+    const document = generated() as any;
+    const schemas = document.components.schemas;
+    expect(schemas.SubscriberFindAnswer.properties.total['x-sandbox']).toEqual(expect.any(String));
+    expect(schemas.SubscriberListAnswer.properties.total['x-sandbox']).toBeUndefined();
+    expect(schemas.AccountBalanceGetAnswer['x-sandbox']).toBeUndefined();
+    expect(schemas.CrmBoardAnswer['x-sandbox']).toEqual(expect.any(String));
+    const limit = document.paths['/subscriber/list'].get.parameters.find((parameter: { name: string }) => parameter.name === 'limit');
+    expect(limit.schema['x-sandbox']).toMatch(/at most 1000/);
+  });
+});
+
+describe('GET /openapi.json and the answer checker', () => {
+  test('the sandbox serves the document', async () => {
+    const { sandbox, close } = await openSandbox();
+    try {
+      const response = await fetch(`${sandbox.url}/openapi.json`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual(JSON.parse(JSON.stringify(generated())));
+    } finally {
+      await close();
+    }
+  });
+
+  test('the checker refuses a wrong type, a missing or extra field, an undocumented path or status', () => {
+    const checker = new AnswerChecker();
+    const ok = { method: 'GET', path: '/api/account/balance/get', status: 200, body: { balance: 5 } };
+    expect(checker.check(ok)).toBeUndefined();
+    expect(checker.check({ ...ok, body: { balance: '5' } })).toMatch(/balance must be integer/);
+    expect(checker.check({ ...ok, body: {} })).toMatch(/must have required property 'balance'/);
+    expect(checker.check({ ...ok, body: { balance: 5, extra: 1 } })).toMatch(/additional properties/);
+    expect(checker.check({ ...ok, status: 500, body: { code: 'internal', error: 'x' } })).toMatch(/status is not in the OpenAPI document/);
+    expect(checker.check({ ...ok, status: 422, body: { error: 'no code' } })).toMatch(/required property 'code'/);
+    expect(checker.check({ ...ok, path: '/sandbox/unknown', status: 200, body: {} })).toMatch(/path is not in the OpenAPI document/);
+    expect(checker.check({ ...ok, path: '/api/nope', status: 404, body: { code: 'not_found', error: 'Unknown method /nope' } })).toBeUndefined();
+    const attempt = { n: 1, id: 'att_1', at: '2026-01-01T00:00:00.000Z', status: 200, error: null, durationMs: 1 };
+    const delivery = { id: 'dlv_1', hook: 'hook_1', status: 'sent', event: { id: 'e', type: 't', created: attempt.at, hook: 'hook_1', data: {} }, nextAttempt: null, attempts: [attempt], outcome: null };
+    const page = { method: 'POST', path: '/api/hook/deliveries', status: 200, body: { items: [delivery], total: 1 } };
+    expect(checker.check(page)).toMatch(/status must be equal to one of the allowed values/);
+    expect(checker.check({ ...page, body: { items: [{ ...delivery, status: 'delivered' }], total: 1 } })).toBeUndefined();
+    // The API's history never shows the headers sent (signatures): only the control routes do.
+    const sent = { ...attempt, headers: { 'x-signature': 'a.b.c' } };
+    expect(checker.check({ ...page, body: { items: [{ ...delivery, status: 'delivered', attempts: [sent] }], total: 1 } })).toMatch(/additional properties/);
+    const full = { ...delivery, status: 'delivered', type: 'subscriber.new', created: attempt.at, body: '{}', attempts: [{ ...sent, latencyMs: 1, schemes: ['jwt-HS256'], responseBody: '' }] };
+    const control = { method: 'GET', path: '/sandbox/deliveries', status: 200, body: { items: [full], total: 1 } };
+    expect(checker.check(control)).toBeUndefined();
+    expect(checker.check({ ...control, body: { items: [{ ...full, attempts: [sent] }], total: 1 } })).toMatch(/required property 'latencyMs'/);
+  });
+
+  test('a sandbox that answers outside the document fails the test that closes it', async () => {
+    const { sandbox, api, close, violations } = await openSandbox();
+    expect((await api.get('/account/balance/get')).status).toBe(200);
+    expect(violations).toEqual([]);
+    (directory(sandbox.context.store) as { balance: unknown }).balance = 'lots';
+    const wrong = await api.get('/account/balance/get');
+    expect(wrong.body).toEqual({ balance: 'lots' });
+    expect(violations).toEqual([expect.stringMatching(/^GET \/api\/account\/balance\/get → 200: \/balance must be integer/)]);
+    await expect(close()).rejects.toThrow(/outside its OpenAPI document/);
+  });
+});

@@ -1,0 +1,151 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { byId, NodeRunner } from '../support/nodeRun';
+
+/**
+ * Services whose paging the sandbox does not play: a method that ignores limit and offset, one
+ * that ignores only offset, one that refuses large pages without naming its maximum, string ids.
+ * Each is a small HTTP server answering /list/rows/get from a fixed set of records.
+ */
+interface FakeList {
+	records: Array<Record<string, unknown>>;
+	/** Builds the answer for one request. */
+	answer(records: Array<Record<string, unknown>>, limit: number, offset: number): { status: number; body: unknown };
+}
+
+const rows = (count: number, id: (n: number) => string | number = (n) => n + 1) =>
+	Array.from({ length: count }, (_, n) => ({ id: id(n), values: [String(n)] }));
+
+async function serve(list: FakeList): Promise<{ runner: NodeRunner; requests: Array<{ limit: number; offset: number }>; close(): Promise<void> }> {
+	const requests: Array<{ limit: number; offset: number }> = [];
+	const server: Server = createServer((request: IncomingMessage, response) => {
+		const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+		const limit = Number(url.searchParams.get('limit') ?? 20);
+		const offset = Number(url.searchParams.get('offset') ?? 0);
+		requests.push({ limit, offset });
+		const { status, body } = list.answer(list.records, limit, offset);
+		response.writeHead(status, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify(body));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const runner = new NodeRunner(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, 'any-key');
+	return {
+		runner,
+		requests,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		},
+	};
+}
+
+const readAll = (runner: NodeRunner, returnAll = true, limit = 50) =>
+	runner.json({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll, limit });
+
+describe('Return All against paging the sandbox does not play', () => {
+	it('a method that answers everything at once (ignores limit and offset): every record once, no loop', async () => {
+		const fake = await serve({ records: rows(2500), answer: (records) => ({ status: 200, body: { items: records } }) });
+		try {
+			const read = await readAll(fake.runner);
+			expect(read.map((row) => row.id)).toEqual(rows(2500).map((row) => row.id));
+			expect(fake.requests).toHaveLength(1);
+			expect((await readAll(fake.runner, false, 7)).map((row) => row.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('a method that honours limit but ignores offset: stops when a page starts over, nothing repeated', async () => {
+		const fake = await serve({ records: rows(30), answer: (records, limit) => ({ status: 200, body: records.slice(0, limit) }) });
+		try {
+			const read = await readAll(fake.runner);
+			expect(read.map((row) => row.id)).toEqual(rows(30).map((row) => row.id));
+			expect(fake.requests).toEqual([{ limit: 1000, offset: 0 }, { limit: 30, offset: 30 }]); // then asks for the page size it was served
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('a 422 on limit without a maximum: the page is halved until served, the item does not fail, the size is remembered', async () => {
+		const largest = 300;
+		const fake = await serve({
+			records: rows(1000, (n) => `row-${n}`),
+			answer: (records, limit, offset) =>
+				limit > largest
+					? { status: 422, body: { code: 'invalid_param', error: 'limit is too large', param: 'limit' } }
+					: { status: 200, body: { rows: records.slice(offset, offset + limit) } },
+		});
+		try {
+			const read = await readAll(fake.runner);
+			expect(read.map((row) => row.id)).toEqual(rows(1000, (n) => `row-${n}`).map((row) => row.id));
+			// 1000 and 500 refused; pages of 250 until an empty one confirms the end (no total).
+			expect(fake.requests.map((request) => request.limit)).toEqual([1000, 500, 250, 250, 250, 250, 250]);
+			fake.requests.length = 0;
+			await readAll(fake.runner);
+			expect(fake.requests[0].limit).toBe(250); // learned for this credential
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('a short page is not the end without total; offset advances by what was received; string and number ids alike', async () => {
+		const served = 37;
+		const records = rows(1234, (n) => (n % 2 ? n + 1 : String(n + 1)));
+		const fake = await serve({ records, answer: (all, limit, offset) => ({ status: 200, body: { items: all.slice(offset, offset + Math.min(limit, served)) } }) });
+		try {
+			const read = await readAll(fake.runner);
+			expect(read.map((row) => row.values)).toEqual(records.map((row) => row.values));
+			expect(fake.requests.map((request) => request.offset)).toEqual([...Array.from({ length: 34 }, (_, page) => page * served), 1234]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('pages that overlap (a list growing at the front while read): repeats dropped, nothing lost', async () => {
+		const records = rows(100);
+		const fake = await serve({
+			records,
+			// Every answer comes from a list one record longer at the front: page n starts one earlier.
+			answer: (all, limit, offset) => {
+				const grown = [...Array.from({ length: fake.requests.length - 1 }, (_, n) => ({ id: 1000 + n, values: ['new'] })).reverse(), ...all];
+				return { status: 200, body: { items: grown.slice(offset, offset + Math.min(limit, 30)) } };
+			},
+		});
+		try {
+			const read = await readAll(fake.runner);
+			const ids = read.map((row) => row.id);
+			expect(new Set(ids).size).toBe(ids.length);
+			for (const row of records) expect(ids).toContain(row.id);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('records without id, some alike, under a silent page cap with total: every record read, none dropped as a repeat', async () => {
+		// 70 log-like records without id; records 0, 30 and 60 are identical, so page 2 starts like page 1.
+		const records = Array.from({ length: 70 }, (_, n) => ({ text: n % 30 === 0 ? 'same' : `entry ${n}` }));
+		const fake = await serve({
+			records,
+			answer: (all, limit, offset) => ({ status: 200, body: { items: all.slice(offset, offset + Math.min(limit, 30)), total: all.length } }),
+		});
+		try {
+			const read = await readAll(fake.runner);
+			expect(read).toEqual(records);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('a total that is an empty string is no total: a short page is confirmed, every record read', async () => {
+		const records = Array.from({ length: 70 }, (_, n) => ({ id: n + 1 }));
+		const fake = await serve({
+			records,
+			answer: (all, limit, offset) => ({ status: 200, body: { items: all.slice(offset, offset + Math.min(limit, 30)), total: '' } }),
+		});
+		try {
+			expect(await readAll(fake.runner)).toEqual(records);
+		} finally {
+			await fake.close();
+		}
+	});
+});
