@@ -36,6 +36,20 @@ function stop(message: string): never {
   process.exit(1);
 }
 
+// Ctrl+C may come at any moment, also while n8n is still starting: what has started is stopped once the
+// step under way ends, and nothing dies half-way (a signal that killed this process would orphan n8n).
+let stopRequested = false;
+let started = false;
+function requestStop(): void {
+  if (started) void shutdown();
+  else if (!stopRequested) {
+    stopRequested = true;
+    console.log('\ndev: stopping once the current start-up step ends…');
+  }
+}
+process.on('SIGINT', requestStop);
+process.on('SIGTERM', requestStop);
+
 const ports = [readPort('N8N_PORT', 5678, 'n8n'), readPort('SANDBOX_PORT', 8787, 'sandbox')].map((port) =>
   'error' in port ? stop(port.error) : port,
 );
@@ -125,5 +139,5 @@ async function shutdown(): Promise<void> {
   await sandbox.close();
   process.exit(0);
 }
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+started = true;
+if (stopRequested) await shutdown();

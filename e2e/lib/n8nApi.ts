@@ -161,6 +161,15 @@ export class PublicApi {
     return page.data;
   }
 
+  /**
+   * One execution, read from n8n's database. The list above leaves out every execution that the main
+   * process still counts as active, and in queue mode a resumed execution can stay counted for a while
+   * after its worker finished it.
+   */
+  async execution(id: string, { includeData = false } = {}): Promise<Execution> {
+    return this.call('GET', `/executions/${encodeURIComponent(id)}?includeData=${includeData}`);
+  }
+
   private async call(method: string, path: string, body?: unknown): Promise<any> {
     return readJson(await this.request(method, path, body), `${method} /api/v1${path}`);
   }

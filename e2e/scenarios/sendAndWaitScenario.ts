@@ -80,8 +80,8 @@ async function publishedAskWorkflow(env: E2eEnvironment, askParameters: Record<s
 }
 
 async function execution(env: E2eEnvironment, workflowId: string, id: string): Promise<Execution> {
-  const found = (await env.api.executions(workflowId, { includeData: true })).find((candidate) => candidate.id === id);
-  assert.ok(found, `execution ${id} exists`);
+  const found = await env.api.execution(id, { includeData: true });
+  assert.equal(String(found.workflowId), workflowId, `execution ${id} belongs to workflow ${workflowId}`);
   return found;
 }
 
