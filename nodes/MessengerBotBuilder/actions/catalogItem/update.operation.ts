@@ -1,6 +1,7 @@
 import type { Operation } from '../types';
 import { runInBatches } from '../common/batches';
-import { ITEMS_PER_REQUEST, itemFields, itemFieldsField, itemIdField, itemIdOf, webAppField, webAppOf } from '../common/catalog';
+import { fieldsToChange } from '../common/emptyValues';
+import { ITEMS_PER_REQUEST, itemFieldsField, itemIdField, itemIdOf, webAppField, webAppOf } from '../common/catalog';
 import { apiRequest } from '../../transport/request';
 
 export const update: Operation = {
@@ -14,7 +15,7 @@ export const update: Operation = {
 			maxPerRequest: ITEMS_PER_REQUEST,
 			async prepare(itemIndex) {
 				const webappid = webAppOf(this, itemIndex);
-				const entry = { itemid: itemIdOf.call(this, itemIndex), ...itemFields.call(this, 'fields', itemIndex) };
+				const entry = { itemid: itemIdOf.call(this, itemIndex), ...fieldsToChange.call(this, 'fields', itemIndex) };
 				return { key: webappid, shared: { webappid }, entry };
 			},
 			async single(prepared, itemIndex) {

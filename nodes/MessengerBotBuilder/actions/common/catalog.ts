@@ -64,7 +64,7 @@ export const itemFieldsField = (name: string, displayName: string): INodePropert
 	],
 });
 
-/** The item fields an item gives; empty texts are left out so they do not blank stored values. */
+/** The fields of a new item; empty ones are left out (on a new item, an empty field and no field are the same). Changes go through `fieldsToChange`. */
 export function itemFields(this: IExecuteFunctions, name: string, itemIndex: number): IDataObject {
 	const fields = this.getNodeParameter(name, itemIndex, {}) as IDataObject;
 	return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== '' && value !== undefined));

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import { fieldsToChange } from '../common/emptyValues';
 import { messengerFields } from '../common/fields';
 import { locatorValue } from '../common/params';
 import { card, subscriberOperation } from '../common/subscriberOperation';
@@ -28,7 +28,7 @@ export const createOrUpdate = subscriberOperation({
 		},
 	],
 	params(itemIndex) {
-		const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+		const fields = fieldsToChange.call(this, 'additionalFields', itemIndex, cardFields.map((field) => field.name));
 		return { ...fields, messenger: locatorValue(fields.messenger) };
 	},
 	output: (answer) => ({ ...card(answer), created: answer.created }),

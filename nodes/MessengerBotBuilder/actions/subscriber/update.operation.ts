@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import { fieldsToChange } from '../common/emptyValues';
 import { card, subscriberOperation } from '../common/subscriberOperation';
 import { cardFields } from './createOrUpdate.operation';
 
@@ -21,7 +21,7 @@ export const update = subscriberOperation({
 		},
 	],
 	params(itemIndex) {
-		return this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+		return fieldsToChange.call(this, 'updateFields', itemIndex);
 	},
 	output: card,
 });
