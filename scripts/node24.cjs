@@ -55,7 +55,8 @@ function registryNodeBinDir(major) {
   const install = spawnSync(
     'npm',
     ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--ignore-scripts=false', '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`],
-    { stdio: 'inherit', env, shell: process.platform === 'win32' },
+    // npm's own report ("added 1 package") goes to stderr: stdout carries only what the caller asked for (--bin-dir).
+    { stdio: ['ignore', process.stderr, process.stderr], env, shell: process.platform === 'win32' },
   );
   if (install.status !== 0 || !fits(versionOf(path.join(binDir, 'node')))) {
     process.stderr.write(
