@@ -17,10 +17,12 @@ const cli = join(__dirname, '..', 'dist', 'cli.js');
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 /**
- * The fixture's pending delivery is due at a fixed wall-clock time (retries run in real time): moved an
- * hour past now in the copy, so it is still pending whenever the test runs (not attempted while it reads).
+ * The fixture was written on one day; the copy is made to look written just now. Its pending delivery is due at a
+ * fixed wall-clock time (retries run in real time), and its Idempotency-Keys expire 24 h after that day: both are
+ * moved an hour past now, so the delivery is still pending (not attempted while the test reads) and the keys are
+ * still remembered whenever the test runs.
  */
-function postponePendingDeliveries(file: string): void {
+function freshenFixtureCopy(file: string): void {
   const db = new DatabaseSync(file);
   try {
     const row = db.prepare("SELECT json FROM slices WHERE name = 'deliveries'").get() as { json: string };
@@ -29,6 +31,11 @@ function postponePendingDeliveries(file: string): void {
     expect(pending).toHaveLength(1);
     for (const delivery of pending) delivery.nextAttemptAt = Date.now() + 3_600_000;
     db.prepare("UPDATE slices SET json = ? WHERE name = 'deliveries'").run(JSON.stringify(state));
+    const keysRow = db.prepare("SELECT json FROM slices WHERE name = 'idempotency'").get() as { json: string };
+    const keys = JSON.parse(keysRow.json) as { entries: Record<string, { expiresAt: number }> };
+    expect(Object.keys(keys.entries)).toContain('/list/row/add account legacy-3');
+    for (const entry of Object.values(keys.entries)) entry.expiresAt = Date.now() + 3_600_000;
+    db.prepare("UPDATE slices SET json = ? WHERE name = 'idempotency'").run(JSON.stringify(keys));
   } finally {
     db.close();
   }
@@ -44,7 +51,7 @@ describe('sandbox data file', () => {
   test('a data file of the sandbox before the SQLite store is migrated once and opens with all its data', async () => {
     const file = join(dir, 'legacy.sqlite');
     copyFileSync(LEGACY_FIXTURE, file);
-    postponePendingDeliveries(file);
+    freshenFixtureCopy(file);
     const open = async () => openSandbox({ dataFile: file, retrySchedule: [3600] });
     for (const round of [1, 2]) {
       const { sandbox, api, close } = await open();
