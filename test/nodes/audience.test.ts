@@ -154,4 +154,81 @@ describe('an empty value never widens an audience, a write or a permission', () 
 		const [all] = await bed.node.json({ resource: 'apiKey', operation: 'create', name: 'All bots', scopes: ['bots:read'], botAccess: 'all' });
 		expect((all.key as IDataObject).bots).toEqual([]);
 	});
+	it('Broadcast → Send: "Only Who Started a Dialog" from an expression must be true or false; empty or "yes" fails instead of dropping the condition', async () => {
+		const before = await calls('/broadcast/send');
+		const parameters = { resource: 'broadcast', operation: 'send', text: 'Dialog only', options: { botid: byId('bot_tg'), dialog: '={{ $json.dialog }}' } };
+		const output = await bed.node.items(parameters, { items: [{ dialog: '' }, { dialog: 'yes' }, { dialog: 'true' }], continueOnFail: true });
+		const [empty, yes, sent] = output.map((item) => item.json);
+		expect(empty.error).toBe('The field "Only Who Started a Dialog" must be true or false, got "": nothing was sent');
+		expect(yes.error).toBe('The field "Only Who Started a Dialog" must be true or false, got "yes": nothing was sent');
+		// Computed from the sandbox's cards: subscribers of bot_tg who started a dialog and are not blocked.
+		const cards = (await bed.api.call('/subscriber/list', { botid: 'bot_tg', limit: 1000 })).items as IDataObject[];
+		const expected = cards.filter((card) => card.dialog === true && card.blocked !== true).length;
+		expect(expected).toBeLessThan(cards.filter((card) => card.blocked !== true).length);
+		expect(sent.planned).toBe(expected);
+		expect(await calls('/broadcast/send')).toBe(before + 1);
+	});
+
+	it('Chain → Stop, Set Variables, Broadcast and API Key: a scope from an expression that is not one of its choices fails; nothing is sent', async () => {
+		const cases: Array<[string, INodeParameters, string]> = [
+			['/chain/stop', { resource: 'chain', operation: 'stop', botId: byId('bot_tg'), clientId: '100001', scope: '={{ $json.scope }}', chainCode: byId('1001') }, 'Stop'],
+			[
+				'/subscriber/data/set',
+				{ resource: 'subscriber', operation: 'setVariables', botId: byId('bot_tg'), clientId: '100001', variables: { values: [{ name: 'a', value: '1' }] }, scope: '={{ $json.scope }}', chainCode: byId('1001') },
+				'Write Into',
+			],
+			['/broadcast/send', { resource: 'broadcast', operation: 'send', text: 'x', audience: '={{ $json.scope }}', options: { tags: 'vip' } }, 'Send To'],
+			['/key/create', { resource: 'apiKey', operation: 'create', name: 'k', scopes: ['bots:read'], botAccess: '={{ $json.scope }}', bots: ['bot_tg'] }, 'Bots'],
+		];
+		for (const [path, parameters, field] of cases) {
+			const before = await calls(path);
+			const output = await bed.node.items(parameters, { items: [{ scope: '' }, { scope: 'All' }], continueOnFail: true });
+			expect(output.map((item) => item.json.error)).toEqual([
+				`The field "${field}" has the value "", which is not one of its choices: nothing was sent`,
+				`The field "${field}" has the value "All", which is not one of its choices: nothing was sent`,
+			]);
+			expect(await calls(path)).toBe(before);
+		}
+	});
+
+	it('Subscriber → Get Many: Active, Blocked or Started a Dialog from an expression that comes out empty fails; "Any" chosen in the list reads everyone', async () => {
+		const output = await bed.node.items(
+			{ resource: 'subscriber', operation: 'getMany', returnAll: true, output: 'raw', filters: { blocked: '={{ $json.blocked }}' } },
+			{ items: [{ blocked: '' }, { blocked: 'maybe' }], continueOnFail: true },
+		);
+		expect(output.map((item) => item.json.error)).toEqual([
+			'The field "Blocked" is empty: nothing was sent, because the service reads an empty Blocked as no filter (every subscriber)',
+			'The field "Blocked" must be true or false, got "maybe": nothing was sent',
+		]);
+		const all = (await bed.api.call('/subscriber/list', { limit: 1000 })).items as IDataObject[];
+		const blocked = all.filter((card) => card.blocked === true).map((card) => card.id);
+		expect(blocked.length).toBeGreaterThan(0);
+		const fromExpression = await bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { blocked: '={{ $json.blocked }}' } }, { items: [{ blocked: true }] });
+		expect(fromExpression.map((card) => card.id)).toEqual(blocked);
+		const any = await bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { blocked: '' } });
+		expect(any.map((card) => card.id)).toEqual(all.map((card) => card.id));
+	});
+
+	it('Subscriber → Set Variables and Chain → Start: a variable whose name comes out empty fails instead of being dropped', async () => {
+		const before = await calls('/subscriber/data/set');
+		const error = await bed.node.failure(
+			{
+				resource: 'subscriber',
+				operation: 'setVariables',
+				botId: byId('bot_tg'),
+				clientId: '100001',
+				scope: 'all',
+				variables: { values: [{ name: 'a', value: '1' }, { name: '={{ $json.name }}', value: 'important' }] },
+			},
+			{ items: [{ name: '' }] },
+		);
+		expect(error.message).toBe('The field "Variables" has a value without a name (entry 2): nothing was sent');
+		expect(await calls('/subscriber/data/set')).toBe(before);
+		const startBefore = await calls('/chain/start');
+		const startError = await bed.node.failure(
+			{ resource: 'chain', operation: 'start', botId: byId('bot_tg'), clientId: '100001', chainCode: byId('1001'), variables: { values: [{ name: ' ', value: 'x' }] } },
+		);
+		expect(startError.message).toContain('has a value without a name (entry 1): nothing was sent');
+		expect(await calls('/chain/start')).toBe(startBefore);
+	});
 });

@@ -148,4 +148,40 @@ describe('Return All against paging the sandbox does not play', () => {
 			await fake.close();
 		}
 	});
+	it('a total the read cannot reach (offset ignored, pages capped at 100, total 250): the item fails naming the shortfall, nothing is put out', async () => {
+		const fake = await serve({ records: rows(250), answer: (all, limit) => ({ status: 200, body: { items: all.slice(0, Math.min(limit, 100)), total: all.length } }) });
+		try {
+			const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
+			expect(error.message).toBe('/list/rows/get returned 100 of the 250 records the service counts: the read is incomplete');
+			// With a Limit the total is no promise beyond it: 50 of 250 asked, 50 read.
+			expect((await readAll(fake.runner, false, 50)).map((row) => row.id)).toEqual(rows(50).map((row) => row.id));
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('an empty page before the total is reached fails the read instead of returning part of it', async () => {
+		const fake = await serve({
+			records: rows(90),
+			answer: (all, limit, offset) => ({ status: 200, body: { items: offset >= 60 ? [] : all.slice(offset, offset + Math.min(limit, 30)), total: all.length } }),
+		});
+		try {
+			const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
+			expect(error.message).toBe('/list/rows/get returned 60 of the 90 records the service counts: the read is incomplete');
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('records without id, a total, and a service that ignores offset: the repeated first page ends the read and the item fails, nothing is doubled', async () => {
+		const records = Array.from({ length: 70 }, (_, n) => ({ text: `entry ${n}` }));
+		const fake = await serve({ records, answer: (all, limit) => ({ status: 200, body: { items: all.slice(0, Math.min(limit, 30)), total: all.length } }) });
+		try {
+			const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
+			expect(error.message).toBe('/list/rows/get returned 30 of the 70 records the service counts: the read is incomplete');
+			expect(fake.requests.map((request) => request.offset)).toEqual([0, 30]);
+		} finally {
+			await fake.close();
+		}
+	});
 });

@@ -16,13 +16,15 @@ function findOperation(this: IExecuteFunctions, resourceName: string, operationN
 
 /**
  * What continueOnFail puts out for a failed item: `{ error, details }`, the message and, for API
- * errors, the service's code, status, scope and parameter. Only the keys `error` and `details`,
+ * errors, the service's code, status, scope and parameter, whether a change may have taken effect,
+ * and how long 429s were waited out. Only the keys `error` and `details`,
  * because n8n routes an item to the error output ("On Error: Continue (using error output)") only
  * when its JSON holds no other keys.
  */
 export function failureJson(error: Error & { context?: IDataObject; description?: string | null }): IDataObject {
 	const details: IDataObject = {};
-	for (const field of ['code', 'status', 'scope', 'param'] as const) {
+	// mayHaveTakenEffect and waitedSeconds let a workflow branch on an uncertain change or a long rate-limit wait.
+	for (const field of ['code', 'status', 'scope', 'param', 'mayHaveTakenEffect', 'waitedSeconds'] as const) {
 		if (error.context?.[field] !== undefined) details[field] = error.context[field];
 	}
 	if (error.description) details.description = error.description;

@@ -82,7 +82,9 @@ function refusesLimit(error: NodeApiError): boolean {
  * a short page alone does not prove the end, since the service may cap pages silently. `offset`
  * advances by what was received. Repeats are dropped, and a method that ignores paging (a page
  * longer than asked, a page that starts again where the first did, or a page with nothing new)
- * ends the read instead of looping. Each page goes through `apiRequest`, so it keeps the pace.
+ * ends the read instead of looping. When the service stated a total and the read ended short of it
+ * any other way, the read fails: a partial result is never returned as the whole. Each page goes
+ * through `apiRequest`, so it keeps the pace.
  */
 export async function fetchPages(this: ApiContext, request: PageRequest, paging: Paging): Promise<IDataObject[]> {
 	const resource = request.recordsField ?? RESOURCE_OF_PATH[request.path];
@@ -93,8 +95,12 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 	let largestServed = 0;
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
-	let firstKey: string | undefined;
-	let offset = Number(request.params?.offset ?? 0);
+	let firstKeys: string | undefined;
+	const startOffset = Number(request.params?.offset ?? 0);
+	let offset = startOffset;
+	/** The last `total` the service stated, if any. */
+	let statedTotal: number | undefined;
+	let reachedTotal = false;
 	while (records.length < wanted) {
 		const ask = Math.min(pageSize, wanted - records.length);
 		const outcome = await apiRequest
@@ -123,12 +129,15 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 		const total = Number(answer.total);
 		// A total the answer states: a number, or digits in a string (an empty string is not 0).
 		const knownTotal = typeof answer.total === 'number' || (typeof answer.total === 'string' && /^\s*\d+\s*$/.test(answer.total));
+		if (knownTotal) statedTotal = total;
 		// Records without id that look alike may still be distinct: with a total to end the read, they
 		// prove no start-over or repeat.
 		const trustRepeats = !knownTotal || identities[0].id !== undefined;
-		// The service ignored `offset`: this page starts again where the first did.
-		if (trustRepeats && identities[0].key === firstKey) break;
-		firstKey ??= identities[0].key;
+		const pageKeys = identities.map(({ key }) => key).join('\n');
+		// The service ignored `offset`: this page starts again where the first did (without ids and with a
+		// total: the whole page is the first page again).
+		if (firstKeys !== undefined && (trustRepeats ? identities[0].key === firstKeys.split('\n')[0] : pageKeys === firstKeys)) break;
+		firstKeys ??= pageKeys;
 		const fresh = identities.map(({ key }) => !seen.has(key));
 		if (trustRepeats && !fresh.includes(true)) break;
 		identities.forEach(({ id, key }, position) => {
@@ -141,7 +150,24 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 		offset += page.length;
 		largestServed = Math.max(largestServed, page.length);
 		if (page.length < ask) pageSize = largestServed;
-		if (knownTotal && offset >= total) break;
+		if (knownTotal && offset >= total) {
+			reachedTotal = true;
+			break;
+		}
+	}
+	// The service said how many there are, and the read ended short of them without reaching that offset
+	// (an empty page, a start-over, an answer of everything at once): never success on a partial result.
+	const expected = statedTotal === undefined ? undefined : Math.min(wanted, Math.max(statedTotal - startOffset, 0));
+	if (!reachedTotal && expected !== undefined && records.length < expected) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`${request.path} returned ${records.length} of the ${expected} records the service counts: the read is incomplete`,
+			{
+				itemIndex: request.itemIndex,
+				description:
+					'The service stopped serving records before its own total was reached (it may ignore paging, or the records changed during the read). Nothing was put out; run the node again, or read with a Limit.',
+			},
+		);
 	}
 	return records.slice(0, wanted === Infinity ? undefined : wanted);
 }

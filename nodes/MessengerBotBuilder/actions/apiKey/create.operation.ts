@@ -1,6 +1,6 @@
 import type { Operation } from '../types';
 import { stringList, text } from '../common/params';
-import { emptyWouldWiden } from '../common/emptyValues';
+import { choice, emptyWouldWiden } from '../common/emptyValues';
 import { apiRequest } from '../../transport/request';
 import { guardSecret, revealSecretField } from '../common/secrets';
 import type { IDataObject } from 'n8n-workflow';
@@ -76,7 +76,7 @@ export const create: Operation = {
 		const scopes = this.getNodeParameter('scopes', itemIndex, []) as string[];
 		if (!scopes.length) throw new NodeOperationError(this.getNode(), 'The field "Scopes" is empty: choose at least one scope', { itemIndex });
 		const bots = stringList.call(this, 'bots', itemIndex);
-		const allBots = this.getNodeParameter('botAccess', itemIndex, 'some') === 'all';
+		const allBots = choice.call(this, 'botAccess', ['some', 'all'], 'some', itemIndex) === 'all';
 		if (!allBots && !bots.length) {
 			throw emptyWouldWiden.call(this, 'Bot Names or IDs', { all: 'a key for all bots', instead: 'choose "Bots: All Bots"' }, itemIndex);
 		}

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { botFilterField, buttonsField, messageTextField } from '../common/fields';
 import { buttons, locatorValue, text } from '../common/params';
-import { assertAddedFiltersGiven, emptyWouldWiden } from '../common/emptyValues';
+import { assertAddedFiltersGiven, choice, emptyWouldWiden, yesNoOption } from '../common/emptyValues';
 import { apiRequest } from '../../transport/request';
 
 export const send: Operation = {
@@ -62,13 +62,13 @@ export const send: Operation = {
 	],
 	async execute(itemIndex) {
 		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-		const everyone = this.getNodeParameter('audience', itemIndex, 'segment') === 'everyone';
+		const everyone = choice.call(this, 'audience', ['segment', 'everyone'], 'segment', itemIndex) === 'everyone';
 		const botid = locatorValue(options.botid);
 		const tags = String(options.tags ?? '')
 			.split(',')
 			.map((tag) => tag.trim())
 			.filter(Boolean);
-		const dialog = options.dialog === true;
+		const dialog = yesNoOption.call(this, options.dialog, 'Only Who Started a Dialog', itemIndex) === true;
 		if (everyone && (botid || tags.length)) {
 			throw new NodeOperationError(this.getNode(), 'Send To is "Everyone", but a Bot or Tags segment is set', {
 				itemIndex,

@@ -1,6 +1,6 @@
 import { chainField } from '../common/fields';
 import { text } from '../common/params';
-import { emptyWouldWiden } from '../common/emptyValues';
+import { choice, emptyWouldWiden } from '../common/emptyValues';
 import { subscriberOperation } from '../common/subscriberOperation';
 
 export const stop = subscriberOperation({
@@ -25,7 +25,7 @@ export const stop = subscriberOperation({
 		chainField({ displayOptions: { show: { scope: ['one'] } } }),
 	],
 	params(itemIndex) {
-		if (this.getNodeParameter('scope', itemIndex) !== 'one') return {};
+		if (choice.call(this, 'scope', ['one', 'all'], 'one', itemIndex) === 'all') return {};
 		const chaincode = text.call(this, 'chainCode', itemIndex);
 		if (!chaincode) throw emptyWouldWiden.call(this, 'Chain', { all: 'every chain', instead: 'choose "Stop: All Chains"' }, itemIndex);
 		return { chaincode };

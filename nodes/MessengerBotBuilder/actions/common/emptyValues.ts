@@ -69,3 +69,35 @@ export function fieldsToChange(this: IExecuteFunctions, name: string, itemIndex:
 	}
 	return fields;
 }
+
+/**
+ * A yes/no option that may come from an expression: `true`/`false` or their text, `undefined` when
+ * the option was not added. Anything else (an empty result, "yes", a number) fails the item naming
+ * the field: n8n does not check the type of an option inside a collection, and reading such a value
+ * as "no" would drop a condition of a segment or filter.
+ */
+export function yesNoOption(this: IExecuteFunctions, value: unknown, field: string, itemIndex: number): boolean | undefined {
+	if (value === undefined) return undefined;
+	if (value === true || value === false) return value;
+	const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+	if (text === 'true' || text === 'false') return text === 'true';
+	throw new NodeOperationError(this.getNode(), `The field "${field}" must be true or false, got ${JSON.stringify(value ?? null)}: nothing was sent`, {
+		itemIndex,
+		description: `Check the expression and the input item, or remove "${field}" if it is not meant.`,
+	});
+}
+
+/**
+ * The chosen value of an options parameter that decides how far a change reaches (one chain or all,
+ * a segment or everyone): exactly one of `allowed`, else the item fails naming the field, so that a
+ * value from an expression that is empty or mistyped never falls through to the widest choice.
+ */
+export function choice<T extends string>(this: IExecuteFunctions, name: string, allowed: readonly T[], fallback: T, itemIndex: number): T {
+	const value = this.getNodeParameter(name, itemIndex, fallback) as unknown;
+	if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+	const field = fieldLabel.call(this, name);
+	throw new NodeOperationError(this.getNode(), `The field "${field}" has the value ${JSON.stringify(value ?? null)}, which is not one of its choices: nothing was sent`, {
+		itemIndex,
+		description: `Choose one of: ${allowed.join(', ')} (check the expression and the input item).`,
+	});
+}

@@ -50,12 +50,26 @@ export function jsonObject(this: IExecuteFunctions, name: string, itemIndex: num
 	return value as IDataObject;
 }
 
-/** Name/value pairs of a fixedCollection (`{ values: [{ name, value }] }`) as one object. */
+/**
+ * Name/value pairs of a fixedCollection (`{ values: [{ name, value }] }`) as one object. A blank row
+ * (no name, no value) is skipped; a value whose name is empty (e.g. from an expression) fails the item
+ * naming the field, since leaving it out would report a write that was not made.
+ */
 export function pairs(this: IExecuteFunctions, name: string, itemIndex: number): IDataObject {
-	const collection = this.getNodeParameter(name, itemIndex, {}) as { values?: Array<{ name: string; value: unknown }> };
+	const collection = this.getNodeParameter(name, itemIndex, {}) as { values?: Array<{ name: unknown; value: unknown }> };
 	const result: IDataObject = {};
-	for (const entry of collection.values ?? []) {
-		if (entry.name) result[entry.name] = entry.value as IDataObject[string];
+	for (const [position, entry] of (collection.values ?? []).entries()) {
+		const key = entry.name === undefined || entry.name === null ? '' : String(entry.name);
+		if (key.trim() !== '') {
+			result[key] = entry.value as IDataObject[string];
+			continue;
+		}
+		if (entry.value === undefined || entry.value === null || entry.value === '') continue;
+		const field = fieldLabel.call(this, name);
+		throw new NodeOperationError(this.getNode(), `The field "${field}" has a value without a name (entry ${position + 1}): nothing was sent`, {
+			itemIndex,
+			description: `Give entry ${position + 1} of "${field}" a name (check the expression and the input item), or remove it.`,
+		});
 	}
 	return result;
 }

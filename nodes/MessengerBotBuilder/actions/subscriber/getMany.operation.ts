@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { botFilterField, filtersField, messengerFields, pagingFields } from '../common/fields';
 import { locatorValue, paging } from '../common/params';
-import { assertAddedFiltersGiven } from '../common/emptyValues';
+import { assertAddedFiltersGiven, emptyWouldWiden, yesNoOption } from '../common/emptyValues';
 import { fetchPages } from '../../transport/pagination';
 import { outputFields, shapeRecords, SIMPLIFIED } from '../common/output';
 
@@ -79,6 +79,17 @@ export const getMany: Operation = {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 		const textFilters = { botid: 'Bot', messenger: 'Messenger', tag: 'Tag', from: 'Subscribed From', to: 'Subscribed To' };
 		assertAddedFiltersGiven.call(this, filters, textFilters, 'no filter (every subscriber)', itemIndex);
+		const stored = (this.getNode().parameters.filters ?? {}) as IDataObject;
+		for (const [name, label] of Object.entries({ active: 'Active', blocked: 'Blocked', dialog: 'Started a Dialog' })) {
+			if (!(name in filters)) continue;
+			// "Any" chosen in the list is '', but an expression that comes out empty would drop the condition unseen.
+			const fromExpression = typeof stored[name] === 'string' && String(stored[name]).startsWith('=');
+			const value = filters[name];
+			if (fromExpression && (value === '' || value === null || value === undefined)) {
+				throw emptyWouldWiden.call(this, label, { all: 'no filter (every subscriber)', instead: 'choose "Any" or remove the filter' }, itemIndex);
+			}
+			if (value !== '') filters[name] = String(yesNoOption.call(this, value, label, itemIndex));
+		}
 		const params: IDataObject = {
 			...filters,
 			botid: locatorValue(filters.botid),

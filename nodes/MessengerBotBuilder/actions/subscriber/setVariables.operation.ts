@@ -1,7 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import { chainField, variablesField } from '../common/fields';
 import { pairs, text } from '../common/params';
-import { emptyWouldWiden } from '../common/emptyValues';
+import { choice, emptyWouldWiden } from '../common/emptyValues';
 import { subscriberOperation } from '../common/subscriberOperation';
 
 export const setVariables = subscriberOperation({
@@ -31,7 +31,7 @@ export const setVariables = subscriberOperation({
 		if (!Object.keys(data).length) {
 			throw new NodeOperationError(this.getNode(), 'The field "Variables" is empty: add at least one', { itemIndex });
 		}
-		if (this.getNodeParameter('scope', itemIndex, 'one') === 'all') return { data };
+		if (choice.call(this, 'scope', ['one', 'all'], 'one', itemIndex) === 'all') return { data };
 		const chaincode = text.call(this, 'chainCode', itemIndex);
 		if (!chaincode) throw emptyWouldWiden.call(this, 'Only Chain', { all: 'every chain of the bot', instead: 'choose "Write Into: Every Chain of the Bot"' }, itemIndex);
 		return { data, chaincode };
