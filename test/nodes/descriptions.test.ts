@@ -85,4 +85,32 @@ describe('Node descriptions', () => {
 			expect(operation.description?.trim()).toBeTruthy();
 		}
 	});
+	it('each resource keeps the Operation default it was released with: a saved workflow that left Operation at its default runs the same operation', () => {
+		// Literal, as released in version 1 (n8n does not store a parameter left at its default).
+		const released: Record<string, string> = {
+			account: 'get',
+			apiKey: 'create',
+			block: 'start',
+			bot: 'getMany',
+			broadcast: 'send',
+			catalog: 'getDownloadLink',
+			catalogItem: 'create',
+			chain: 'start',
+			crm: 'getBoard',
+			list: 'clear',
+			listRow: 'add',
+			message: 'clearNext',
+			project: 'getMany',
+			statistics: 'get',
+			subscriber: 'addTags',
+			webApp: 'delete',
+			webhook: 'create',
+		};
+		const defaults = Object.fromEntries(
+			new MessengerBotBuilder().description.properties
+				.filter((property) => property.name === 'operation')
+				.map((property) => [String(property.displayOptions?.show?.resource?.[0]), property.default]),
+		);
+		expect(defaults).toEqual(released);
+	});
 });

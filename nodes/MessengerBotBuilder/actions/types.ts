@@ -34,4 +34,9 @@ export interface Resource {
 	name: string;
 	description: string;
 	operations: Operation[];
+	/**
+	 * The Operation a saved workflow gets when it left Operation at its default (n8n does not store
+	 * defaults). Fixed once released: otherwise the first operation by name, which an added operation could change.
+	 */
+	defaultOperation?: string;
 }

@@ -19,7 +19,7 @@ function resourceProperty(): INodeProperties {
 
 function operationProperty(resource: Resource): INodeProperties {
 	const options = [...resource.operations].sort(byName);
-	const firstOperation = options[0].value;
+	const defaultOperation = resource.defaultOperation ?? options[0].value;
 	return {
 		displayName: 'Operation',
 		name: 'operation',
@@ -27,7 +27,7 @@ function operationProperty(resource: Resource): INodeProperties {
 		noDataExpression: true,
 		displayOptions: { show: { resource: [resource.value] } },
 		options: options.map(({ name, value, action, description }) => ({ name, value, action, description })),
-		default: firstOperation,
+		default: defaultOperation,
 		description: `What to do with the ${resource.name.toLowerCase()}`,
 	};
 }

@@ -7,4 +7,6 @@ export const catalog: Resource = {
 	name: 'Catalog',
 	description: 'The catalog file of a web app',
 	operations: [download, getDownloadLink],
+	// Released with Get Download Link as the only (so default) operation: Download, added later, sorts first.
+	defaultOperation: 'getDownloadLink',
 };
