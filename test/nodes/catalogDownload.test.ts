@@ -1,3 +1,4 @@
+import { fileNameOf } from '../../nodes/MessengerBotBuilder/actions/catalog/fileName';
 import { FlakyProxy } from '../support/flakyProxy';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
@@ -58,5 +59,19 @@ describe('Catalog → Download', () => {
 	it('Get Download Link still gives the link without downloading', async () => {
 		const [answer] = await bed.node.json({ resource: 'catalog', operation: 'getDownloadLink', webAppId: '1' }, { typeVersion: 2 });
 		expect(answer.link).toMatch(/\/files\/catalog\//);
+	});
+});
+
+describe('Catalog → Download: the file name from Content-Disposition', () => {
+	it.each([
+		['attachment; filename="100%.json"', '100%.json'],
+		["attachment; filename*=UTF-8''caf%C3%A9%20menu.json", 'café menu.json'],
+		["attachment; filename=\"fallback.json\"; filename*=UTF-8''%E2%82%AC.json", '€.json'],
+		["attachment; filename=\"plain.json\"; filename*=UTF-8''%E2%ZZ.json", 'plain.json'],
+		['attachment; filename="../../etc/passwd"', '.._.._etc_passwd'],
+		['attachment', 'catalog-7.json'],
+		[undefined, 'catalog-7.json'],
+	])('%s → %s', (disposition, expected) => {
+		expect(fileNameOf(disposition, '7')).toBe(expected);
 	});
 });

@@ -45,12 +45,22 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 
 	it('Subscriber → Get Many and Find: Selected Fields keeps exactly the listed fields, dots reach into objects', async () => {
 		const many = await bed.node.json(
-			{ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT }, output: 'fields', fields: 'clientid, name, missing' },
+			{ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT }, output: 'fields', fields: 'clientid, name, stage' },
 			V2,
 		);
 		const listed = await bed.api.call('/subscriber/list', { botid: 'bot_tg', limit: 1000 });
-		expect(many).toEqual((listed.items as IDataObject[]).map((card) => ({ clientid: card.clientid, name: card.name })));
+		const cards = listed.items as IDataObject[];
+		// stage is not a Simplified field: Selected Fields reaches it.
+		expect(many).toEqual(cards.map((card) => ({ clientid: card.clientid, name: card.name, stage: card.stage })));
 		expect(many.length).toBeGreaterThan(2);
+
+		// A field no record has (a typo) fails the item instead of putting out records without it.
+		const typo = await bed.node.failure(
+			{ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT }, output: 'fields', fields: 'clientid, nmae, tgas' },
+			V2,
+		);
+		expect(typo.message).toBe('The field "Fields" names "nmae", "tgas", which no record has');
+		expect(typo.description).toContain(`The records have: ${Object.keys(cards[0]).sort().join(', ')}`);
 
 		const found = await bed.node.json({ resource: 'subscriber', operation: 'find', query: 'alice', returnAll: true }, V2);
 		expect(found).toEqual([only(await rawCard('100001'), SUBSCRIBER_FIELDS)]);

@@ -5,6 +5,7 @@ import { ItemWithBinary } from '../types';
 import { webAppField, webAppOf } from '../common/catalog';
 import { text } from '../common/params';
 import { apiRequest } from '../../transport/request';
+import { fileNameOf } from './fileName';
 
 const MB = 1024 * 1024;
 const DEFAULT_MAX_MB = 25;
@@ -21,11 +22,6 @@ const header = (headers: Download['headers'], name: string) => {
 	return Array.isArray(value) ? value[0] : value;
 };
 
-function fileNameOf(disposition: string | undefined, webAppId: string): string {
-	const match = disposition && /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
-	const name = match ? decodeURIComponent(match[1]).replace(/[/\\]/g, '_').trim() : '';
-	return name || `catalog-${webAppId}.json`;
-}
 
 /** Reads the body, giving up (and closing the connection) as soon as it grows past `maxBytes`. */
 async function readCapped(this: IExecuteFunctions, download: Download, maxMb: number, itemIndex: number): Promise<Buffer> {

@@ -97,5 +97,17 @@ export function shapeRecords(
 			description: 'List the fields to put out, e.g. id, name, tags; or choose Output: Simplified or Raw.',
 		});
 	}
+	// A field found in no record and not one the service documents is most likely misspelled (or `Email`
+	// for `row.Email`): putting out records without it would look like success.
+	const unknown = records.length
+		? paths.filter((path) => !simplified.includes(path.split('.')[0]) && !records.some((record) => pathValue(record, path.split('.')).found))
+		: [];
+	if (unknown.length) {
+		const present = [...new Set(records.flatMap((record) => Object.keys(record)))].sort();
+		throw new NodeOperationError(this.getNode(), `The field "Fields" names ${unknown.map((path) => `"${path}"`).join(', ')}, which no record has`, {
+			itemIndex,
+			description: `The records have: ${present.join(', ')}. A dot reaches into an object, e.g. row.Email.`,
+		});
+	}
 	return records.map((record) => pick(record, paths));
 }

@@ -260,7 +260,7 @@ export const sendAndWait: Operation = {
 		if (items.length > 1) {
 			throw new NodeOperationError(this.getNode(), `Send and Wait for Response waits for one answer, but got ${items.length} items`, {
 				description:
-					'An execution waits for one answer at a time. To ask several subscribers, put a "Loop Over Items" node with a batch size of 1 before this node.',
+					'An execution waits for one answer at a time. To ask several subscribers, call a sub-workflow that asks one (Execute Workflow, "Run once for each item"): each question then has an execution of its own. A loop inside one execution would let a button of an earlier question answer a later one.',
 			});
 		}
 		try {
