@@ -2,7 +2,8 @@
  * Scenario 6: the example workflow examples/trigger-events.json, published as a user would import it.
  * Its trigger has One Output per Event Kind; a new subscriber, a stage change and a payment in the
  * sandbox each start one execution in which only that kind's branch runs, and the sandbox then holds
- * what the branch did: the welcome message, the stage tag, the thank-you message.
+ * what the branch did: the welcome message, the stage tag, the thank-you message. Twice, with two subscribers:
+ * the example runs again and again.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -33,31 +34,35 @@ export async function runTriggerOutputsScenario(env: E2eEnvironment): Promise<Ex
     { what: `the hook for ${hookUrl} that publishing creates`, timeoutMs: 20_000, intervalMs: 500 },
   );
 
-  const clientid = `e2e-outputs-${randomBytes(3).toString('hex')}`;
-  const chat = async () =>
-    (await env.service.api<{ items: Array<{ text: string }> }>('/subscriber/chat/get', { botid: 'bot_tg', clientid })).items.map((message) => message.text);
-  const causes = [
+  // Two rounds, each with a subscriber of its own: the example runs again and again.
+  const rounds = [1, 2].map(() => `e2e-outputs-${randomBytes(3).toString('hex')}`);
+  const causesOf = (clientid: string) => [
     () => env.service.api('/subscriber/create', { botid: 'bot_tg', clientid, name: 'Outputs Tester' }),
     () => env.service.api('/crm/stage/set', { botid: 'bot_tg', clientid, stage: 'Qualified' }),
     () => env.service.sandboxRoute('/payments', { botid: 'bot_tg', clientid, messenger: 'telegram', amount: 12, currency: 'EUR' }),
   ];
   let executions: Execution[] = [];
   try {
-    for (const [index, cause] of causes.entries()) {
-      await cause();
-      executions = await waitForExecutions(env.api, workflow.id, index + 1, 30_000);
-      const latest = executions[index];
-      assertSucceeded(latest);
-      assert.deepEqual(branchesRun(latest), [BRANCHES[index]], `execution ${latest.id} ran only the branch of its event kind`);
+    for (const [round, clientid] of rounds.entries()) {
+      for (const [index, cause] of causesOf(clientid).entries()) {
+        const position = round * BRANCHES.length + index;
+        await cause();
+        executions = await waitForExecutions(env.api, workflow.id, position + 1, 30_000);
+        const latest = executions[position];
+        assertSucceeded(latest);
+        assert.deepEqual(branchesRun(latest), [BRANCHES[index]], `execution ${latest.id} (round ${round + 1}) ran only the branch of its event kind`);
+      }
     }
   } finally {
     await env.api.unpublishWorkflow(workflow.id);
   }
-  assert.equal(executions.length, 3);
-  const texts = await chat();
-  assert.ok(texts.includes('Welcome, Outputs Tester! Reply to this message any time.'), `the welcome was sent: ${JSON.stringify(texts)}`);
-  assert.ok(texts.includes('Thank you! We received your payment of 12 EUR.'), `the thanks were sent: ${JSON.stringify(texts)}`);
-  const { tags } = await env.service.api<{ tags: string[] }>('/subscriber/tag/list', { botid: 'bot_tg', clientid });
-  assert.ok(tags.includes('stage-qualified'), `the stage tag was added: ${JSON.stringify(tags)}`);
+  assert.equal(executions.length, rounds.length * BRANCHES.length);
+  for (const clientid of rounds) {
+    const texts = (await env.service.api<{ items: Array<{ text: string }> }>('/subscriber/chat/get', { botid: 'bot_tg', clientid })).items.map((message) => message.text);
+    assert.ok(texts.includes('Welcome, Outputs Tester! Reply to this message any time.'), `${clientid}: the welcome was sent: ${JSON.stringify(texts)}`);
+    assert.ok(texts.includes('Thank you! We received your payment of 12 EUR.'), `${clientid}: the thanks were sent: ${JSON.stringify(texts)}`);
+    const { tags } = await env.service.api<{ tags: string[] }>('/subscriber/tag/list', { botid: 'bot_tg', clientid });
+    assert.ok(tags.includes('stage-qualified'), `${clientid}: the stage tag was added: ${JSON.stringify(tags)}`);
+  }
   return executions;
 }
