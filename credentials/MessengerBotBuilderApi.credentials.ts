@@ -50,7 +50,7 @@ export class MessengerBotBuilderApi implements ICredentialType {
 		},
 	};
 
-	// A read-only call that every account key may make: "Test" proves both the key and the address.
+	// A read-only call (scope account:read, which the account key has): "Test" proves both the key and the address.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
