@@ -1,7 +1,8 @@
-export { createReceiver, Receiver, DEFAULT_LISTENER_DEADLINE_MS } from './receiver';
+export { createReceiver, Receiver, DEFAULT_LISTENER_DEADLINE_MS, DEFAULT_MAX_RUN_MS } from './receiver';
+export { LeaseLostError } from './listeners';
 export type { ReceiverOptions, AcknowledgeMode, DeliveryContext, EventHandler, ErrorHandler, IncomingDelivery, DeliveryAnswer, HandleContext } from './receiver';
 export { DEFAULT_BODY_TIMEOUT_MS } from './body';
-export { deliveryQueue, createQueueWorker, QueueWorker, listDeadLetters, replayDeadLetters, jobIdOf, DEFAULT_QUEUE_PREFIX, DEFAULT_QUEUE_NAME } from './queue';
+export { deliveryQueue, createQueueWorker, QueueWorker, listDeadLetters, replayDeadLetters, jobIdOf, DEFAULT_QUEUE_PREFIX, DEFAULT_QUEUE_NAME, DEFAULT_QUEUE_MAX_RUN_MS } from './queue';
 export type { DeliveryQueue, DeliveryQueueOptions, QueueWorkerOptions, QueueLocation, QueuedDelivery, DeadLetter } from './queue';
 export { DEFAULT_COMMAND_TIMEOUT_MS } from './redisConnection';
 export type { RedisCommandClient } from './redisConnection';

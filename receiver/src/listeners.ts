@@ -7,6 +7,52 @@ export interface DeliveryContext {
   scheme: SignatureScheme;
   /** JWT `jti` of this delivery attempt (JWT scheme only). */
   attemptId?: string;
+  /**
+   * Aborted when this run no longer holds its event: the lease could not be renewed and lapsed, the store refused a
+   * renewal (another delivery took the event), or the run outlived `maxRunMs` (its lease was released, or in a queue
+   * worker its job failed into a retry). From then on another run of the same event may overlap this one: stop early
+   * if you can, and keep the effect idempotent (see "Make listeners idempotent"). Never aborted without a lease
+   * (`dedupe: false`).
+   */
+  readonly signal: AbortSignal;
+}
+
+/** The context of one run; its `signal` is only made when a listener reads it. */
+export class RunContext implements DeliveryContext {
+  readonly scheme: SignatureScheme;
+  readonly attemptId?: string;
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  constructor(scheme: SignatureScheme, attemptId?: string) {
+    this.scheme = scheme;
+    if (attemptId !== undefined) this.attemptId = attemptId;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  abort(reason: Error): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** Why a run's signal was aborted, or why its completion was refused: it no longer held its event's lease. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
 }
 
 export type EventHandler<E> = (event: E, context: DeliveryContext) => unknown;
@@ -72,11 +118,6 @@ export class Listeners {
     this.#continue({ event, context, typed, typedCount: typed.length, total, failed: false, error: undefined, done }, 0);
   }
 
-  /** {@link run} as a promise that rejects with the first listener error (queue workers). */
-  runToCompletion(event: DeliveryEvent, context: DeliveryContext): Promise<void> {
-    return new Promise((resolve, reject) => this.run(event, context, (failed, error) => (failed ? reject(error) : resolve())));
-  }
-
   #continue(run: ListenerRun, start: number): void {
     for (let index = start; index < run.total; index += 1) {
       const listener = index < run.typedCount ? run.typed[index] : this.#anyHandlers[index - run.typedCount];
@@ -97,6 +138,23 @@ export class Listeners {
       }
     }
     run.done(run.failed, run.error);
+  }
+
+  /** An error about an event that is no listener's failure (a lost lease): to every error handler, or the log. */
+  reportError(error: unknown, event: DeliveryEvent): void {
+    if (this.#errorHandlers.length === 0) {
+      console.error(`[receiver] ${event.type} ${event.id}:`, error);
+      return;
+    }
+    void (async () => {
+      for (const handler of this.#errorHandlers) {
+        try {
+          await handler(error, event);
+        } catch (secondary) {
+          console.error(`[receiver] an onError handler failed for ${event.type} ${event.id}:`, secondary);
+        }
+      }
+    })();
   }
 
   /** A refused delivery whose error carries a diagnostic: to every error handler (no event: none was accepted), or the log. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
-import { Listeners, type DeliveryContext, type ErrorHandler, type EventHandler } from './listeners';
+import { LeaseLostError, Listeners, RunContext, type DeliveryContext, type ErrorHandler, type EventHandler } from './listeners';
 import { positiveNumber } from './options';
 import { DEFAULT_COMMAND_TIMEOUT_MS, persistenceWarning, withTimeout, type RedisCommandClient } from './redisConnection';
 import type { VerifiedDelivery } from './verify';
@@ -153,7 +153,16 @@ export interface QueueWorkerOptions extends QueueLocation {
   stalledIntervalMs?: number;
   /** Lapsed leases tolerated per job before it goes to the dead-letter set (default 3). */
   maxStalledCount?: number;
+  /**
+   * Longest run of one job's listeners (default 5 minutes): then the job fails (a retry with backoff, after the last
+   * attempt the dead-letter set), the listeners' `signal` is aborted and a line is logged. A listener that ignores
+   * the signal keeps running in this process while the retry may run elsewhere.
+   */
+  maxRunMs?: number;
 }
+
+/** A queue worker's default {@link QueueWorkerOptions.maxRunMs}. */
+export const DEFAULT_QUEUE_MAX_RUN_MS = 5 * 60_000;
 
 /** A process that runs the listeners of queued events. */
 export class QueueWorker {
@@ -193,7 +202,10 @@ export class QueueWorker {
     const { url, prefix, name } = location(this.#options);
     const [{ Worker }, redis] = await Promise.all([loadBullmq(), connect(url, true)]);
     const lockDuration = positiveNumber(this.#options.lockMs, 30_000, 'lockMs');
-    const worker = new Worker<QueuedDelivery>(name, (job: Job<QueuedDelivery>) => this.#process(job), {
+    const maxRunMs = positiveNumber(this.#options.maxRunMs, DEFAULT_QUEUE_MAX_RUN_MS, 'maxRunMs');
+    // Three parameters: BullMQ passes an AbortSignal only to processors that declare one.
+    const processor = (job: Job<QueuedDelivery>, _token?: string, signal?: AbortSignal) => this.#process(job, maxRunMs, signal);
+    const worker = new Worker<QueuedDelivery>(name, processor, {
       connection: redis,
       prefix,
       concurrency: this.#options.concurrency ?? 4,
@@ -208,12 +220,33 @@ export class QueueWorker {
       lastReported = Date.now();
       console.error(`[receiver] queue worker: ${error.message}`);
     });
+    // The job's lock is gone (it lapsed and another worker may have taken the job): abort its listeners' signal.
+    worker.on('lockRenewalFailed', (jobIds) => {
+      for (const jobId of jobIds) worker.cancelJob(jobId, 'the lock on this job could not be renewed: another worker may run it meanwhile');
+    });
     return { worker, redis };
   }
 
-  #process(job: Job<QueuedDelivery>): Promise<void> {
+  #process(job: Job<QueuedDelivery>, maxRunMs: number, signal: AbortSignal | undefined): Promise<void> {
     const { event, scheme, attemptId } = job.data;
-    return this.#listeners.runToCompletion(event, attemptId === undefined ? { scheme } : { scheme, attemptId });
+    const run = new RunContext(scheme, attemptId);
+    const lost = () => run.abort(new LeaseLostError(`job of event ${event.id}: ${String(signal?.reason ?? 'cancelled')}`));
+    if (signal?.aborted) lost();
+    else signal?.addEventListener('abort', lost, { once: true });
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const message = `the listeners of event ${event.id} ran longer than maxRunMs (${maxRunMs} ms): the job fails, to be retried or dead-lettered`;
+        console.warn(`[receiver] queue worker: ${message}`);
+        run.abort(new LeaseLostError(message));
+        reject(new Error(message));
+      }, maxRunMs);
+      this.#listeners.run(event, run, (failed, error) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', lost);
+        if (failed) reject(error);
+        else resolve();
+      });
+    });
   }
 
   /** Stops taking jobs, waits for the running ones, and closes the connection. */

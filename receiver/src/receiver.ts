@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { checkRequestLine, DEFAULT_BODY_TIMEOUT_MS, readNodeBody, readWebStream } from './body';
 import { memoryDedupeStore } from './dedupe/memory';
 import { DEFAULT_LEASE_MS, isDedupeStore, type BeginOutcome, type DedupeStore } from './dedupe/store';
-import { Listeners, type ErrorHandler, type EventHandler } from './listeners';
+import { LeaseLostError, Listeners, RunContext, type ErrorHandler, type EventHandler } from './listeners';
 import type { DeliveryQueue } from './queue';
 import { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
@@ -26,10 +26,20 @@ export interface ReceiverOptions extends VerifyOptions {
   dedupe?: DedupeStore | false;
   /** With `acknowledge: 'queue'`: where verified events go (`deliveryQueue(...)`). */
   queue?: DeliveryQueue;
-  /** `afterListeners`: longest wait for the listeners before answering 503 (default 8000 ms, below the sender's 10 s). */
+  /**
+   * `afterListeners`: longest time from the request's arrival (before its body is read) to the answer; listeners
+   * still running then get 503 (default 8000 ms, below the sender's 10 s).
+   */
   listenerDeadlineMs?: number;
   /** How long an event's lease lasts unless renewed (default 30 000 ms); renewed every third of it while listeners run. */
   leaseMs?: number;
+  /**
+   * Longest time, from the request's arrival, that a run keeps its event's lease: then the lease is released (the
+   * event's next delivery runs it again), the listeners' `signal` is aborted and a line is logged. Checked every
+   * third of `leaseMs`. Default: `listenerDeadlineMs + leaseMs` with `afterListeners` (38 s), 5 minutes with
+   * `onReceipt`.
+   */
+  maxRunMs?: number;
   /** Longest time a request body may take to arrive (default 10 000 ms); then 408. */
   bodyTimeoutMs?: number;
 }
@@ -106,16 +116,29 @@ function dedupeUnavailable(cause: unknown): DeliveryError {
 
 /** An event whose lease this receiver holds while its listeners run. */
 interface Lease {
-  eventId: string;
+  event: DeliveryEvent;
   token: string;
+  run: RunContext;
+  /** When the lease lapses unless renewed, as far as this process can tell: the last renewal's sending + leaseMs. */
+  expiresAt: number;
+  /** Not renewed past this (arrival + maxRunMs). */
+  renewUntil: number;
+  /** No longer held: lapsed, refused, or released at maxRunMs. */
+  lost: boolean;
+  /** Set while a renewal has failed: fires when the lease lapses. */
+  lapseTimer?: NodeJS.Timeout;
 }
 
 /** A verified delivery waiting for its listeners (`onReceipt`), and what to tell a serverless platform when they are done. */
 interface Dispatch {
   verified: VerifiedDelivery;
+  run: RunContext;
   lease: Lease | undefined;
   finished?: () => void;
 }
+
+/** `onReceipt`: how long a run keeps its lease by default. */
+export const DEFAULT_MAX_RUN_MS = 5 * 60_000;
 
 const NO_CONTEXT: HandleContext = {};
 
@@ -126,6 +149,7 @@ export class Receiver {
   readonly #queue: DeliveryQueue | undefined;
   readonly #listenerDeadlineMs: number;
   readonly #leaseMs: number;
+  readonly #maxRunMs: number;
   readonly #bodyTimeoutMs: number;
   readonly #listeners = new Listeners();
   /** Deliveries whose listeners are scheduled or running, and who waits for that number to reach zero. */
@@ -157,6 +181,8 @@ export class Receiver {
     this.#dedupe = mode === 'queue' || options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
     this.#listenerDeadlineMs = positiveNumber(options.listenerDeadlineMs, DEFAULT_LISTENER_DEADLINE_MS, 'listenerDeadlineMs');
     this.#leaseMs = positiveNumber(options.leaseMs, DEFAULT_LEASE_MS, 'leaseMs');
+    const defaultMaxRunMs = mode === 'afterListeners' ? this.#listenerDeadlineMs + this.#leaseMs : DEFAULT_MAX_RUN_MS;
+    this.#maxRunMs = positiveNumber(options.maxRunMs, defaultMaxRunMs, 'maxRunMs');
     this.#bodyTimeoutMs = positiveNumber(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs');
   }
 
@@ -199,24 +225,29 @@ export class Receiver {
    * an answer (a client that went away gets one nobody reads; a fault of the receiver is logged and answered 500).
    */
   async handle(request: Request, context: HandleContext = NO_CONTEXT): Promise<Response> {
+    const arrivedAt = Date.now();
     let answer: DeliveryAnswer;
     try {
       const headers = readHeaders(request.headers);
       checkRequestLine(request.method, headers, this.maxBodyBytes);
       const body = await readWebStream(request.body, this.maxBodyBytes, this.#bodyTimeoutMs);
-      answer = await this.#answer(body, headers, context);
+      answer = await this.#answer(body, headers, context, arrivedAt);
     } catch (error) {
       answer = answerToAnything(error);
     }
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   }
 
-  /** Framework-neutral: verifies a delivery whose body is already in memory and resolves to the answer to send. */
+  /**
+   * Framework-neutral: verifies a delivery whose body is already in memory and resolves to the answer to send. The
+   * `afterListeners` deadline counts from this call.
+   */
   async receive(delivery: IncomingDelivery, context: HandleContext = NO_CONTEXT): Promise<DeliveryAnswer> {
+    const arrivedAt = Date.now();
     try {
       const headers = readHeaders(delivery.headers);
       checkRequestLine(delivery.method, headers, this.maxBodyBytes);
-      return await this.#answer(delivery.body, headers, context);
+      return await this.#answer(delivery.body, headers, context, arrivedAt);
     } catch (error) {
       return answerToAnything(error);
     }
@@ -245,6 +276,7 @@ export class Receiver {
 
   /** Answers in the same turn as the body's last chunk whenever verification and deduplication need no I/O. */
   #handleNode(req: NodeRequest, res: ServerResponse, next: NodeNext | undefined): void {
+    const arrivedAt = Date.now();
     const source = locateRawBody(req);
     const headers = readHeaders(req.headers);
     try {
@@ -255,13 +287,13 @@ export class Receiver {
     }
     if (source.kind !== 'stream') {
       const explain = source.kind === 'reserialized' ? explainReserializedFailure : undefined;
-      sendNodeAnswer(res, next, this.#answer(source.body, headers, NO_CONTEXT, explain));
+      sendNodeAnswer(res, next, this.#answer(source.body, headers, NO_CONTEXT, arrivedAt, explain));
       return;
     }
     readNodeBody(req, this.maxBodyBytes, this.#bodyTimeoutMs, (error, body) => {
       if (error?.code === 'client_aborted') return;
       try {
-        sendNodeAnswer(res, next, error ? refusal(error) : this.#answer(body!, headers, NO_CONTEXT));
+        sendNodeAnswer(res, next, error ? refusal(error) : this.#answer(body!, headers, NO_CONTEXT, arrivedAt));
       } catch (fault) {
         failNode(res, next, fault);
       }
@@ -272,10 +304,17 @@ export class Receiver {
    * Verifies a delivery and processes it by the acknowledgement mode; the answer comes at once when nothing needs
    * I/O. Refusals become answers; other errors (a fault of the receiver) are thrown or rejected.
    */
-  #answer(body: RawBody, headers: HeaderReader, context: HandleContext, explain?: (error: DeliveryError) => DeliveryError): MaybePromise<DeliveryAnswer> {
+  #answer(
+    body: RawBody,
+    headers: HeaderReader,
+    context: HandleContext,
+    arrivedAt: number,
+    explain?: (error: DeliveryError) => DeliveryError,
+  ): MaybePromise<DeliveryAnswer> {
     try {
       const verified = verifyDeliveryNow(body, headers, this.#verifyOptions);
-      const answer = verified instanceof Promise ? verified.then((delivery) => this.#process(delivery, context)) : this.#process(verified, context);
+      const answer =
+        verified instanceof Promise ? verified.then((delivery) => this.#process(delivery, context, arrivedAt)) : this.#process(verified, context, arrivedAt);
       return answer instanceof Promise ? answer.catch((error: unknown) => this.#refused(error, explain)) : answer;
     } catch (error) {
       return this.#refused(error, explain);
@@ -289,37 +328,55 @@ export class Receiver {
     return answer;
   }
 
-  #process(verified: VerifiedDelivery, context: HandleContext): MaybePromise<DeliveryAnswer> {
+  #process(verified: VerifiedDelivery, context: HandleContext, arrivedAt: number): MaybePromise<DeliveryAnswer> {
     if (this.#queue) return this.#enqueue(this.#queue, verified);
-    if (!this.#dedupe) return this.#started(verified, undefined, context);
+    if (!this.#dedupe) return this.#started(verified, undefined, context, arrivedAt);
     const { id } = verified.event;
+    const sentAt = Date.now();
     let outcome: BeginOutcome | Promise<BeginOutcome>;
     try {
       outcome = this.#dedupe.begin(id, this.#leaseMs);
     } catch (error) {
       throw dedupeUnavailable(error);
     }
-    if (!isThenable(outcome)) return this.#begun(verified, outcome, context);
+    if (!isThenable(outcome)) return this.#begun(verified, outcome, context, arrivedAt, sentAt);
     return Promise.resolve(outcome).then(
-      (settled) => this.#begun(verified, settled, context),
+      (settled) => this.#begun(verified, settled, context, arrivedAt, sentAt),
       (error: unknown) => {
         throw dedupeUnavailable(error);
       },
     );
   }
 
-  #begun(verified: VerifiedDelivery, outcome: BeginOutcome, context: HandleContext): MaybePromise<DeliveryAnswer> {
-    if (outcome.state === 'acquired') return this.#started(verified, { eventId: verified.event.id, token: outcome.token }, context);
-    if (outcome.state === 'done' || this.#mode === 'onReceipt') return acceptance(verified.event, true);
+  /**
+   * Only a done event is a duplicate. One in progress (another delivery holds its lease, or a lease nobody holds any
+   * more has not lapsed yet) is answered 503 in every mode: its run may still fail, or may never have started, and
+   * a 200 would end the sender's retries.
+   */
+  #begun(verified: VerifiedDelivery, outcome: BeginOutcome, context: HandleContext, arrivedAt: number, sentAt: number): MaybePromise<DeliveryAnswer> {
+    if (outcome.state === 'acquired') {
+      const { event, scheme, attemptId } = verified;
+      const lease: Lease = {
+        event,
+        token: outcome.token,
+        run: new RunContext(scheme, attemptId),
+        expiresAt: sentAt + this.#leaseMs,
+        renewUntil: arrivedAt + this.#maxRunMs,
+        lost: false,
+      };
+      return this.#started(verified, lease, context, arrivedAt);
+    }
+    if (outcome.state === 'done') return acceptance(verified.event, true);
     throw new DeliveryError('event_in_progress', 'This event is being processed by another delivery; retry later');
   }
 
   /** The listeners' turn: after the answer (`onReceipt`) or before it (`afterListeners`). */
-  #started(verified: VerifiedDelivery, lease: Lease | undefined, context: HandleContext): MaybePromise<DeliveryAnswer> {
+  #started(verified: VerifiedDelivery, lease: Lease | undefined, context: HandleContext, arrivedAt: number): MaybePromise<DeliveryAnswer> {
     if (lease) this.#hold(lease);
     this.#pendingDispatches += 1;
-    if (this.#mode === 'afterListeners') return this.#runBeforeAnswer(verified, lease);
-    this.#schedule({ verified, lease }, context);
+    const run = lease?.run ?? new RunContext(verified.scheme, verified.attemptId);
+    if (this.#mode === 'afterListeners') return this.#runBeforeAnswer(verified, run, lease, arrivedAt);
+    this.#schedule({ verified, run, lease }, context);
     return acceptance(verified.event, false);
   }
 
@@ -333,11 +390,15 @@ export class Receiver {
   }
 
   /**
-   * `afterListeners`: 200 once the listeners succeeded and the event is recorded as done; 5xx otherwise. Listeners
-   * that finish at once, with a store that answers at once, are answered in the same turn (no timer, no promise).
+   * `afterListeners`: 200 once the listeners succeeded and the store was asked to record the event as done (it has
+   * answered, failed, or the deadline came first: the listeners' effect is applied either way, and a 5xx would make
+   * the sender run them again); 5xx when a listener failed or the listeners were still running at the deadline,
+   * which counts from the request's arrival. Listeners that finish at once, with a store that answers at once, are
+   * answered in the same turn (no timer, no promise).
    */
-  #runBeforeAnswer(verified: VerifiedDelivery, lease: Lease | undefined): MaybePromise<DeliveryAnswer> {
-    const { event, scheme, attemptId } = verified;
+  #runBeforeAnswer(verified: VerifiedDelivery, run: RunContext, lease: Lease | undefined, arrivedAt: number): MaybePromise<DeliveryAnswer> {
+    const { event } = verified;
+    let succeeded = false;
     let answer: DeliveryAnswer | undefined;
     let answerLater: ((answer: DeliveryAnswer) => void) | undefined;
     let deadline: NodeJS.Timeout | undefined;
@@ -347,25 +408,28 @@ export class Receiver {
       clearTimeout(deadline);
       answerLater?.(settled);
     };
-    this.#listeners.run(event, { scheme, attemptId }, (failed) =>
+    this.#listeners.run(event, run, (failed) => {
+      succeeded = !failed;
       this.#finish(lease, failed, () =>
         give(failed ? refusal(new DeliveryError('listener_failed', 'A listener failed; the event was not recorded as done, retry later')) : acceptance(event, false)),
-      ),
-    );
+      );
+    });
     if (answer) return answer;
     return new Promise((resolve) => {
       answerLater = resolve;
       deadline = setTimeout(
         () =>
           give(
-            refusal(
-              new DeliveryError(
-                'listener_timeout',
-                `The listeners did not finish within ${this.#listenerDeadlineMs} ms; the event is recorded as done only if they succeed, retry later`,
-              ),
-            ),
+            succeeded
+              ? acceptance(event, false)
+              : refusal(
+                  new DeliveryError(
+                    'listener_timeout',
+                    `The listeners did not finish within ${this.#listenerDeadlineMs} ms; the event is recorded as done only if they succeed, retry later`,
+                  ),
+                ),
           ),
-        this.#listenerDeadlineMs,
+        Math.max(0, arrivedAt + this.#listenerDeadlineMs - Date.now()),
       );
     });
   }
@@ -394,13 +458,14 @@ export class Receiver {
   };
 
   #dispatch(dispatch: Dispatch): void {
-    const { event, scheme, attemptId } = dispatch.verified;
-    this.#listeners.run(event, { scheme, attemptId }, (failed) => this.#finish(dispatch.lease, failed, () => dispatch.finished?.()));
+    this.#listeners.run(dispatch.verified.event, dispatch.run, (failed) => this.#finish(dispatch.lease, failed, () => dispatch.finished?.()));
   }
 
   /**
    * Ends a run: the event is recorded as done when the listeners succeeded, its lease released when one failed (its
-   * next delivery is processed again). A store that fails here is logged: the lease then expires by itself.
+   * next delivery is processed again). A store that fails here is logged: the lease then expires by itself. A
+   * completion the store refuses (another delivery held or completed the event: this run's lease was lost) goes to
+   * the error handlers as a {@link LeaseLostError}: the listeners may have run twice.
    */
   #finish(lease: Lease | undefined, failed: boolean, then: () => void): void {
     const done = () => {
@@ -409,19 +474,27 @@ export class Receiver {
       then();
     };
     if (!lease || !this.#dedupe) return done();
-    this.#leases.delete(lease);
-    if (this.#leases.size === 0) this.#stopRenewing();
+    this.#unhold(lease);
+    const eventId = lease.event.id;
     const what = failed ? 'release' : 'record as done';
-    const report = (error: unknown) => console.error(`[receiver] could not ${what} event ${lease.eventId}; its lease expires by itself:`, error);
+    const report = (error: unknown) => console.error(`[receiver] could not ${what} event ${eventId}; its lease expires by itself:`, error);
+    const settled = (recorded: unknown) => {
+      if (!failed && recorded === false) {
+        const { event } = lease;
+        const message = `the lease on ${event.type} ${event.id} was lost while its listeners ran, and another delivery held or completed the event: its listeners may have run twice (not recorded as done by this run)`;
+        this.#listeners.reportError(new LeaseLostError(message), event);
+      }
+      done();
+    };
     let result: unknown;
     try {
-      result = failed ? this.#dedupe.release(lease.eventId, lease.token) : this.#dedupe.complete(lease.eventId, lease.token);
+      result = failed ? this.#dedupe.release(eventId, lease.token) : this.#dedupe.complete(eventId, lease.token);
     } catch (error) {
       report(error);
       return done();
     }
-    if (isThenable(result)) Promise.resolve(result).then(done, (error: unknown) => (report(error), done()));
-    else done();
+    if (isThenable(result)) Promise.resolve(result).then(settled, (error: unknown) => (report(error), done()));
+    else settled(result);
   }
 
   #hold(lease: Lease): void {
@@ -432,22 +505,73 @@ export class Receiver {
     }
   }
 
-  #stopRenewing(): void {
-    clearInterval(this.#renewTimer);
-    this.#renewTimer = undefined;
+  /** Stops renewing `lease` (its run ended, or it is lost). */
+  #unhold(lease: Lease): void {
+    clearTimeout(lease.lapseTimer);
+    lease.lapseTimer = undefined;
+    if (this.#leases.delete(lease) && this.#leases.size === 0) {
+      clearInterval(this.#renewTimer);
+      this.#renewTimer = undefined;
+    }
+  }
+
+  /** This run no longer holds its event: stop renewing, abort the listeners' signal, say so once. */
+  #lose(lease: Lease, why: string): void {
+    if (lease.lost) return;
+    lease.lost = true;
+    this.#unhold(lease);
+    const { event } = lease;
+    const message = `[receiver] ${why}: another delivery of ${event.type} ${event.id} may run it meanwhile; the listeners' signal is aborted`;
+    console.warn(message);
+    lease.run.abort(new LeaseLostError(message.slice('[receiver] '.length)));
+  }
+
+  /** A renewal failed (the store did not answer): the lease may still be live; it is lost once its time is up. */
+  #renewFailed(lease: Lease, error: unknown): void {
+    if (lease.lost || lease.lapseTimer !== undefined) return;
+    const { event } = lease;
+    console.warn(`[receiver] could not renew the lease on event ${event.id} (it lapses in ${Math.max(0, lease.expiresAt - Date.now())} ms unless a renewal succeeds):`, error);
+    const check = () => {
+      lease.lapseTimer = undefined;
+      if (!lease.lost && this.#leases.has(lease) && Date.now() >= lease.expiresAt) this.#lose(lease, `the lease on event ${event.id} lapsed (no renewal succeeded)`);
+    };
+    lease.lapseTimer = setTimeout(check, Math.max(0, lease.expiresAt - Date.now()));
+    lease.lapseTimer.unref();
+  }
+
+  /** `maxRunMs` is over: the lease is released, so that the event's next delivery runs it again. */
+  #overrun(lease: Lease): void {
+    const { event, token } = lease;
+    this.#lose(lease, `the listeners of event ${event.id} ran longer than maxRunMs (${this.#maxRunMs} ms): its lease is released, so its next delivery runs it again`);
+    const report = (error: unknown) => console.error(`[receiver] could not release event ${event.id} at maxRunMs; its lease expires by itself:`, error);
+    try {
+      const released = this.#dedupe!.release(event.id, token);
+      if (isThenable(released)) Promise.resolve(released).then(undefined, report);
+    } catch (error) {
+      report(error);
+    }
   }
 
   readonly #renewAll = () => {
     const store = this.#dedupe!;
+    const now = Date.now();
     for (const lease of this.#leases) {
-      const lost = (error?: unknown) =>
-        console.warn(`[receiver] the lease on event ${lease.eventId} could not be renewed; another delivery may process it too`, error ?? '');
+      if (now >= lease.renewUntil) {
+        this.#overrun(lease);
+        continue;
+      }
+      const renewed = (ok: unknown) => {
+        if (lease.lost) return;
+        if (ok) lease.expiresAt = Math.max(lease.expiresAt, now + this.#leaseMs);
+        else this.#lose(lease, `the store refused to renew the lease on event ${lease.event.id} (it lapsed, or another delivery took it)`);
+      };
+      const failed = (error: unknown) => this.#renewFailed(lease, error);
       try {
-        const renewed = store.renew(lease.eventId, lease.token, this.#leaseMs);
-        if (isThenable(renewed)) Promise.resolve(renewed).then((ok) => ok || lost(), lost);
-        else if (!renewed) lost();
+        const result = store.renew(lease.event.id, lease.token, this.#leaseMs);
+        if (isThenable(result)) Promise.resolve(result).then(renewed, failed);
+        else renewed(result);
       } catch (error) {
-        lost(error);
+        failed(error);
       }
     }
   };

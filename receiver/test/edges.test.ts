@@ -9,6 +9,9 @@ import {
   redisDedupeStore,
   sampleEvent,
   verifyDelivery,
+  LeaseLostError,
+  memoryDedupeStore,
+  type DeliveryContext,
   type DeliveryEvent,
   type Receiver,
   type ReceiverOptions,
@@ -359,8 +362,11 @@ describe('acknowledgement modes over HTTP (Express 5)', () => {
     const delivery = await signedDelivery(secret);
     const first = await post(served.url, delivery);
     expect(await first.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
-    // While the first run holds the lease, a copy is a duplicate (at most once).
-    expect(await (await post(served.url, delivery)).json()).toMatchObject({ duplicate: true });
+    // While the first run holds the lease, a copy is 503 in progress (the sender retries), never a duplicate: the run
+    // may still fail, and only a done event is a duplicate.
+    const copy = await post(served.url, delivery);
+    expect(copy.status).toBe(503);
+    expect(await copy.json()).toMatchObject({ code: 'event_in_progress' });
     release();
     await receiver.idle();
     expect(await (await post(served.url, delivery)).json()).toMatchObject({ duplicate: false });
@@ -368,6 +374,78 @@ describe('acknowledgement modes over HTTP (Express 5)', () => {
     expect(await (await post(served.url, delivery)).json()).toMatchObject({ duplicate: true });
     expect(runs).toBe(2);
     });
+  });
+
+  it('afterListeners: the deadline counts from the request\'s arrival, not from the end of a slow body', async () => {
+    await withReceiver({ listenerDeadlineMs: 600 }, async (receiver, served) => {
+      receiver.onAny(() => new Promise((resolve) => setTimeout(resolve, 400)));
+      const delivery = await signedDelivery(secret);
+      const bytes = Buffer.from(delivery.body);
+      // The body takes about 400 ms to arrive, the listener 400 ms more: past 600 ms from the arrival.
+      const parts = [bytes.subarray(0, 10), bytes.subarray(10, 20), bytes.subarray(20)];
+      const answer = await rawPost(served.url, delivery.headers, parts, { everyMs: 200 });
+      expect(answer).not.toBe('aborted');
+      const { status, body, ms } = answer as RawAnswer;
+      expect(status).toBe(503);
+      expect(JSON.parse(body)).toMatchObject({ code: 'listener_timeout' });
+      expect(ms).toBeLessThan(950);
+      await receiver.idle();
+    });
+  });
+
+  it('afterListeners: listeners that succeeded are answered 200 even when the store fails to record the event (logged)', async () => {
+    const memory = memoryDedupeStore();
+    const failing = {
+      begin: memory.begin,
+      renew: memory.renew,
+      release: memory.release,
+      complete: () => Promise.reject(new Error('store down')),
+    };
+    const errorSpy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await withReceiver({ dedupe: failing }, async (receiver, served) => {
+        let runs = 0;
+        receiver.onAny(() => void (runs += 1));
+        const delivery = await signedDelivery(secret);
+        const answer = await post(served.url, delivery);
+        expect(answer.status).toBe(200);
+        expect(runs).toBe(1);
+        expect(errorSpy.mock.calls.some((call) => String(call[0]).includes(`could not record as done event ${delivery.id}`))).toBe(true);
+      });
+    } finally {
+      errorSpy.mockRestore();
+    }
+  });
+
+  it('maxRunMs: a hung listener loses its lease (signal aborted, logged), and the next delivery runs the event again', async () => {
+    const warnSpy = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await withReceiver({ listenerDeadlineMs: 200, leaseMs: 150, maxRunMs: 400 }, async (receiver, served) => {
+        const signals: AbortSignal[] = [];
+        const { gate, release } = gated();
+        receiver.onAny(async (_event, context) => {
+          signals.push(context.signal);
+          if (signals.length === 1) await gate; // hangs until the test ends
+        });
+        const delivery = await signedDelivery(secret);
+        const first = await post(served.url, delivery);
+        expect(first.status).toBe(503);
+        expect(await first.json()).toMatchObject({ code: 'listener_timeout' });
+        // Still renewed: a copy now is in progress.
+        expect((await post(served.url, delivery)).status).toBe(503);
+        await new Promise((resolve) => (signals[0].aborted ? resolve(undefined) : signals[0].addEventListener('abort', resolve)));
+        expect(signals[0].reason).toBeInstanceOf(LeaseLostError);
+        expect(warnSpy.mock.calls.some((call) => String(call[0]).includes('ran longer than maxRunMs (400 ms)'))).toBe(true);
+        const again = await post(served.url, delivery);
+        expect(await again.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
+        expect(signals).toHaveLength(2);
+        expect(signals[1].aborted).toBe(false);
+        release();
+        await receiver.idle();
+      });
+    } finally {
+      warnSpy.mockRestore();
+    }
   });
 
   it('refuses listeners on a queue-mode receiver and unknown modes', () => {
@@ -386,11 +464,20 @@ describe('Redis as an operator runs it (a redis-server of the test own, stopped,
   const runs = new Map<string, number>();
   const servers: Served[] = [];
   let receiver: Receiver;
+  let warnSpy: jest.SpyInstance;
+  /** Whether the store said it released a lease that a timed-out begin took late. */
+  const released = (eventId: string) =>
+    warnSpy.mock.calls.some((call) => String(call[0]).includes(`begin on event ${eventId} that timed out took the lease when Redis answered; released it`));
+
+  beforeEach(() => {
+    warnSpy = jest.spyOn(console, 'warn');
+  });
+  afterEach(() => warnSpy.mockRestore());
 
   beforeAll(async () => {
     redis = await startOwnRedis();
     store = redisDedupeStore({ url: redis.url, prefix, commandTimeoutMs: 500, onWarning: (message) => warnings.push(message) });
-    receiver = createReceiver({ secrets: secret, dedupe: store, leaseMs: 600 });
+    receiver = createReceiver({ secrets: secret, dedupe: store, leaseMs: 30_000 });
     receiver.onAny((event) => void runs.set(event.id, (runs.get(event.id) ?? 0) + 1));
     servers.push(await viaExpress(receiver), await viaHandle(receiver));
   }, 20_000);
@@ -420,14 +507,89 @@ describe('Redis as an operator runs it (a redis-server of the test own, stopped,
     } finally {
       redis.resume();
     }
-    // A lease the paused Redis took late may still be live: the sender's retry comes after it lapses.
-    const answer = await eventually(async () => {
-      const response = await post(servers[0].url, delivery);
-      return response.status === 200 && ((await response.json()) as { duplicate: boolean });
-    }, 5000, 'a 200 after the resume');
-    expect(answer).toBeDefined();
+    // The paused Redis runs the timed-out begin once resumed: it takes the lease, and the store gives it back at once
+    // (the lease is 30 s: only that release frees the event). The very next delivery is then processed.
+    await eventually(() => released(delivery.id), 3000, 'the late lease to be released');
+    const answer = await post(servers[0].url, delivery);
+    expect(await answer.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
     expect(runs.get(delivery.id)).toBe(1);
     expect(await (await post(servers[1].url, delivery)).json()).toMatchObject({ duplicate: true });
+  });
+
+  it('onReceipt: a begin that timed out on a paused Redis gives back the lease it took late; the retry runs the listener exactly once', async () => {
+    const onReceiptStore = redisDedupeStore({ url: redis.url, prefix, commandTimeoutMs: 300, onWarning: false });
+    const quick = createReceiver({ secrets: secret, dedupe: onReceiptStore, acknowledge: 'onReceipt' }); // 30 s leases
+    const ran = new Map<string, number>();
+    quick.onAny((event) => void ran.set(event.id, (ran.get(event.id) ?? 0) + 1));
+    const served = await viaExpress(quick);
+    try {
+      expect((await post(served.url, await signedDelivery(secret))).status).toBe(200); // connected
+      const delivery = await signedDelivery(secret);
+      redis.pause();
+      let first: Response;
+      try {
+        first = await post(served.url, delivery);
+      } finally {
+        redis.resume();
+      }
+      expect(first.status).toBe(503);
+      expect(await first.json()).toMatchObject({ code: 'dedupe_unavailable' });
+      await eventually(() => released(delivery.id), 3000, 'the late lease to be released');
+      const retry = await post(served.url, delivery);
+      expect(await retry.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
+      await quick.idle();
+      expect(ran.get(delivery.id)).toBe(1);
+      expect(await (await post(served.url, delivery)).json()).toMatchObject({ duplicate: true });
+    } finally {
+      await served.running.close();
+      await onReceiptStore.close();
+    }
+  });
+
+  it('a lease that lapses while its listener runs (Redis paused past leaseMs): its signal aborts, the other run completes, the late completion is refused and reported', async () => {
+    const { gate, release } = gated();
+    const stores = [0, 1].map(() => redisDedupeStore({ url: redis.url, prefix, commandTimeoutMs: 200, onWarning: false }));
+    const contexts: DeliveryContext[] = [];
+    const errors: unknown[] = [];
+    const receivers = stores.map((dedupe, index) => {
+      const r = createReceiver({ secrets: secret, dedupe, leaseMs: 600, listenerDeadlineMs: 5000 });
+      r.onAny(async (_event, context) => {
+        contexts.push(context);
+        if (index === 0) await gate;
+      });
+      r.onError((error) => void errors.push(error));
+      return r;
+    });
+    const served = await Promise.all(receivers.map((r) => viaExpress(r)));
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const delivery = await signedDelivery(secret);
+      const first = post(served[0].url, delivery);
+      await eventually(() => contexts.length === 1, 3000, 'the first run to start');
+      const lapsed = new Promise((resolve) => contexts[0].signal.addEventListener('abort', resolve));
+      redis.pause();
+      try {
+        await lapsed; // no renewal can succeed: the first run learns that its lease lapsed
+      } finally {
+        redis.resume();
+      }
+      expect(contexts[0].signal.reason).toBeInstanceOf(LeaseLostError);
+      const second = await post(served[1].url, delivery);
+      expect(await second.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
+      expect(contexts[1].signal.aborted).toBe(false);
+      release();
+      // The first run's listeners succeeded (their effect is applied): 200, but its completion is refused and reported.
+      expect((await first).status).toBe(200);
+      await eventually(() => errors.length === 1, 3000, 'the refused completion to be reported');
+      expect(errors[0]).toBeInstanceOf(LeaseLostError);
+      expect(String((errors[0] as Error).message)).toMatch(/may have run twice/);
+      expect(await (await post(served[0].url, delivery)).json()).toMatchObject({ duplicate: true });
+    } finally {
+      warn.mockRestore();
+      release();
+      await Promise.all(served.map((s) => s.running.close()));
+      await Promise.all(stores.map((s) => s.close()));
+    }
   });
 
   it('a stopped Redis yields 503 quickly; after a restart the receiver reconnects by itself', async () => {

@@ -130,3 +130,42 @@ describe('queue mode in one process', () => {
     }
   });
 });
+
+describe('queue mode: maxRunMs', () => {
+  it('a hung listener fails its job at maxRunMs (signal aborted, logged); the retries hang too, so the event is dead-lettered', async () => {
+    const prefix = `mbb-test-${randomUUID().slice(0, 8)}`;
+    const queue = deliveryQueue({ url: redis.url, prefix, attempts: 2, backoffMs: 50, commandTimeoutMs: 500, onWarning: false });
+    const worker = createQueueWorker({ url: redis.url, prefix, lockMs: 2000, maxRunMs: 300 });
+    const signals: AbortSignal[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    worker.onAny(async (_event, context) => {
+      signals.push(context.signal);
+      await gate; // never settles before the test ends
+    });
+    worker.onError(() => undefined);
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const running = await serve(createReceiver({ secrets: secret, acknowledge: 'queue', queue }).middleware());
+    try {
+      await worker.start();
+      const delivery = await signedDelivery(secret, 'payment.success');
+      const response = await fetch(running.url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      expect(response.status).toBe(200);
+      const dead = await eventually(async () => {
+        const letters = await listDeadLetters({ url: redis.url, prefix });
+        return letters.length === 1 && letters;
+      }, 10_000, 'the hung event to be dead-lettered');
+      expect(dead[0]).toMatchObject({ eventId: delivery.id, attempts: 2 });
+      expect(dead[0].failedReason).toMatch(/ran longer than maxRunMs \(300 ms\)/);
+      expect(signals).toHaveLength(2);
+      expect(signals.every((signal) => signal.aborted)).toBe(true);
+      expect(warn.mock.calls.filter((call) => String(call[0]).includes(`listeners of event ${delivery.id} ran longer than maxRunMs`))).toHaveLength(2);
+    } finally {
+      release();
+      warn.mockRestore();
+      await running.close();
+      await worker.close();
+      await queue.close();
+    }
+  });
+});

@@ -13,7 +13,7 @@ export interface MemoryDedupeStoreOptions {
 export interface MemoryDedupeStore extends DedupeStore {
   begin(eventId: string, leaseMs: number): BeginOutcome;
   renew(eventId: string, token: string, leaseMs: number): boolean;
-  complete(eventId: string, token: string): void;
+  complete(eventId: string, token: string): boolean;
   release(eventId: string, token: string): void;
   /** Done ids remembered. */
   readonly size: number;
@@ -72,8 +72,15 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Memor
       return true;
     },
     complete(eventId, token) {
-      if (held(eventId, token)) leases.delete(eventId);
-      done.addIfAbsent(eventId, now() + ttlMs);
+      const at = now();
+      while (done.oldestExpiry() <= at) done.forgetOldest();
+      if (done.has(eventId)) return false;
+      const lease = leases.get(eventId);
+      // Another delivery holds a live lease: this run's own lapsed (or was never this token's).
+      if (lease !== undefined && lease.token !== token && lease.expiresAt > at) return false;
+      leases.delete(eventId);
+      done.addIfAbsent(eventId, at + ttlMs);
+      return true;
     },
     release(eventId, token) {
       if (held(eventId, token)) leases.delete(eventId);

@@ -4,6 +4,7 @@ import {
   connectRedis,
   DEFAULT_COMMAND_TIMEOUT_MS,
   persistenceWarning,
+  RedisTimeoutError,
   withTimeout,
   type RedisCommandClient,
 } from '../redisConnection';
@@ -31,7 +32,7 @@ export interface RedisDedupeStoreOptions {
 export interface RedisDedupeStore extends DedupeStore {
   begin(eventId: string, leaseMs: number): Promise<BeginOutcome>;
   renew(eventId: string, token: string, leaseMs: number): Promise<boolean>;
-  complete(eventId: string, token: string): Promise<void>;
+  complete(eventId: string, token: string): Promise<boolean>;
   release(eventId: string, token: string): Promise<void>;
   /** Closes the connection this store opened from `url` (a given `client` is left open). */
   close(): Promise<void>;
@@ -39,7 +40,12 @@ export interface RedisDedupeStore extends DedupeStore {
   readonly persistenceChecked: Promise<string | undefined>;
 }
 
-/** A key holds `lease:<token>` (PX = the lease) while in progress, `done` (EX = the dedupe window) once done. */
+/**
+ * A key holds `lease:<token>` (PX = the lease) while in progress, `done` (EX = the dedupe window) once done. Every
+ * change after `begin` is checked against the token: only the lease's holder renews, releases or completes it
+ * (`complete` also when the lease lapsed and nobody took it; it answers 0 when another delivery holds or completed
+ * the event).
+ */
 const SCRIPTS = {
   begin: `local v = redis.call('GET', KEYS[1])
 if v then
@@ -52,14 +58,26 @@ return 'acquired'`,
 return 0`,
   release: `if redis.call('GET', KEYS[1]) == 'lease:' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`,
+  complete: `local v = redis.call('GET', KEYS[1])
+if v == 'lease:' .. ARGV[1] or not v then
+  redis.call('SET', KEYS[1], 'done', 'EX', ARGV[2])
+  return 1
+end
+return 0`,
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
 const SHAS = Object.fromEntries(Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')])) as Record<ScriptName, string>;
 
 /**
- * Shared store for several receiver processes: each state change is one atomic script on one key, so exactly one
- * process holds an event's lease at a time, and an expired lease frees the event for its next delivery.
+ * Shared store for several receiver processes: each state change is one atomic script on one key, so at most one
+ * delivery holds a live lease on an event at any moment, and an expired lease frees the event for its next delivery.
+ * A lease can lapse while its holder still runs (Redis stalled longer than the lease): the receiver then aborts that
+ * run's `signal`, and its `complete` is refused (answers false) if another delivery took the event meanwhile.
+ *
+ * A `begin` that times out is not forgotten: the command stays queued in the client (and ioredis re-sends it after a
+ * reconnect), so it may still take the lease once Redis answers. Its outcome is watched, and a lease it took is
+ * released at once (token-checked), so that nobody is left waiting on a lease that nobody holds.
  */
 export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeStore {
   if (!options || (!options.client && !options.url)) throw new TypeError('redisDedupeStore needs client or url');
@@ -73,17 +91,29 @@ export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeS
   // Avoid an unhandled rejection when nothing has used the store yet; each command reports the failure.
   owned?.catch(() => undefined);
 
-  const command = async (what: string, name: string, ...args: (string | number)[]) =>
-    withTimeout((async () => (await client).call(name, ...args))(), timeoutMs, what);
-
-  const script = async (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> => {
+  /** A script as the client runs it, with no timeout: it settles whenever Redis (or the client) gives up or answers. */
+  const untimed = async (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> => {
+    const redis = await client;
     try {
-      return await command(name, 'EVALSHA', SHAS[name], 1, prefix + eventId, ...args);
+      return await redis.call('EVALSHA', SHAS[name], 1, prefix + eventId, ...args);
     } catch (error) {
       if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      return command(name, 'EVAL', SCRIPTS[name], 1, prefix + eventId, ...args);
+      return redis.call('EVAL', SCRIPTS[name], 1, prefix + eventId, ...args);
     }
   };
+
+  const script = (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> =>
+    withTimeout(untimed(name, eventId, ...args), timeoutMs, name);
+
+  /** A begin that timed out took the lease after all: give it back, so that the event's next delivery is processed. */
+  const releaseOrphan = (eventId: string, token: string) =>
+    script('release', eventId, token).then(
+      (released) => {
+        if (released === 1) console.warn(`[receiver] a begin on event ${eventId} that timed out took the lease when Redis answered; released it`);
+      },
+      (error: unknown) =>
+        console.error(`[receiver] a begin on event ${eventId} that timed out took the lease later and it could not be released; it lapses by itself:`, error),
+    );
 
   const warn = options.onWarning === undefined ? (message: string) => console.warn(message) : options.onWarning;
   const persistenceChecked = warn
@@ -101,15 +131,24 @@ export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeS
     persistenceChecked,
     async begin(eventId, leaseMs) {
       const token = randomUUID();
-      const state = await script('begin', eventId, token, Math.ceil(leaseMs));
+      const running = untimed('begin', eventId, token, Math.ceil(leaseMs));
+      let state: unknown;
+      try {
+        state = await withTimeout(running, timeoutMs, 'begin');
+      } catch (error) {
+        if (error instanceof RedisTimeoutError) {
+          running.then((late) => (late === 'acquired' ? releaseOrphan(eventId, token) : undefined), () => undefined);
+        }
+        throw error;
+      }
       if (state === 'acquired') return { state, token };
       return state === 'in_progress' ? IN_PROGRESS : DONE;
     },
     async renew(eventId, token, leaseMs) {
       return (await script('renew', eventId, token, Math.ceil(leaseMs))) === 1;
     },
-    async complete(eventId) {
-      await command('complete', 'SET', prefix + eventId, 'done', 'EX', ttlSeconds);
+    async complete(eventId, token) {
+      return (await script('complete', eventId, token, ttlSeconds)) === 1;
     },
     async release(eventId, token) {
       await script('release', eventId, token);

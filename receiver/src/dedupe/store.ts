@@ -18,9 +18,14 @@ export interface DedupeStore {
   begin(eventId: string, leaseMs: number): BeginOutcome | Promise<BeginOutcome>;
   /** Extends the lease `token` holds; false when that lease is gone (expired, or taken over). */
   renew(eventId: string, token: string, leaseMs: number): boolean | Promise<boolean>;
-  /** Records the event as done (for the dedupe window) and ends the lease. */
-  complete(eventId: string, token: string): void | Promise<void>;
-  /** Ends the lease without recording the event as done: its next delivery is processed again. */
+  /**
+   * Records the event as done (for the dedupe window) and ends the lease, only if `token` still holds the lease, or
+   * nobody does (it lapsed and was not taken): atomic. Answers false, changing nothing, when another delivery holds
+   * the event's lease or has recorded it as done: this run overlapped another (its lease was lost). A store that
+   * answers nothing (`undefined`) is taken to have recorded it.
+   */
+  complete(eventId: string, token: string): boolean | void | Promise<boolean | void>;
+  /** Ends the lease `token` holds (only that one) without recording the event as done: its next delivery is processed again. */
   release(eventId: string, token: string): void | Promise<void>;
   /** Closes what the store opened itself (a connection made from a URL). */
   close?(): Promise<void>;
