@@ -27,6 +27,7 @@ const VARIANTS: Array<[string, SandboxOptions]> = [
 const ROWS = 200;
 const SUBSCRIBERS = 45;
 const MESSAGES = 50;
+const HOOKS = 3;
 const numbers = (count: number) => Array.from({ length: count }, (_, n) => String(n));
 
 const tag = 'matrix';
@@ -39,10 +40,11 @@ async function seed(bed: NodeTestBed): Promise<number> {
 	const { list } = await bed.api.call('/list/create', { name: 'Matrix', headers: ['N', 'Even'] });
 	await bed.api.call('/list/rows/add', { listid: list.id, rows: numbers(ROWS).map((N) => [N, Number(N) % 2 ? 'no' : 'yes']) });
 	for (let n = 0; n < SUBSCRIBERS; n++) {
-		await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid: `matrix-${n}`, messenger: 'telegram', name: `M ${n}` });
+		await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid: `matrix-${n}`, messenger: 'telegram', name: `Matrixperson ${n}` });
 		await bed.api.call('/subscriber/tag/add', { botid: 'bot_tg', clientid: `matrix-${n}`, tag });
 	}
 	for (let n = 0; n < MESSAGES; n++) await bed.api.call('/message/send', { botid: 'bot_tg', clientid: 'matrix-0', text: chatText(n) });
+	for (let n = 0; n < HOOKS; n++) await bed.api.call('/hook/create', { url: `http://127.0.0.1:9/matrix-${n}`, events: ['subscriber.new'], name: `matrix hook ${n}` });
 	return list.id as number;
 }
 
@@ -68,6 +70,19 @@ async function reads(bed: NodeTestBed, listid: number): Promise<void> {
 
 	const subscribers = await bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { tag } });
 	expect(subscribers.map((card) => card.clientid).sort()).toEqual(Array.from({ length: SUBSCRIBERS }, (_, n) => `matrix-${n}`).sort());
+
+	const matching = await bed.node.json({ resource: 'subscriber', operation: 'find', query: 'Matrixperson', returnAll: true });
+	expect(matching.map((card) => card.clientid).sort()).toEqual(Array.from({ length: SUBSCRIBERS }, (_, n) => `matrix-${n}`).sort());
+
+	// Every tag added while seeding is one call in the API log: 45 entries, each once.
+	const log = await bed.node.json({ resource: 'account', operation: 'getApiLog', returnAll: true, filters: { path: '/subscriber/tag/add' } });
+	expect(log).toHaveLength(SUBSCRIBERS);
+	expect(new Set(log.map((entry) => entry.id)).size).toBe(SUBSCRIBERS);
+
+	const hooks = await bed.node.json({ resource: 'webhook', operation: 'getMany', returnAll: true });
+	expect(hooks.map((hook) => hook.name).filter((name) => String(name).startsWith('matrix hook')).sort()).toEqual(
+		Array.from({ length: HOOKS }, (_, n) => `matrix hook ${n}`),
+	);
 
 	const chat = await bed.node.json({ resource: 'subscriber', operation: 'getChatHistory', botId: byId('bot_tg'), clientId: 'matrix-0', returnAll: true });
 	expect(new Set(chat.map((message) => message.id)).size).toBe(chat.length);
@@ -106,6 +121,15 @@ async function pacing(variant: SandboxOptions): Promise<void> {
 
 		const chat = recordsOf(await slow.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100001', limit: 20 }), 'messages');
 		for (const text of texts) expect(chat.filter((message) => message.text === text)).toHaveLength(1);
+		// Return All under the rate limit, paging as the variant does: every row once, in order.
+		const { list } = await slow.api.call('/list/create', { name: 'Paced read', headers: ['N'] });
+		await slow.api.call('/list/rows/add', { listid: list.id, rows: numbers(120).map((N) => [N]) });
+		const [rows] = await Promise.all([
+			slow.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }),
+			slow.node.items({ resource: 'account', operation: 'getBalance' }, { items: Array.from({ length: 6 }, () => ({})) }),
+		]);
+		expect(rows.map((row) => (row.values as string[])[0])).toEqual(numbers(120));
+
 		const refused = recordsOf(await slow.api.call('/log/get', { status: 429, limit: 50 }), 'entries');
 		expect(refused.length).toBeGreaterThan(0); // the limit was really met
 	} finally {
