@@ -173,13 +173,21 @@ interface RandomCase {
   nowFraction: number;
   body: string;
   bodyChange: 'none' | 'appended-space' | 'other-id' | 're-serialized';
-  timestampForm: 'plain' | 'suffix' | 'leading-zero' | 'leading-space' | 'plus' | 'decimal' | 'next-second';
+  timestampForm: TimestampForm;
+  /**
+   * What the HMAC covers: the timestamp's digits (what the official libraries sign: they `parseInt` the header and
+   * sign the number), or the header's text exactly as sent (which differs when the text is not canonical).
+   */
+  signedTimestamp: 'digits' | 'header-text';
   entryForm: 'v1' | 'trailing-comma' | 'extra-comma-field' | 'upper-case' | 'unpadded' | 'space-after-comma' | 'v1a' | 'absent';
   separator: ' ' | '  ' | '\t' | ', ';
   decoysBefore: number;
   decoysAfter: number;
   idChange: boolean;
 }
+
+type TimestampForm = 'plain' | 'suffix' | 'leading-zero' | 'leading-zeros' | 'leading-space' | 'plus' | 'decimal' | 'next-second';
+const NON_CANONICAL_TIMESTAMPS = ['suffix', 'leading-zero', 'leading-zeros', 'leading-space', 'plus', 'decimal'] as const;
 
 const randomCase: fc.Arbitrary<RandomCase> = fc.record({
   secret: fc.uint8Array({ minLength: 16, maxLength: 64 }),
@@ -193,8 +201,9 @@ const randomCase: fc.Arbitrary<RandomCase> = fc.record({
   bodyChange: fc.oneof({ weight: 6, arbitrary: fc.constant('none' as const) }, { weight: 1, arbitrary: fc.constantFrom('appended-space' as const, 'other-id' as const, 're-serialized' as const) }),
   timestampForm: fc.oneof(
     { weight: 8, arbitrary: fc.constant('plain' as const) },
-    { weight: 1, arbitrary: fc.constantFrom('suffix' as const, 'leading-zero' as const, 'leading-space' as const, 'plus' as const, 'decimal' as const, 'next-second' as const) },
+    { weight: 3, arbitrary: fc.constantFrom<TimestampForm>(...NON_CANONICAL_TIMESTAMPS, 'next-second') },
   ),
+  signedTimestamp: fc.constantFrom('digits' as const, 'header-text' as const),
   entryForm: fc.oneof(
     { weight: 8, arbitrary: fc.constant('v1' as const) },
     { weight: 1, arbitrary: fc.constantFrom('trailing-comma' as const, 'extra-comma-field' as const, 'upper-case' as const, 'unpadded' as const, 'space-after-comma' as const, 'v1a' as const, 'absent' as const) },
@@ -216,7 +225,18 @@ function build(c: RandomCase): BuiltCase {
   const encoded = Buffer.from(c.secret).toString('base64');
   const secretText = (c.prefixed ? 'whsec_' : '') + (c.padded ? encoded : encoded.replace(/=+$/, ''));
   const signedBody = c.body === 'event' ? JSON.stringify(sampleEvent('subscriber.new', { id: c.id, hook: 'hook_1' })) : c.body;
-  const mac = createHmac('sha256', c.secret).update(`${c.id}.${c.timestamp}.${signedBody}`).digest('base64');
+  const timestamp = {
+    plain: String(c.timestamp),
+    suffix: `${c.timestamp}abc`,
+    'leading-zero': `0${c.timestamp}`,
+    'leading-zeros': `000${c.timestamp}`,
+    'leading-space': ` ${c.timestamp}`,
+    plus: `+${c.timestamp}`,
+    decimal: `${c.timestamp}.0`,
+    'next-second': String(c.timestamp + 1),
+  }[c.timestampForm];
+  const signedTimestamp = c.signedTimestamp === 'header-text' ? timestamp : String(c.timestamp);
+  const mac = createHmac('sha256', c.secret).update(`${c.id}.${signedTimestamp}.${signedBody}`).digest('base64');
   const decoy = () => `v1,${randomBytes(32).toString('base64')}`;
   const entry = {
     v1: `v1,${mac}`,
@@ -229,15 +249,6 @@ function build(c: RandomCase): BuiltCase {
     absent: undefined,
   }[c.entryForm];
   const entries = [...Array.from({ length: c.decoysBefore }, decoy), ...(entry === undefined ? [] : [entry]), ...Array.from({ length: c.decoysAfter }, decoy)];
-  const timestamp = {
-    plain: String(c.timestamp),
-    suffix: `${c.timestamp}abc`,
-    'leading-zero': `0${c.timestamp}`,
-    'leading-space': ` ${c.timestamp}`,
-    plus: `+${c.timestamp}`,
-    decimal: `${c.timestamp}.0`,
-    'next-second': String(c.timestamp + 1),
-  }[c.timestampForm];
   const body = {
     none: signedBody,
     'appended-space': `${signedBody} `,
@@ -260,12 +271,13 @@ function build(c: RandomCase): BuiltCase {
 
 /**
  * Where the core is deliberately stricter than the JavaScript library (receiver/README.md, "Stricter than the
- * oracles"): a timestamp that is not exactly the decimal digits that were signed, more than 10 entries.
+ * oracles"): a timestamp that is not the canonical decimal text of the number the oracles sign
+ * (`String(parseInt(header, 10))`: no leading zero, sign, space or suffix; at most 12 digits), more than 10 entries.
  */
 function documentedStricter(built: BuiltCase): boolean {
   const timestamp = built.headers['webhook-timestamp'];
   const entries = built.headers['webhook-signature'].split(' ').filter(Boolean);
-  return !/^[0-9]{1,12}$/.test(timestamp) || String(Number.parseInt(timestamp, 10)) !== timestamp || entries.length > 10;
+  return timestamp.length > 12 || String(Number.parseInt(timestamp, 10)) !== timestamp || entries.length > 10;
 }
 
 describe('random deliveries and mutations against standardwebhooks and svix (fast-check)', () => {
@@ -294,10 +306,46 @@ describe('random deliveries and mutations against standardwebhooks and svix (fas
     expect(seen.refused).toBeGreaterThan(NUM_RUNS / 10);
   });
 
+  it('a non-canonical webhook-timestamp (leading zeros, "+", a leading space, suffixes), signed as sent or as its digits, is never accepted where the oracles refuse it', async () => {
+    const seen = { signedAsSent: 0, signedDigits: 0, oraclesAccepted: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        randomCase,
+        fc.constantFrom(...NON_CANONICAL_TIMESTAMPS),
+        fc.constantFrom('digits' as const, 'header-text' as const),
+        async (c, timestampForm, signedTimestamp) => {
+          // Otherwise a good delivery, well within the tolerance: only the timestamp's spelling and what was signed vary.
+          const built = build({ ...c, timestampForm, signedTimestamp, bodyChange: 'none', entryForm: 'v1', separator: ' ', idChange: false, decoysBefore: 0, nowOffset: c.nowOffset % 200 });
+          const ours = await outcomes({ secrets: [built.secretText], now: built.now, toleranceSeconds: TOLERANCE }, built.headers, built.body);
+          if (ours.web !== ours.receiver || ours.trigger !== ours.receiver) throw new Error(`implementations disagree: ${JSON.stringify({ ours, built })}`);
+          const oracles = oracleAccepts(built.secretText, built.headers, built.body, built.now);
+          expect(oracles.svix).toBe(oracles.standardwebhooks);
+          // The oracles sign the parsed number: a signature over the header's own non-canonical text never matches.
+          if (signedTimestamp === 'header-text') expect(oracles.standardwebhooks).toBe(false);
+          if (oracles.standardwebhooks) seen.oraclesAccepted += 1;
+          seen[signedTimestamp === 'header-text' ? 'signedAsSent' : 'signedDigits'] += 1;
+          // Never more lenient than the oracles.
+          if (!oracles.standardwebhooks) expect(AFTER_SIGNATURE.has(ours.receiver)).toBe(false);
+          if (timestampForm === 'leading-space') {
+            // Whitespace around a header value is not part of it (HTTP): ` 123` reads as `123`, as parseInt reads it.
+            expect(AFTER_SIGNATURE.has(ours.receiver)).toBe(oracles.standardwebhooks);
+          } else {
+            // Any other non-canonical spelling is refused (documented as stricter), before the signature is looked at.
+            expect(ours.receiver).toBe('malformed_signature');
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(seen.signedAsSent).toBeGreaterThan(0);
+    expect(seen.signedDigits).toBeGreaterThan(0);
+    expect(seen.oraclesAccepted).toBeGreaterThan(0);
+  });
+
   it('accepts every unmutated delivery whose clock lies within the tolerance, whatever the secret\'s spelling', async () => {
     await fc.assert(
       fc.asyncProperty(
-        randomCase.map((c) => ({ ...c, bodyChange: 'none' as const, timestampForm: 'plain' as const, entryForm: 'v1' as const, separator: ' ' as const, idChange: false, decoysBefore: 1, nowOffset: c.nowOffset % 300 })),
+        randomCase.map((c) => ({ ...c, bodyChange: 'none' as const, timestampForm: 'plain' as const, signedTimestamp: 'digits' as const, entryForm: 'v1' as const, separator: ' ' as const, idChange: false, decoysBefore: 1, nowOffset: c.nowOffset % 300 })),
         async (c) => {
           const built = build(c);
           const ours = await outcomes({ secrets: [built.secretText], now: built.now, toleranceSeconds: TOLERANCE }, built.headers, built.body);
@@ -379,6 +427,21 @@ describe('cases where the former trigger and receiver verifiers disagreed', () =
     const bare = SECRET.slice('whsec_'.length);
     expect(await outcomes({ secrets: [bare], now: NOW }, standardWebhooks(NOW), body)).toEqual(all('valid'));
     expect(await outcomes({ secrets: [SECRET.replace(/=+$/, '')], now: NOW }, standardWebhooks(NOW), body)).toEqual(all('valid'));
+  });
+
+  it('a webhook-timestamp with a leading zero, HMAC over the text as sent: refused by all, as standardwebhooks and svix refuse it', async () => {
+    const timestamp = `0${NOW}`;
+    const mac = createHmac('sha256', SECRET_BYTES).update(`${event.id}.${timestamp}.${body}`).digest('base64');
+    const headers = { 'webhook-id': event.id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
+    expect(oracleAccepts(SECRET, headers, body, NOW)).toEqual({ standardwebhooks: false, svix: false });
+    expect(await outcomes({ secrets: [SECRET], now: NOW }, headers, body)).toEqual(all('malformed_signature'));
+    // The oracles sign parseInt's number, so they accept the digits' signature under this header; ours refuses any
+    // spelling but the canonical one (receiver/README.md, "Stricter than the oracles").
+    const digitsMac = createHmac('sha256', SECRET_BYTES).update(`${event.id}.${NOW}.${body}`).digest('base64');
+    const digitsSigned = { ...headers, 'webhook-signature': `v1,${digitsMac}` };
+    expect(oracleAccepts(SECRET, digitsSigned, body, NOW)).toEqual({ standardwebhooks: true, svix: true });
+    expect(await outcomes({ secrets: [SECRET], now: NOW }, digitsSigned, body)).toEqual(all('malformed_signature'));
+    expect(await outcomes({ secrets: [SECRET], now: NOW }, standardWebhooks(NOW), body)).toEqual(all('valid'));
   });
 
   it('a tab-separated signature list: the valid entry is not read, by all (the list is space-delimited)', async () => {

@@ -198,6 +198,13 @@ async function buildVectors(): Promise<Vector[]> {
     const { body_sha256: _omitted, ...withoutHash } = contractClaims(body, id);
     const missingClaim = await customJwt({ alg: 'HS256', kid: HOOK, typ: 'JWT' }, withoutHash, secretBytes(SECRET));
     vectors.push(vector('invalid-jwt-missing-body-sha256', 'Correctly signed JWT without the body_sha256 claim', hmacVerifier(), { ...JSON_TYPE, 'x-signature': missingClaim }, body, invalid('invalid_claims')));
+    // Each claim the contract requires, left out of an otherwise valid token (aud: required once an audience is set).
+    for (const claim of ['exp', 'iat', 'evt', 'aud'] as const) {
+      const { [claim]: _left, ...without } = contractClaims(body, id);
+      const token = await customJwt({ alg: 'HS256', kid: HOOK, typ: 'JWT' }, without, secretBytes(SECRET));
+      const setting = claim === 'aud' ? ' (the verifier has an audience)' : '';
+      vectors.push(vector(`invalid-jwt-missing-${claim}`, `Correctly signed JWT without the ${claim} claim${setting}`, hmacVerifier(), { ...JSON_TYPE, 'x-signature': token }, body, invalid('invalid_claims')));
+    }
   }
   {
     const { id, body } = eventBody('subscriber.new');
@@ -210,6 +217,11 @@ async function buildVectors(): Promise<Vector[]> {
     const many = [...Array(10).fill(wrong), h['webhook-signature']].join(' ');
     vectors.push(vector('invalid-standard-webhooks-too-many-signatures', 'More than 10 entries (even with a good one among them)', hmacVerifier(), { ...swHeaders(h), 'webhook-signature': many }, body, invalid('malformed_signature')));
     vectors.push(vector('invalid-standard-webhooks-malformed-timestamp', 'webhook-timestamp is not unix seconds', hmacVerifier(), { ...swHeaders(h), 'webhook-timestamp': '2026-11-18T11:06:38Z' }, body, invalid('malformed_signature')));
+    // The reference libraries parseInt the header and sign the number: for them `0<t>` stands for `<t>`, and a
+    // signature over the text `0<t>` never matches. The timestamp must be canonical decimal, so this is refused too.
+    const zeroTimestamp = `0${NOW - 2}`;
+    const zeroSigned = 'v1,' + createHmac('sha256', secretBytes(SECRET)).update(`${id}.${zeroTimestamp}.${body}`).digest('base64');
+    vectors.push(vector('invalid-standard-webhooks-timestamp-leading-zero', 'webhook-timestamp with a leading zero, HMAC over that text as sent (the reference libraries sign the parsed number)', hmacVerifier(), { ...swHeaders(h), 'webhook-timestamp': zeroTimestamp, 'webhook-signature': zeroSigned }, body, invalid('malformed_signature')));
     const otherHook = eventBody('subscriber.new', undefined, 'hook_2');
     const otherHookHeaders = await signDelivery({ body: otherHook.body, eventId: otherHook.id, hookId: 'hook_2', secret: SECRET, timestamp: NOW - 2 });
     vectors.push(vector('invalid-standard-webhooks-wrong-audience', 'Standard Webhooks delivery whose body names another hook than the audience', hmacVerifier(), swHeaders(otherHookHeaders), otherHook.body, invalid('audience_mismatch')));

@@ -1,5 +1,4 @@
-import { createSecretKey, generateKeyPairSync, randomUUID, sign as cryptoSign, type KeyObject, type webcrypto } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { createHmac, createSecretKey, generateKeyPairSync, KeyObject, randomUUID, sign as cryptoSign, webcrypto } from 'node:crypto';
 import { bodySha256, standardWebhooksMac } from './digest';
 import { HOOK_PUBLIC_KEY_PREFIX, standardWebhooksContent } from './core';
 import { decodeHookSecret } from './secret';
@@ -67,21 +66,65 @@ export async function signDelivery(input: SignDeliveryInput): Promise<DeliverySi
   };
 }
 
-function signDeliveryJwt(input: SignDeliveryInput, timestamp: number, secretBytes: Uint8Array): Promise<string> {
-  const claims = { evt: input.eventId, body_sha256: bodySha256(input.body) };
+/**
+ * The delivery JWT, signed with node:crypto (jose verifies these tokens in test/sign.test.ts): header and claims as
+ * compact JSON in base64url, HS256 = HMAC-SHA256 keyed by the secret bytes, ES256 = ECDSA P-256 with SHA-256 in the
+ * JWS form (r || s, 64 bytes, not DER), EdDSA = Ed25519.
+ */
+async function signDeliveryJwt(input: SignDeliveryInput, timestamp: number, secretBytes: Uint8Array): Promise<string> {
   const header = input.jwtKey
     ? { alg: input.jwtKey.alg, kid: input.jwtKey.kid, typ: 'JWT' }
     : { alg: 'HS256', kid: input.hookId, typ: 'JWT' };
-  const key = input.jwtKey ? input.jwtKey.privateKey : secretBytes;
-  return new SignJWT(claims)
-    .setProtectedHeader(header)
-    .setIssuer(input.issuer ?? DEFAULT_ISSUER)
-    .setAudience(input.hookId)
-    .setIssuedAt(timestamp)
-    .setExpirationTime(timestamp + JWT_LIFETIME_SECONDS)
-    .setJti(input.attemptId ?? `att_${randomUUID()}`)
-    .sign(key);
+  const claims = {
+    evt: input.eventId,
+    body_sha256: bodySha256(input.body),
+    iss: input.issuer ?? DEFAULT_ISSUER,
+    aud: input.hookId,
+    iat: timestamp,
+    exp: timestamp + JWT_LIFETIME_SECONDS,
+    jti: input.attemptId ?? `att_${randomUUID()}`,
+  };
+  const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+  const signature = input.jwtKey
+    ? await signAsymmetric(input.jwtKey, Buffer.from(signingInput, 'utf8'))
+    : createHmac('sha256', secretBytes).update(signingInput, 'utf8').digest();
+  return `${signingInput}.${base64url(signature)}`;
 }
+
+const base64url = (value: string | Uint8Array) => Buffer.from(value).toString('base64url');
+
+/** ES256 or EdDSA over `data` with a private KeyObject (node:crypto) or CryptoKey (Web Crypto, also non-extractable). */
+async function signAsymmetric(jwtKey: AsymmetricJwtKey, data: Uint8Array): Promise<Uint8Array> {
+  const { alg, privateKey } = jwtKey;
+  if (alg !== 'ES256' && alg !== 'EdDSA') throw new TypeError('jwtKey.alg must be ES256 or EdDSA');
+  if (privateKey instanceof KeyObject) {
+    const fits =
+      privateKey.type === 'private' &&
+      (alg === 'ES256'
+        ? privateKey.asymmetricKeyType === 'ec' && privateKey.asymmetricKeyDetails?.namedCurve === 'prime256v1'
+        : privateKey.asymmetricKeyType === 'ed25519');
+    if (!fits) throw new TypeError(`jwtKey.privateKey must be ${KEY_KINDS[alg]} private key for ${alg}`);
+    return alg === 'ES256' ? cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }) : cryptoSign(null, data, privateKey);
+  }
+  if (isCryptoKey(privateKey)) {
+    const algorithm = privateKey.algorithm as { name: string; namedCurve?: string };
+    const fits =
+      privateKey.type === 'private' &&
+      privateKey.usages.includes('sign') &&
+      (alg === 'ES256' ? algorithm.name === 'ECDSA' && algorithm.namedCurve === 'P-256' : algorithm.name === 'Ed25519');
+    if (!fits) throw new TypeError(`jwtKey.privateKey must be ${KEY_KINDS[alg]} private key for ${alg}, usable to sign`);
+    // Web Crypto's ECDSA signature is already r || s.
+    const params = alg === 'ES256' ? { name: 'ECDSA', hash: 'SHA-256' } : { name: 'Ed25519' };
+    return new Uint8Array(await webcrypto.subtle.sign(params, privateKey, data));
+  }
+  throw new TypeError('jwtKey.privateKey must be a KeyObject or a CryptoKey');
+}
+
+const KEY_KINDS = { ES256: 'an EC P-256', EdDSA: 'an Ed25519' } as const;
+
+/** A Web Crypto key (the global `CryptoKey` class of Node 24, where `webcrypto.subtle` produces them). */
+const isCryptoKey = (key: unknown): key is webcrypto.CryptoKey =>
+  typeof globalThis.CryptoKey === 'function' && key instanceof globalThis.CryptoKey;
 
 export interface SignV1aInput {
   /** The exact raw JSON body that will be sent. */

@@ -20,18 +20,49 @@ export function createVerifier(options: VerifyOptions): DeliveryVerifier {
   return createVerifierOn(options, nodeCrypto);
 }
 
-const verifiers = new WeakMap<VerifyOptions, DeliveryVerifier>();
+/**
+ * The verifier prepared for an options object, with a snapshot of what it was prepared from. An options object edited
+ * in place (a leaked secret removed from `secrets`, an audience added) no longer matches its snapshot, and the next
+ * call prepares a verifier from the options as they are now: a removed secret stops verifying at once.
+ */
+const verifiers = new WeakMap<VerifyOptions, { snapshot: OptionsSnapshot; verifier: DeliveryVerifier }>();
+
+/** Each option's value; lists (and the inline key set's `keys`) copied, so that edits in place show. */
+type OptionsSnapshot = ReadonlyMap<string, unknown>;
+
+function snapshotOf(options: VerifyOptions): OptionsSnapshot {
+  const snapshot = new Map<string, unknown>();
+  for (const [name, value] of Object.entries(options)) {
+    snapshot.set(name, Array.isArray(value) ? [...(value as unknown[])] : value);
+    if (name === 'jwks' && value !== null && typeof value === 'object' && Array.isArray((value as { keys?: unknown }).keys)) {
+      snapshot.set('jwks.keys', [...(value as { keys: unknown[] }).keys]);
+    }
+  }
+  return snapshot;
+}
+
+const sameValue = (a: unknown, b: unknown) =>
+  Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((item, index) => Object.is(item, b[index])) : Object.is(a, b);
+
+function unchanged(snapshot: OptionsSnapshot, current: OptionsSnapshot): boolean {
+  if (snapshot.size !== current.size) return false;
+  for (const [name, value] of snapshot) if (!current.has(name) || !sameValue(value, current.get(name))) return false;
+  return true;
+}
 
 /**
  * Verifies one delivery: the signature (JWT in `X-Signature`, or Standard Webhooks headers) over the exact raw body,
  * then the event itself. Resolves to the typed event; rejects with a {@link DeliveryError} whose `code` says what failed.
- * Reusing the same `options` object reuses its imported keys and fetched key set.
+ * Reusing the same `options` object reuses its imported keys and fetched key set for as long as its options stay the
+ * same; a change to it (a secret removed from `secrets` in place, say) takes effect on the next call.
  */
 export async function verifyDelivery(rawBody: RawBody, headers: HeaderSource, options: VerifyOptions): Promise<DeliveryEvent> {
-  let verifier = verifiers.get(options);
-  if (!verifier) {
-    verifier = createVerifier(options);
-    verifiers.set(options, verifier);
+  if (options === null || typeof options !== 'object') return (await createVerifier(options).verify(rawBody, headers)).event; // throws TypeError
+  const snapshot = snapshotOf(options);
+  let cached = verifiers.get(options);
+  if (!cached || !unchanged(cached.snapshot, snapshot)) {
+    cached = { snapshot, verifier: createVerifier(options) };
+    verifiers.set(options, cached);
   }
-  return (await verifier.verify(rawBody, headers)).event;
+  return (await cached.verifier.verify(rawBody, headers)).event;
 }

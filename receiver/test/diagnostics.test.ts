@@ -1,4 +1,5 @@
-import { createReceiver, DeliveryError, type DeliveryEvent } from '../src';
+import { createHash, createHmac } from 'node:crypto';
+import { createReceiver, DeliveryError, sampleEvent, type DeliveryEvent } from '../src';
 import { jwtOnly, newSecret, signedDelivery, standardWebhooksOnly } from './helpers';
 
 /**
@@ -34,6 +35,22 @@ describe('diagnostics of refused deliveries', () => {
     expect(error).toBeInstanceOf(DeliveryError);
     expect(error).toMatchObject({ code, clockDifferenceSeconds: offset });
     expect((error as DeliveryError).diagnostic).toMatch(diagnostic);
+  });
+
+  it('a JWT whose "nbf" lies 60 s after this clock (its "iat" is now): the diagnostic names "nbf", not "iat"', async () => {
+    const { receiver, errors } = receiverWithErrors();
+    const body = JSON.stringify(sampleEvent('subscriber.new', { id: 'evt_nbf', hook: 'hook_1' }));
+    const b64u = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+    const claims = { iss: 'messenger-bot-builder', aud: 'hook_1', iat: NOW, nbf: NOW + 60, exp: NOW + 300, evt: 'evt_nbf', body_sha256: createHash('sha256').update(body).digest('base64url') };
+    const input = `${b64u(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64u(JSON.stringify(claims))}`;
+    const token = `${input}.${b64u(createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(input).digest())}`;
+    const answer = await receiver.receive({ method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': token }, body });
+    expect(JSON.parse(answer.body)).toEqual({ code: 'not_yet_valid', error: 'JWT "nbf" lies in the future' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors).toHaveLength(1);
+    const error = errors[0][0] as DeliveryError;
+    expect(error).toMatchObject({ code: 'not_yet_valid', clockDifferenceSeconds: 60 });
+    expect(error.diagnostic).toMatch(/^The JWT's "nbf" is 60 s ahead of this server's clock/);
   });
 
   it('a refusal with nothing to act on (a wrong secret, a body for another event) reaches no error handler', async () => {

@@ -2,7 +2,7 @@ import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { DeliveryError, type DeliveryErrorCode } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/errors';
-import { REQUIRED_CLAIMS, verifyJwt } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/jwt';
+import { verifyJwt } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/jwt';
 import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
 import { runSteps } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/platform';
 import { resolveVerifyOptions, type ResolvedVerifyOptions } from '../src/options';
@@ -15,8 +15,15 @@ import { resolveVerifyOptions, type ResolvedVerifyOptions } from '../src/options
  * Properties: (1) whatever ours accepts, jose accepts, with the same claims; (2) ours accepts exactly when jose does,
  * except where receiver/README.md lists it as stricter (any `crit` header; `b64: false` without `crit`; a header or
  * claims set that is not strict UTF-8 JSON, e.g. starting with a BOM, which jose's TextDecoder strips; `evt` and
- * `body_sha256` of the wrong type); (3) when both refuse, the DeliveryError codes are the same.
+ * `body_sha256` of the wrong type; a signature segment in non-canonical base64url, which jose decodes loosely);
+ * (3) when both refuse, the DeliveryError codes are the same.
+ *
+ * The oracle's expectations are written out here from the delivery contract, never imported from the code under
+ * test: a claim dropped from the core's list must make these tests fail, not move the oracle along with it.
  */
+
+/** The claims the delivery contract requires of every delivery JWT (test/fixtures/deliveries/README.md). */
+const CONTRACT_REQUIRED_CLAIMS = ['iat', 'exp', 'evt', 'body_sha256'];
 
 const ISSUER = 'messenger-bot-builder';
 const HOOK = 'hook_a';
@@ -73,8 +80,6 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 /** Ours: the core's `verifyJwt` (everything but `body_sha256` against a body, which jose does not know), synchronously. */
 function ours(token: string, { verifier }: Resolved): Outcome {
   expect(token).toMatch(COMPACT_JWS);
-  const signature = token.slice(token.lastIndexOf('.') + 1);
-  expect(b64u(Buffer.from(signature, 'base64url'))).toBe(signature);
   try {
     const verified = runSteps(
       verifyJwt(token, {
@@ -122,7 +127,7 @@ async function oracle(token: string, { settings }: Resolved): Promise<Outcome> {
     currentDate: new Date(settings.now * 1000),
     clockTolerance: settings.clockSkewSeconds ?? 5,
     maxTokenAge: settings.toleranceSeconds ?? 300,
-    requiredClaims: [...REQUIRED_CLAIMS],
+    requiredClaims: CONTRACT_REQUIRED_CLAIMS,
   };
   for (const secret of settings.secrets) {
     try {
@@ -155,10 +160,14 @@ function objectBytes(entries: [string, Raw][]): Buffer {
 }
 
 /** A valid delivery token issued `age` seconds before `now`. */
-function deliveryToken(now: number, options: { age?: number; aud?: unknown; header?: Record<string, unknown>; secret?: string } = {}) {
+function deliveryToken(
+  now: number,
+  options: { age?: number; aud?: unknown; header?: Record<string, unknown>; secret?: string; omit?: readonly string[] } = {},
+) {
   const iat = Math.floor(now) - (options.age ?? 1);
   const header = options.header ?? { alg: 'HS256', typ: 'JWT', kid: 'hs_1' };
-  const claims = { iss: ISSUER, aud: options.aud ?? HOOK, iat, exp: iat + 300, jti: 'att_1', evt: 'evt_1', body_sha256: 'x'.repeat(43) };
+  const claims: Record<string, unknown> = { iss: ISSUER, aud: options.aud ?? HOOK, iat, exp: iat + 300, jti: 'att_1', evt: 'evt_1', body_sha256: 'x'.repeat(43) };
+  for (const name of options.omit ?? []) delete claims[name];
   return token(Buffer.from(JSON.stringify(header)), Buffer.from(JSON.stringify(claims)), (input) => hmac(options.secret ?? SIGNING_SECRET, input));
 }
 
@@ -298,7 +307,8 @@ const headerSpec: fc.Arbitrary<HeaderSpec> = fc.record({
   ),
 });
 
-type Signature = 'valid' | 'other-secret' | 'truncated' | 'extended' | 'empty' | 'bit-flipped';
+/** `non-canonical`: the valid MAC, its last base64url character spelled with other unused bits (the same bytes). */
+type Signature = 'valid' | 'other-secret' | 'truncated' | 'extended' | 'empty' | 'bit-flipped' | 'non-canonical';
 /** Which secrets the receiver is configured with; the token is signed with SIGNING_SECRET unless `signature` says otherwise. */
 type Keys = 'signing' | 'other' | 'other-then-signing' | 'two-others';
 
@@ -323,7 +333,7 @@ const caseArbitrary: fc.Arbitrary<Case> = fc.record({
   invalidUtf8: fc.nat({ max: INVALID_UTF8.length - 1 }),
   signature: fc.oneof(
     { weight: 25, arbitrary: fc.constant<Signature>('valid') },
-    { weight: 3, arbitrary: fc.constantFrom<Signature>('other-secret', 'truncated', 'extended', 'empty', 'bit-flipped') },
+    { weight: 3, arbitrary: fc.constantFrom<Signature>('other-secret', 'truncated', 'extended', 'empty', 'bit-flipped', 'non-canonical') },
   ),
   keys: fc.oneof(
     { weight: 8, arbitrary: fc.constant<Keys>('signing') },
@@ -481,10 +491,26 @@ function payloadBytes(c: Case): Buffer {
   }
 }
 
+const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * The same signature bytes in a non-canonical spelling: a 32-byte MAC is 43 base64url characters, whose last one
+ * carries 4 bits of the MAC and 2 unused bits; flipping the lowest unused bit leaves the decoded bytes unchanged.
+ */
+function nonCanonicalSpelling(signature: string): string {
+  expect(signature).toHaveLength(43);
+  const last = BASE64URL_ALPHABET.indexOf(signature.at(-1)!);
+  const twin = signature.slice(0, -1) + BASE64URL_ALPHABET[last ^ 1];
+  expect(Buffer.from(twin, 'base64url').equals(Buffer.from(signature, 'base64url'))).toBe(true);
+  expect(twin).not.toBe(signature);
+  return twin;
+}
+
 function buildToken(c: Case): string {
-  return token(headerBytes(c.header), payloadBytes(c), (input) => {
+  const built = token(headerBytes(c.header), payloadBytes(c), (input) => {
     switch (c.signature) {
       case 'valid':
+      case 'non-canonical':
         return hmac(SIGNING_SECRET, input);
       case 'other-secret':
         return hmac(OTHER_SECRETS[1], input);
@@ -501,6 +527,12 @@ function buildToken(c: Case): string {
       }
     }
   });
+  const cut = built.lastIndexOf('.') + 1;
+  const signature = built.slice(cut);
+  // Every other variant is spelled canonically by construction: only this one tests the spelling.
+  if (c.signature === 'non-canonical') return built.slice(0, cut) + nonCanonicalSpelling(signature);
+  expect(b64u(Buffer.from(signature, 'base64url'))).toBe(signature);
+  return built;
 }
 
 /** A header that jose reads and the core refuses before the signature: not strict UTF-8 JSON, an extension, `b64: false`. */
@@ -510,8 +542,10 @@ const headerStricter = (c: Case) =>
 const payloadStricter = (c: Case) => c.payload === 'bom' && c.header.encoding === 'json';
 /** Delivery claims of the wrong type: jose only knows they are required. */
 const deliveryClaimsStricter = (c: Case) => c.claims.evt === 'null' || c.claims.bodySha256 === 'number';
+/** A signature segment in non-canonical base64url: jose decodes it loosely (the same bytes), the core refuses it. */
+const signatureStricter = (c: Case) => c.signature === 'non-canonical';
 /** Where receiver/README.md documents that the core refuses what jose would accept. */
-const stricter = (c: Case) => headerStricter(c) || payloadStricter(c) || deliveryClaimsStricter(c);
+const stricter = (c: Case) => headerStricter(c) || payloadStricter(c) || deliveryClaimsStricter(c) || signatureStricter(c);
 
 async function both(c: Case) {
   const built = buildToken(c);
@@ -524,6 +558,8 @@ async function both(c: Case) {
  * before the signature is checked; a claims set with a BOM once the signature matches.
  */
 function expectedOurs(c: Case, jose: Outcome): DeliveryErrorCode | 'accepted' {
+  // The `alg` is always HS256 here, so the spelling is checked before anything jose could refuse for.
+  if (signatureStricter(c)) return 'malformed_signature';
   if (headerStricter(c) && !['not-json', 'array'].includes(c.header.encoding)) return 'malformed_signature';
   if (payloadStricter(c)) return !jose.ok && jose.code === 'invalid_signature' ? 'invalid_signature' : 'malformed_signature';
   if (deliveryClaimsStricter(c) && jose.ok) return 'invalid_claims';
@@ -586,6 +622,33 @@ describe('core verifyJwt (HS256): examples', () => {
     await expectBoth(deliveryToken(NOW, { aud: OTHER_HOOK }), 'audience_mismatch');
   });
 
+  it.each([
+    ['exp', 'invalid_claims'],
+    ['iat', 'invalid_claims'],
+    ['evt', 'invalid_claims'],
+    ['body_sha256', 'invalid_claims'],
+    ['aud', 'invalid_claims'],
+  ] as const)('refuses a correctly signed token without "%s" (audience configured): %s', async (claim, code) => {
+    const result = await expectBoth(deliveryToken(NOW, { omit: [claim] }), code);
+    expect(result).toMatchObject({ ok: false, message: `JWT claim "${claim}" is missing` });
+  });
+
+  it('accepts a token without "aud" when no audience is configured, as jose does', async () => {
+    const noAudience = resolve({ secrets: [SIGNING_SECRET], now: NOW });
+    const withoutAud = deliveryToken(NOW, { omit: ['aud'] });
+    expect(ours(withoutAud, noAudience).ok).toBe(true);
+    expect((await oracle(withoutAud, noAudience)).ok).toBe(true);
+  });
+
+  it('refuses a token signed with a non-canonical base64url signature, which jose accepts: malformed_signature', async () => {
+    const canonical = deliveryToken(NOW);
+    const cut = canonical.lastIndexOf('.') + 1;
+    const twin = canonical.slice(0, cut) + nonCanonicalSpelling(canonical.slice(cut));
+    expect(ours(canonical, options).ok).toBe(true);
+    expect(ours(twin, options)).toMatchObject({ ok: false, code: 'malformed_signature' });
+    expect((await oracle(twin, options)).ok).toBe(true);
+  });
+
   it('refuses a token without a "typ" header: invalid_claims', async () => {
     await expectBoth(deliveryToken(NOW, { header: { alg: 'HS256', kid: 'hs_1' } }), 'invalid_claims');
   });
@@ -640,7 +703,7 @@ describe('core verifyJwt (HS256) agrees with jose jwtVerify (fast-check)', () =>
     expect(accepted).toBeGreaterThan(NUM_RUNS / 10);
   });
 
-  it('accepts exactly what jose accepts, except the documented stricter cases (crit, BOM), which it refuses', async () => {
+  it('accepts exactly what jose accepts, except the documented stricter cases (crit, BOM, non-canonical signature), which it refuses', async () => {
     const seen = { bothAccept: 0, bothReject: 0, stricter: 0 };
     await fc.assert(
       fc.asyncProperty(caseArbitrary, async (c) => {
@@ -744,6 +807,37 @@ describe('core verifyJwt (HS256) agrees with jose jwtVerify (fast-check)', () =>
     for (const shape of ['array', 'null', 'number', 'string', 'true', 'truncated', 'garbage', 'invalid-utf8', 'bom', 'double-bom'] as const) {
       expect(seen.get(shape)).toContain('malformed_signature');
     }
+  });
+
+  it('agrees on every signature variant, and refuses a non-canonical spelling that jose accepts', async () => {
+    const variants: Signature[] = ['valid', 'other-secret', 'truncated', 'extended', 'empty', 'bit-flipped', 'non-canonical'];
+    const joseAcceptedNonCanonical = { count: 0 };
+    const seen = await agreesWhile(
+      (c) =>
+        fc.constantFrom(...variants).map((signature) => {
+          const varied: Case = {
+            ...validSignature(c),
+            signature,
+            payload: 'object',
+            header: { ...c.header, crit: 'none', strayB64: false, extra: {}, encoding: 'json', typ: 'JWT' },
+          };
+          return varied;
+        }),
+      (c) => c.signature,
+    );
+    expect([...seen.keys()].sort()).toEqual([...variants].sort());
+    expect([...seen.get('non-canonical')!]).toEqual(['malformed_signature']);
+    expect(seen.get('valid')).toContain('accepted');
+    // jose reads the non-canonical spelling as the same bytes: where the rest of the token is good, it accepts it.
+    await fc.assert(
+      fc.asyncProperty(caseArbitrary, async (c) => {
+        const result = await both({ ...validSignature(c), signature: 'non-canonical', payload: 'object', header: { ...c.header, crit: 'none', strayB64: false, extra: {}, encoding: 'json' } });
+        expect(result.ours).toMatchObject({ ok: false, code: 'malformed_signature' });
+        if (result.jose.ok) joseAcceptedNonCanonical.count += 1;
+      }),
+      { numRuns: 50 },
+    );
+    expect(joseAcceptedNonCanonical.count).toBeGreaterThan(0);
   });
 
   it('agrees on every header (typ, crit, b64, extra fields, encodings)', async () => {

@@ -189,15 +189,19 @@ function checkClaims(claims: JwtClaims, keys: JwtKeys): void {
   const nbf = numericClaim(claims, 'nbf');
   const late = (message: string) =>
     refuse('expired', message, { clockDifferenceSeconds: iat - now, diagnostic: clockDiagnostic('The JWT\'s "iat"', iat - now, keys.toleranceSeconds) });
-  const early = (message: string, at: number) =>
-    refuse('not_yet_valid', message, { clockDifferenceSeconds: at - now, diagnostic: clockDiagnostic('The JWT\'s "iat"', at - now, skew) });
-  if (nbf !== undefined && nbf > now + skew) early('JWT "nbf" lies in the future', nbf);
+  // The diagnostic names the claim that lies in the future.
+  const early = (claim: 'iat' | 'nbf', at: number) =>
+    refuse('not_yet_valid', `JWT "${claim}" lies in the future`, {
+      clockDifferenceSeconds: at - now,
+      diagnostic: clockDiagnostic(`The JWT's "${claim}"`, at - now, skew),
+    });
+  if (nbf !== undefined && nbf > now + skew) early('nbf', nbf);
   // In jose's order: a mistyped `exp` is found only after `nbf` is checked.
   const exp = numericClaim(claims, 'exp');
   if (exp !== undefined && exp <= now - skew) late('JWT is expired');
   const age = now - iat;
   if (age - skew > keys.toleranceSeconds) late('JWT is expired');
-  if (age < -skew) early('JWT "iat" lies in the future', iat);
+  if (age < -skew) early('iat', iat);
 }
 
 /** base64url(SHA-256(raw body bytes)): the `body_sha256` claim of the delivery JWT. */

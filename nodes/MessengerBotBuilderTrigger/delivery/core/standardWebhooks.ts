@@ -25,7 +25,14 @@ export interface StandardWebhooksKeys {
 
 /** More entries than any rotation needs: refusing them bounds the work an unauthenticated request can cause. */
 export const MAX_SIGNATURE_ENTRIES = 10;
-const TIMESTAMP = /^[0-9]{1,12}$/;
+/**
+ * Unix seconds in canonical decimal: no leading zero, sign, space, fraction or suffix; at most 12 digits. The
+ * reference libraries (`standardwebhooks`, `svix`) read the header with `parseInt` and sign the number they parsed,
+ * so for them a header `0123` stands for `123` and only a signature over `id.123.body` matches. Requiring the
+ * canonical text makes the header exactly what is signed: whatever this accepts, they accept (a signature over
+ * `id.0123.body` would pass here otherwise, and nowhere else), and a spelling they read loosely is refused here.
+ */
+const TIMESTAMP = /^(?:0|[1-9][0-9]{0,11})$/;
 
 /** The signed content: `${id}.${timestamp}.` and the raw body bytes. */
 export function standardWebhooksContent(id: string, timestamp: string | number, body: Uint8Array): Uint8Array {
@@ -57,7 +64,7 @@ export function signatureEntries(values: readonly string[]): { v1: string[]; v1a
  * under a hook public key; then the timestamp must lie within the tolerance of now, in whole seconds.
  */
 export function* verifyStandardWebhooks(headers: StandardWebhooksHeaders, body: Uint8Array, keys: StandardWebhooksKeys): Steps<void> {
-  if (!TIMESTAMP.test(headers.timestamp)) refuse('malformed_signature', 'webhook-timestamp must be unix seconds');
+  if (!TIMESTAMP.test(headers.timestamp)) refuse('malformed_signature', 'webhook-timestamp must be unix seconds in plain decimal digits');
   const { v1, v1a } = signatureEntries(headers.signatures);
   const prefix = utf8(`${headers.id}.${headers.timestamp}.`);
   let matched = false;
