@@ -118,6 +118,10 @@ describe('webhook(): genuine deliveries', () => {
 		triggerWith({ events: ['*'], options: { passUnknownEvents: true, output: 'envelope' } });
 		expect((await send(event('order.created', { order: 2 }))).status).toBe(200);
 		expect(harness.started[0][0].json).toMatchObject({ type: 'order.created', data: { order: 2 } });
+		// With Event Data Only too, an unknown kind leaves as the whole event (its data alone would not say what it is).
+		triggerWith({ events: ['*'], options: { passUnknownEvents: true } });
+		expect((await send(event('order.created', { order: 3 }))).status).toBe(200);
+		expect(harness.started[0][0].json).toMatchObject({ type: 'order.created', data: { order: 3 } });
 	});
 });
 

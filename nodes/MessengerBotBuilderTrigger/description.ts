@@ -65,7 +65,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether events of kinds this node does not know yet (the service may add kinds) also start the workflow',
+					'Whether events of kinds this node does not know yet (the service may add kinds) also start the workflow; they are put out as the whole event, with its type',
 			},
 		],
 	},

@@ -75,7 +75,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const skip = skipReason(this, event, options);
 	if (skip) return ignored(skip);
-	const json = (options.output === OUTPUT_ENVELOPE ? event : (event.data ?? {})) as IDataObject;
+	// An unknown kind always leaves as the whole event: its data alone would not say what happened.
+	const json = (options.output === OUTPUT_ENVELOPE || !isKnownEventKind(event.type) ? event : (event.data ?? {})) as IDataObject;
 	const items = this.helpers.returnJsonArray(json);
 	if (!options.outputPerEvent) return { workflowData: [items] };
 	const outputs = EVENT_KINDS.length + (options.passUnknownEvents ? 1 : 0);
