@@ -8,6 +8,14 @@
 // Run "plain": Redis without persistence, never restarted. Run "aof": Redis with appendonly yes and appendfsync
 // always, killed with SIGKILL and restarted in the middle of the run. Each run has its own redis-server on a random
 // port (never the shared one). The last line is: lost: N, doubled: N, reruns: N (both runs added up).
+//
+// lost: payments whose effect was never applied. doubled: effects applied more than once (the guarded counter,
+// incremented inside the Lua script that refuses a second application: must stay 0). reruns: runs that reached the
+// effect step again after a run of the same event had reached it (an unguarded counter, incremented before that
+// script): what the guard had to absorb. Each run's line also gives its bound: a rerun needs a run that reached the
+// effect and then lost its job before the job was marked completed, i.e. a worker killed with jobs in flight (at most
+// WORKER_CONCURRENCY of them), or Redis killed under both workers (the aof run: at most 2 × WORKER_CONCURRENCY).
+// Receiver kills cause none: the job id deduplicates every redelivery.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
@@ -37,6 +45,8 @@ const LIMIT_MS = Number(values['seconds-limit']) * 1000;
 /** Payments created per second (0: as fast as the sandbox takes them); a short run is paced so the chaos spans it. */
 const PER_SECOND = Number(values['per-second']);
 const log = (line) => values.quiet || console.log(line);
+/** Jobs a worker runs at once (bounds the reruns a worker kill can cause). */
+const WORKER_CONCURRENCY = 8;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const random = (min, max) => min + Math.random() * (max - min);
 
@@ -184,7 +194,14 @@ async function run(kind) {
   const receivers = [];
   const balancer = await startBalancer(receivers);
   const { hook, secret } = await api(sandbox, '/hook/create', { name: `chaos ${id}`, url: balancer.url, events: ['payment.success'] });
-  const env = { MBB_HOOK_SECRET: secret, MBB_HOOK_ID: hook.id, REDIS_URL: redis.url, QUEUE_PREFIX: queuePrefix, CHAOS_PREFIX: k };
+  const env = {
+    MBB_HOOK_SECRET: secret,
+    MBB_HOOK_ID: hook.id,
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: queuePrefix,
+    CHAOS_PREFIX: k,
+    WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+  };
   receivers.push(supervised('receiver-1', 'receiver-process.mjs', env), supervised('receiver-2', 'receiver-process.mjs', env));
   const workers = [supervised('worker-1', 'worker-process.mjs', env), supervised('worker-2', 'worker-process.mjs', env)];
   const processes = [...receivers, ...workers];
@@ -269,12 +286,18 @@ async function run(kind) {
   }
 
   const effects = await client.hgetall(`${k}effects`);
+  const reached = await client.hgetall(`${k}reached`);
   const runs = await client.hgetall(`${k}runs`);
   const injected = await client.scard(`${k}injected`);
   const lost = paymentIds.filter((paymentId) => !effects[paymentId]).length;
+  // Guarded: incremented only when the script applied the effect.
   const doubled = Object.values(effects).filter((count) => Number(count) > 1).length;
-  const totalRuns = Object.values(runs).reduce((sum, count) => sum + Number(count), 0);
-  const reruns = totalRuns - Object.keys(runs).length - injected;
+  // Unguarded: every run that reached the effect step, whether the script applied it or refused it.
+  const reruns = Object.values(reached).reduce((sum, count) => sum + Math.max(0, Number(count) - 1), 0);
+  const rerunEvents = Object.values(reached).filter((count) => Number(count) > 1).length;
+  const runsStarted = Object.values(runs).reduce((sum, count) => sum + Number(count), 0);
+  const workerKills = workers.reduce((sum, worker) => sum + worker.kills, 0);
+  const rerunBound = (workerKills + (aof ? workers.length : 0)) * WORKER_CONCURRENCY;
   const failed = await deliveryCount(sandbox, hook.id, 'failed');
   const delivered = await deliveryCount(sandbox, hook.id, 'delivered');
   const kills = processes.map((process) => `${process.name} ${process.kills}`).join(', ');
@@ -283,14 +306,17 @@ async function run(kind) {
       `SIGKILLs: ${kills}; first attempts failed on purpose: ${injected}; dead letters replayed: ${replayed}; ` +
       `${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
-  log(`run ${kind}: lost: ${lost}, doubled: ${doubled}, reruns: ${reruns}`);
+  log(
+    `run ${kind}: listener runs started ${runsStarted} for ${Object.keys(runs).length} events; ${rerunEvents} events reached the effect step more than once`,
+  );
+  log(`run ${kind}: lost: ${lost}, doubled: ${doubled}, reruns: ${reruns} (bound ${rerunBound} = (worker kills ${workerKills}${aof ? ` + Redis crash × ${workers.length} workers` : ''}) × concurrency ${WORKER_CONCURRENCY})`);
 
   await Promise.all(processes.map((process) => process.kill()));
   client.disconnect();
   await balancer.close();
   await sandbox.close();
   await redis.stop();
-  return { lost, doubled, reruns };
+  return { lost, doubled, reruns, rerunBound };
 }
 
 const totals = { lost: 0, doubled: 0, reruns: 0 };

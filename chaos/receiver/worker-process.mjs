@@ -1,7 +1,12 @@
 // One queue worker of the chaos run. Its listener applies the payment's effect and marks the event done in one
 // Redis transaction (a Lua script), the idempotent pattern the receiver README recommends; it also counts its runs
 // and makes 5 % of first attempts throw.
-// Environment: REDIS_URL, QUEUE_PREFIX, CHAOS_PREFIX.
+//
+// Two counters per event tell what happened: `reached` (HINCRBY before the guarded script, so outside the guard)
+// counts every run that got as far as applying the effect: above 1, the event ran again after a run had reached the
+// effect (a rerun the guard had to absorb); `effects` (inside the guarded script) counts the effects applied: above
+// 1 would be an effect applied twice, the guard failing.
+// Environment: REDIS_URL, QUEUE_PREFIX, CHAOS_PREFIX, WORKER_CONCURRENCY.
 import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { createQueueWorker } from '@messenger-bot-builder/receiver';
@@ -23,7 +28,8 @@ return 0`;
 /** 5 % of events, chosen by their id (so every process agrees). */
 const failsFirst = (id) => createHash('sha256').update(id).digest().readUInt32BE(0) % 100 < 5;
 
-const worker = createQueueWorker({ url: env.REDIS_URL, prefix: env.QUEUE_PREFIX, concurrency: 8, lockMs: 4000, stalledIntervalMs: 2000, maxStalledCount: 10 });
+const concurrency = Number(env.WORKER_CONCURRENCY ?? 8);
+const worker = createQueueWorker({ url: env.REDIS_URL, prefix: env.QUEUE_PREFIX, concurrency, lockMs: 4000, stalledIntervalMs: 2000, maxStalledCount: 10 });
 worker
   .on('payment.success', async (event) => {
     const run = await redis.hincrby(`${k}runs`, event.id, 1);
@@ -32,6 +38,7 @@ worker
       throw new Error('chaos: the first attempt of this event fails');
     }
     const { id, clientid, amount } = event.data.payment;
+    await redis.hincrby(`${k}reached`, event.id, 1);
     await redis.eval(APPLY, 3, `${k}done:${event.id}`, `${k}effects`, `${k}balance`, id, clientid, String(amount));
   })
   .onError(() => undefined);
