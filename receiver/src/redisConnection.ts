@@ -42,16 +42,22 @@ export async function closeOwned(redis: OwnedRedisClient): Promise<void> {
 }
 
 /**
- * Reads `INFO persistence` (and `CONFIG GET save` when AOF is off) and says what a restart of this Redis would
- * forget, or nothing when it persists every write with AOF or when a command is refused (managed Redis often
- * refuses CONFIG: then we cannot tell, and stay silent).
+ * Reads `INFO persistence` (and `CONFIG GET save` when AOF is off, `CONFIG GET appendfsync` when it is on) and says
+ * what a restart of this Redis would forget, or nothing when its AOF is synced `always` or `everysec` (at most the
+ * last second, on a power cut) or when a command is refused (managed Redis often refuses CONFIG: then we cannot
+ * tell, and stay silent). `appendfsync no` is warned about: the OS flushes when it likes (typically every 30 s), so
+ * a power cut or an OS crash forgets what it had not flushed.
  */
 export async function persistenceWarning(client: RedisCommandClient, timeoutMs: number, what: string): Promise<string | undefined> {
   let info: string;
   let save: string;
   try {
     info = String(await withTimeout(client.call('INFO', 'persistence'), timeoutMs, 'INFO persistence'));
-    if (/^aof_enabled:1\s*$/m.test(info)) return undefined;
+    if (/^aof_enabled:1\s*$/m.test(info)) {
+      const fsync = (await withTimeout(client.call('CONFIG', 'GET', 'appendfsync'), timeoutMs, 'CONFIG GET appendfsync')) as unknown[];
+      if (!Array.isArray(fsync) || String(fsync[1]) !== 'no') return undefined;
+      return `[receiver] the Redis used by the ${what} has AOF with "appendfsync no": the OS flushes it when it likes (typically every 30 s), so a power cut or an OS crash forgets the writes not yet flushed. Use "appendfsync always" (see the receiver README).`;
+    }
     const reply = (await withTimeout(client.call('CONFIG', 'GET', 'save'), timeoutMs, 'CONFIG GET save')) as unknown[];
     if (!Array.isArray(reply) || reply.length < 2) return undefined;
     save = String(reply[1]).trim();

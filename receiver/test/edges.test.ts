@@ -650,6 +650,22 @@ describe('Redis as an operator runs it (a redis-server of the test own, stopped,
 });
 
 describe('Redis restarts: what persistence keeps', () => {
+  it('warns about AOF with appendfsync no (the OS flushes when it likes), not about appendfsync everysec', async () => {
+    for (const [fsync, warned] of [['no', true], ['everysec', false]] as const) {
+      const redis = await startOwnRedis(['--save', '', '--appendonly', 'yes', '--appendfsync', fsync]);
+      const checking = redisDedupeStore({ url: redis.url, onWarning: () => undefined });
+      try {
+        const warning = await checking.persistenceChecked;
+        if (warned) expect(warning).toMatch(/"appendfsync no"/);
+        else expect(warning).toBeUndefined();
+      } finally {
+        await checking.close();
+        await redis.destroy();
+      }
+    }
+  });
+
+
   it.each([
     ['without persistence: done events are forgotten and processed again', ['--save', '', '--appendonly', 'no'], false],
     ['with appendonly yes and appendfsync always: nothing is forgotten', ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], true],
