@@ -11,7 +11,11 @@ const SQLITE_HEADER = 'SQLite format 3\0';
 
 /** A data file the sandbox refuses to open; the message is one line naming the file and what to do. */
 export class DataFileError extends Error {
-  constructor(file: string, problem: string, advice = 'pass another --data file, or move this one away to start afresh') {
+  constructor(
+    file: string,
+    readonly problem: string,
+    advice = 'pass another --data file, or move this one away to start afresh',
+  ) {
     super(`${file} ${problem.replace(/\s+/g, ' ')}; ${advice}. Nothing was written to it.`);
     this.name = 'DataFileError';
   }
@@ -57,6 +61,8 @@ export class Store {
   private readonly statements: Record<string, StatementSync>;
   /** True when the file held no state at open (demo data is seeded then). */
   readonly fresh: boolean;
+  /** Set once `checkContents` ran (a migration runs it before its commit). */
+  private checked = false;
 
   constructor(dataFile?: string) {
     this.file = dataFile;
@@ -64,7 +70,7 @@ export class Store {
     try {
       this.fresh = this.prepareSchema();
       // Checked before anything else is written (journal mode, lock).
-      if (!this.fresh) this.checkContents();
+      if (!this.fresh && !this.checked) this.checkContents();
       this.db.exec('PRAGMA query_only = OFF');
       // One process per file: two sandboxes on one file would each write from their own working set.
       // EXCLUSIVE holds the lock from the first write on (a second sandbox is refused at its start).
@@ -94,9 +100,7 @@ export class Store {
     const db = this.db;
     const applicationId = pragma(db, 'application_id');
     const version = pragma(db, 'user_version');
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map(
-      (row) => row.name,
-    );
+    const objects = db.prepare('SELECT type, name, tbl_name AS tableName FROM sqlite_master').all() as { type: string; name: string; tableName: string }[];
     const file = this.file ?? ':memory:';
     let legacy: Map<string, unknown> | undefined;
     if (applicationId === APPLICATION_ID) {
@@ -105,10 +109,11 @@ export class Store {
       }
     } else if (applicationId !== 0) {
       throw new DataFileError(file, `is an SQLite database of another application (application id ${applicationId})`);
-    } else if (tables.length === 1 && tables[0] === 'slices') {
+    } else if (version === 0 && objects.length > 0 && objects.every((object) => object.tableName === 'slices' && (object.type === 'table' || object.name.startsWith('sqlite_autoindex_')))) {
       legacy = readLegacySlices(db, file);
-    } else if (tables.length > 0) {
-      throw new DataFileError(file, `is an SQLite database of another application (tables: ${tables.slice(0, 5).join(', ')})`);
+    } else if (version !== 0 || objects.length > 0) {
+      // Not ours and not empty: anything in it (a view, a user_version alone) is another application's.
+      throw new DataFileError(file, `is an SQLite database of another application (${describeForeign(objects, version)})`);
     }
     if (legacy === undefined && version === SCHEMA_VERSION && applicationId === APPLICATION_ID) {
       return (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n === 0;
@@ -118,6 +123,13 @@ export class Store {
     try {
       for (let step = applicationId === APPLICATION_ID ? version : 0; step < SCHEMA_VERSION; step++) MIGRATIONS[step](db);
       if (legacy) migrateSlices(db, legacy);
+      // What a migration wrote is checked before it is committed: a refused file stays as it was.
+      try {
+        this.checkContents();
+      } catch (error) {
+        if (legacy && error instanceof DataFileError) throw new DataFileError(file, `is damaged: its old sections do not convert (${error.problem.replace(/^is damaged: /, '')})`);
+        throw error;
+      }
       db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
       db.exec('COMMIT');
@@ -151,6 +163,7 @@ export class Store {
       list.push([row.key, value]);
     }
     this.preloaded = preloaded;
+    this.checked = true;
   }
 
   /**
@@ -358,6 +371,18 @@ function pragma(db: DatabaseSync, name: string): number {
   return Number(Object.values(db.prepare(`PRAGMA ${name}`).get() as Record<string, unknown>)[0]);
 }
 
+/** What a foreign file holds, for its refusal: `tables: users; views: v; user_version 42`. */
+function describeForeign(objects: { type: string; name: string }[], version: number): string {
+  const parts: string[] = [];
+  for (const type of ['table', 'view', 'index', 'trigger']) {
+    const names = objects.filter((object) => object.type === type && !object.name.startsWith('sqlite_')).map((object) => object.name);
+    if (names.length > 0) parts.push(`${type === 'index' ? 'indexes' : `${type}s`}: ${names.slice(0, 5).join(', ')}`);
+  }
+  if (parts.length === 0 && version === 0) parts.push(`objects: ${objects.slice(0, 5).map((object) => object.name).join(', ')}`);
+  if (version !== 0) parts.push(`user_version ${version}`);
+  return parts.join('; ');
+}
+
 function parseSection(file: string, where: string, json: string): unknown {
   try {
     return JSON.parse(json);
@@ -424,9 +449,15 @@ function readLegacySlices(db: DatabaseSync, file: string): Map<string, unknown> 
     if (!shape) throw new DataFileError(file, `is damaged: it holds an unknown section "${name}"`);
     if (typeof row.json !== 'string') throw new DataFileError(file, `is damaged: section "${name}" is not text`);
     const value = parseSection(file, `section "${name}"`, row.json);
-    const problem = shapeProblem(value, shape, name);
+    const problem = shapeProblem(value, shape, name) ?? (name === 'chats' ? chatKeyProblem(value as { chats: object }) : undefined);
     if (problem) throw new DataFileError(file, `is damaged: section "${name}" has the wrong shape (${problem})`);
     slices.set(name, value);
   }
   return slices;
+}
+
+/** The old `chats` section is keyed by subscriber number; the migration turns each key into a number. */
+function chatKeyProblem(section: { chats: object }): string | undefined {
+  const key = Object.keys(section.chats).find((candidate) => !/^[1-9][0-9]{0,14}$/.test(candidate));
+  return key === undefined ? undefined : `chats.chats.${key} is not a subscriber number`;
 }

@@ -117,6 +117,24 @@ describe('sandbox data file', () => {
     return file;
   };
 
+  /** The error a start on `file` fails with; a sandbox that starts instead is closed (and the test fails). */
+  const refusal = (file: string): Promise<Error> =>
+    startSandbox({ port: 0, dataFile: file }).then(
+      async (sandbox) => {
+        await sandbox.close();
+        return new Error(`the sandbox started on ${file}`);
+      },
+      (error: Error) => error,
+    );
+
+  const foreignWith = (name: string, sql: string) => {
+    const file = join(dir, name);
+    const db = new DatabaseSync(file);
+    db.exec(sql);
+    db.close();
+    return file;
+  };
+
   const damaged: [string, () => string | Promise<string>, RegExp][] = [
     ['garbage bytes', () => {
       const file = join(dir, 'garbage.db');
@@ -141,16 +159,49 @@ describe('sandbox data file', () => {
     ['a record of the wrong shape', () => currentWith('wrong-record.db', (db) => db.exec(`UPDATE records SET json = '{"id":1}' WHERE kind = 'subscriber' AND key = 2`)), /record subscriber 2 has the wrong shape/],
     ['a data file of ours without its tables', () => currentWith('no-tables.db', (db) => db.exec('DROP TABLE documents')), /is damaged \(no such table: documents\)/],
     ['a data file of a newer sandbox', () => currentWith('newer.db', (db) => db.exec('PRAGMA user_version = 99')), /was written by a newer sandbox \(data schema 99/],
+    // A chat section is keyed by subscriber number: "abc" would become a message of subscriber NaN.
+    ['an old data file with a chat of no subscriber number', () => legacyWith('chat-key.db', (db) => {
+      db.exec("DELETE FROM slices WHERE name <> 'chats'");
+      db.prepare("UPDATE slices SET json = ? WHERE name = 'chats'").run(
+        JSON.stringify({ chats: { abc: [{ id: 1, direction: 'in', text: 'hi', buttons: [], time: '2026-11-14T11:30:40.894Z' }] }, nextId: 2 }),
+      );
+    }), /is damaged: section "chats" has the wrong shape \(chats\.chats\.abc is not a subscriber number\); /],
+    // 1e999 passes the old section's check (it parses as Infinity), but the migrated record holds null.
+    ['an old data file whose migrated records have the wrong shape', () => legacyWith('migrated-wrong.db', (db) => {
+      db.exec(`UPDATE slices SET json = replace(json, '{"id":1,"direction"', '{"id":1e999,"direction"') WHERE name = 'chats'`);
+    }), /is damaged: its old sections do not convert \(record chat Infinity has the wrong shape \(id is not a number\)\); /],
+    ['an SQLite file with only a user_version', () => foreignWith('user-version.db', 'PRAGMA user_version = 42'), /^\S+user-version\.db is an SQLite database of another application \(user_version 42\); /],
+    ['an SQLite file with only a view', () => foreignWith('view.db', 'CREATE VIEW answer AS SELECT 42 AS value'), /view\.db is an SQLite database of another application \(views: answer\); /],
+    ['an SQLite file in WAL mode with a user_version', () => foreignWith('wal.db', 'PRAGMA journal_mode = WAL; PRAGMA user_version = 3'), /wal\.db is an SQLite database of another application \(user_version 3\); /],
+    ['an old data file with another object beside its table', () => legacyWith('legacy-trigger.db', (db) => db.exec('CREATE TRIGGER keep AFTER DELETE ON slices BEGIN SELECT 1; END')), /is an SQLite database of another application \(tables: slices; triggers: keep\); /],
   ];
 
   test.each(damaged)('%s is refused at start with one line naming the file, and nothing is written to it', async (_case, make, problem) => {
     const file = await make();
     const before = sha256(file);
-    await expect(startSandbox({ port: 0, dataFile: file })).rejects.toThrow(problem);
-    await expect(startSandbox({ port: 0, dataFile: file })).rejects.toThrow(`${file} `);
+    expect((await refusal(file)).message).toMatch(problem);
+    expect((await refusal(file)).message).toContain(`${file} `);
     expect(sha256(file)).toBe(before);
     expect(existsSync(`${file}-wal`) && readFileSync(`${file}-wal`).length > 0).toBe(false);
     expect(existsSync(`${file}-journal`)).toBe(false);
+  });
+
+  test('an empty (0-byte) file is made a data file like a missing one, with demo data', async () => {
+    const file = join(dir, 'empty.sqlite');
+    writeFileSync(file, '');
+    const { api, close } = await openSandbox({ dataFile: file });
+    try {
+      expect((await api.get('/list/rows/get', { list: 'Leads' })).body.total).toBe(3);
+    } finally {
+      await close();
+    }
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      expect(db.prepare('PRAGMA application_id').get()).toEqual({ application_id: 0x4d424253 });
+      expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: 1 });
+    } finally {
+      db.close();
+    }
   });
 
   test('a data file in use by a running sandbox is refused by a second one, which writes nothing', async () => {
