@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../src';
+import type { ApiLogEntry } from '../src/domain/apiLog';
 import { openSandbox, TestClient } from './client';
 
 describe('sandbox core: authentication, scopes, methods, errors', () => {
@@ -222,6 +223,36 @@ describe('sandbox core: the API log in the account time zone', () => {
       expect(sameDay.body.total).toBe(1);
       const fromNextDay = await api.get('/log/get', { path: '/group/list', from: nextDay });
       expect(fromNextDay.body.total).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('sandbox core: the API log entry is committed before the answer', () => {
+  test('when an answer is sent, the database already holds its call in the API log, refused calls included', async () => {
+    const { sandbox, api, close } = await openSandbox({ seed: false });
+    const seen: { path: string; status: number; logged: ApiLogEntry | undefined }[] = [];
+    sandbox.observeAnswers((answer) => {
+      // Read from the database, not from the working set.
+      const logged = sandbox.context.store.records<ApiLogEntry>('log').at(-1)?.[1];
+      seen.push({ path: answer.path, status: answer.status, logged });
+    });
+    try {
+      expect((await api.post('/key/create', { name: 'logged', scopes: ['bots:read'] })).status).toBe(200);
+      await api.get('/group/list');
+      await api.withKey(undefined).get('/group/list');
+      await api.postRaw('/list/create', '{not json');
+      await api.get('/no/such/method');
+      expect(seen).toEqual([
+        { path: '/api/key/create', status: 200, logged: expect.objectContaining({ id: 1, method: 'POST', path: '/key/create', status: 200, failed: false, code: null, keyId: 'account' }) },
+        { path: '/api/group/list', status: 200, logged: expect.objectContaining({ id: 2, method: 'GET', path: '/group/list', status: 200, code: null }) },
+        { path: '/api/group/list', status: 401, logged: expect.objectContaining({ id: 3, path: '/group/list', status: 401, failed: true, code: 'unauthorized', keyId: null }) },
+        { path: '/api/list/create', status: 400, logged: expect.objectContaining({ id: 4, path: '/list/create', status: 400, code: 'invalid_json' }) },
+        { path: '/api/no/such/method', status: 404, logged: expect.objectContaining({ id: 5, path: '/no/such/method', status: 404, code: 'not_found' }) },
+      ]);
+      const log = await api.get('/log/get', { limit: 10 });
+      expect(log.body.items.map((entry: ApiLogEntry) => [entry.id, entry.status])).toEqual([[5, 404], [4, 400], [3, 401], [2, 200], [1, 200]]);
     } finally {
       await close();
     }

@@ -11,11 +11,16 @@ import { Params } from './params';
 const JSON_LIMIT = '10mb';
 
 export function sendError(res: Response, error: ApiError): void {
+  prepareError(res, error);
+  res.json(error.toBody());
+}
+
+function prepareError(res: Response, error: ApiError): void {
   res.locals.errorCode = error.code;
   if (error.status === 429 && error.extra.retryAfter !== undefined) {
     res.setHeader('Retry-After', String(error.extra.retryAfter));
   }
-  res.status(error.status).json(error.toBody());
+  res.status(error.status);
 }
 
 /** What the body parser's refusals become: status, code and message. */
@@ -52,8 +57,8 @@ function authenticate(context: SandboxContext, req: Request): ApiKey {
 }
 
 /**
- * Records a call under /api as answered, including calls refused before their method ran. Called
- * where the answer is sent (not on 'finish'), so the entry exists before the client can ask /log/get.
+ * Records a call under /api as answered (status set, body not yet sent), including calls refused before
+ * their method ran. A method's call records it in its own transaction; it is committed before the answer.
  */
 function recordAnswer(context: SandboxContext, req: Request, res: Response): void {
   const failed = res.statusCode >= 400;
@@ -69,6 +74,17 @@ function recordAnswer(context: SandboxContext, req: Request, res: Response): voi
     keyId: res.locals.keyId ?? null,
     durationMs,
   });
+}
+
+/** A refused or failed call: its log entry is committed (the call's own changes were rolled back), then the answer sent. */
+function answerError(context: SandboxContext, req: Request, res: Response, error: ApiError): void {
+  prepareError(res, error);
+  try {
+    recordAnswer(context, req, res);
+  } catch (logError) {
+    console.error('sandbox: the API log could not be written', logError);
+  }
+  res.json(error.toBody());
 }
 
 /** One call of a method by `key` with these parameters (the console runs methods this way too). */
@@ -126,24 +142,20 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
         throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
       }
       const source = applyPageLimit(context.options, endpoint.path, body as Record<string, unknown>);
-      // One transaction per call: its change is committed before the answer, or not at all.
-      const result = context.store.transaction(() =>
-        endpoint.handle(apiCall(context, key, source as Record<string, unknown>, req.headers)),
-      );
-      res.status(200).json(result ?? {});
-    } catch (error) {
-      sendError(res, toApiError(error));
-    } finally {
-      try {
+      // One transaction per call, its log entry included: committed before the answer, or not at all.
+      const result = context.store.transaction(() => {
+        const answer = endpoint.handle(apiCall(context, key, source as Record<string, unknown>, req.headers));
+        res.status(200);
         recordAnswer(context, req, res);
-      } catch (error) {
-        console.error('sandbox: the API log could not be written', error);
-      }
+        return answer;
+      });
+      res.json(result ?? {});
+    } catch (error) {
+      answerError(context, req, res, toApiError(error));
     }
   });
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendError(res, toApiError(error));
-    recordAnswer(context, req, res);
+    answerError(context, req, res, toApiError(error));
   });
 
   return router;
