@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox } from '../src';
 import type { ApiLogEntry } from '../src/domain/apiLog';
 import { openSandbox, TestClient } from './client';
 
@@ -189,15 +188,14 @@ describe('sandbox core: persistence with a data file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-data-'));
     const dataFile = join(dir, 'state.sqlite');
     try {
-      const first = await startSandbox({ port: 0, rateLimit: 0, dataFile });
-      const api = new TestClient(first.baseUrl, first.adminKey);
-      const created = (await api.post('/key/create', { name: 'kept', scopes: ['bots:read'] })).body.key;
+      const first = await openSandbox({ dataFile });
+      const created = (await first.api.post('/key/create', { name: 'kept', scopes: ['bots:read'] })).body.key;
       await first.close();
 
-      const second = await startSandbox({ port: 0, rateLimit: 0, dataFile });
+      const second = await openSandbox({ dataFile });
       try {
-        expect(second.adminKey).toBe(first.adminKey);
-        const again = new TestClient(second.baseUrl, created.key);
+        expect(second.sandbox.adminKey).toBe(first.sandbox.adminKey);
+        const again = second.api.withKey(created.key);
         const bots = await again.get('/bot/list');
         expect(bots.status).toBe(200);
         expect(bots.body.items).toHaveLength(2);

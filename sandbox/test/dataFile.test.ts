@@ -109,8 +109,7 @@ describe('sandbox data file', () => {
 
   const currentWith = async (name: string, change: (db: DatabaseSync) => void) => {
     const file = join(dir, name);
-    const sandbox = await startSandbox({ port: 0, dataFile: file });
-    await sandbox.close();
+    await (await openSandbox({ dataFile: file })).close();
     const db = new DatabaseSync(file);
     change(db);
     db.close();
