@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { resources } from './resources';
 import type { Operation } from './types';
 import { ItemWithBinary } from './types';
+import { runMemory } from './common/runMemory';
 
 function findOperation(this: IExecuteFunctions, resourceName: string, operationName: string): Operation {
 	const operation = resources
@@ -53,15 +54,24 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	if (operation.executeAll) return [await operation.executeAll.call(this, items)];
 
+	// Items that went through before an earlier attempt of this run failed are not sent again (Retry On Fail).
+	const memory = runMemory.call(this);
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const done = memory?.done(itemIndex);
+		if (done) {
+			output.push(...done);
+			continue;
+		}
 		try {
 			const result = await operation.execute!.call(this, itemIndex);
 			const records = Array.isArray(result) ? result : [result];
-			for (const record of records) {
+			const outputs = records.map((record): INodeExecutionData => {
 				const item = record instanceof ItemWithBinary ? { json: record.json, binary: record.binary } : { json: record };
-				output.push({ ...item, pairedItem: { item: itemIndex } });
-			}
+				return { ...item, pairedItem: { item: itemIndex } };
+			});
+			memory?.record(itemIndex, outputs);
+			output.push(...outputs);
 		} catch (error) {
 			if (this.continueOnFail()) {
 				output.push(failedItem(error, itemIndex));
@@ -70,5 +80,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			throw withItemIndex(this.getNode(), error, itemIndex);
 		}
 	}
+	memory?.finish();
 	return [output];
 }

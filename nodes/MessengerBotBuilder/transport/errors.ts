@@ -1,5 +1,5 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** The body of an error answer: `{ code, error }`, plus `param` for 422 and `scope` for 403. */
 export interface ServiceErrorBody {
@@ -170,4 +170,29 @@ export function transportError(
 	});
 	Object.assign(error.context, details);
 	return error;
+}
+
+/**
+ * A bulk change whose answer confirms fewer entries than were sent: some were applied, and which
+ * ones the answer does not say. The items of the request fail as "may have taken effect".
+ */
+export function unconfirmedBulkChange(
+	node: INode,
+	what: { path: string; sent: number; confirmed: number; check: string; itemIndex: number },
+): NodeOperationError {
+	const error = new NodeOperationError(node, `${what.path} confirmed ${what.confirmed} of the ${what.sent} entries sent`, {
+		itemIndex: what.itemIndex,
+		description: `The service accepted the request but says it applied only ${what.confirmed} of its ${what.sent} entries, and not which: every item of this request may have taken effect. ${what.check} before running it again.`,
+	});
+	Object.assign(error.context, { code: 'unconfirmed', mayHaveTakenEffect: true });
+	return error;
+}
+
+/** The first of `fields` in `answer` that holds a whole number (a count the service states), if any. */
+export function statedCount(answer: Record<string, unknown>, ...fields: string[]): number | undefined {
+	for (const field of fields) {
+		const value = answer[field];
+		if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+	}
+	return undefined;
 }

@@ -3,6 +3,7 @@ import type { Operation } from '../types';
 import { runInBatches } from '../common/batches';
 import { ITEMS_PER_REQUEST, itemFields, itemFieldsField, webAppField, webAppOf } from '../common/catalog';
 import { apiRequest } from '../../transport/request';
+import { unconfirmedBulkChange } from '../../transport/errors';
 
 export const create: Operation = {
 	value: 'create',
@@ -29,7 +30,17 @@ export const create: Operation = {
 					params: { ...shared, items: entries },
 					itemIndex: itemIndexes[0],
 				});
+				// One id per item created, in order (documented): fewer means some items may not exist.
 				const ids = Array.isArray(answer.id) ? (answer.id as IDataObject[string][]) : [];
+				if (ids.length < entries.length) {
+					throw unconfirmedBulkChange(this.getNode(), {
+						path: '/catalog/item/bulk/create',
+						sent: entries.length,
+						confirmed: ids.length,
+						check: 'Look for the items in the catalog (Catalog → Download)',
+						itemIndex: itemIndexes[0],
+					});
+				}
 				return entries.map((entry, position) => ({ ...entry, id: ids[position], webappid: shared.webappid }));
 			},
 		});

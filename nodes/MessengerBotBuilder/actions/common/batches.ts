@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { failedItem, withItemIndex } from '../router';
+import { runMemory } from './runMemory';
 
 /** What one input item contributes to a batched call. */
 export interface BatchEntry {
@@ -59,6 +60,8 @@ export async function runInBatches(
 	plan: BatchPlan,
 ): Promise<INodeExecutionData[]> {
 	const results: Array<INodeExecutionData | undefined> = new Array(items.length);
+	// Items that went through before an earlier attempt of this run failed are not sent again (Retry On Fail).
+	const memory = runMemory.call(this);
 	const fail = (itemIndex: number, error: Error) => {
 		if (!this.continueOnFail()) throw withItemIndex(this.getNode(), error, itemIndex);
 		results[itemIndex] = failedItem(error, itemIndex);
@@ -67,6 +70,11 @@ export async function runInBatches(
 	const groups = new Map<string, Group>();
 	const prepared: BatchEntry[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const done = memory?.done(itemIndex);
+		if (done) {
+			results[itemIndex] = done[0];
+			continue;
+		}
 		try {
 			const entry = await plan.prepare.call(this, itemIndex);
 			prepared[itemIndex] = entry;
@@ -89,11 +97,13 @@ export async function runInBatches(
 			if (entries.length === 1) {
 				const [itemIndex] = itemIndexes;
 				results[itemIndex] = { json: await plan.single.call(this, prepared[itemIndex], itemIndex), pairedItem: { item: itemIndex } };
+				memory?.record(itemIndex, [results[itemIndex]!]);
 				return;
 			}
 			const outputs = await plan.many.call(this, shared, entries, itemIndexes);
 			itemIndexes.forEach((itemIndex, position) => {
 				results[itemIndex] = { json: outputs[position], pairedItem: { item: itemIndex } };
+				memory?.record(itemIndex, [results[itemIndex]!]);
 			});
 		} catch (error) {
 			if (entries.length > 1 && this.continueOnFail() && refusedWhole(error)) {
@@ -114,5 +124,6 @@ export async function runInBatches(
 			await send(group.shared, entryChunks[chunk], indexChunks[chunk]);
 		}
 	}
+	memory?.finish();
 	return results.filter((result): result is INodeExecutionData => result !== undefined);
 }

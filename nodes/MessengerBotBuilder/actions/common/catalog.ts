@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { text } from './params';
+import { fieldLabel } from './labels';
+import { recordNumber, text } from './params';
 
 /**
  * Items per bulk catalog request. The service documents no maximum for the bulk catalog methods;
@@ -73,5 +74,5 @@ export function itemFields(this: IExecuteFunctions, name: string, itemIndex: num
 export const webAppOf = (context: IExecuteFunctions, itemIndex: number) => text.call(context, 'webAppId', itemIndex, true);
 
 export function itemIdOf(this: IExecuteFunctions, itemIndex: number): number {
-	return Number(text.call(this, 'itemId', itemIndex, true));
+	return recordNumber.call(this, text.call(this, 'itemId', itemIndex, true), fieldLabel.call(this, 'itemId'), itemIndex);
 }

@@ -59,6 +59,15 @@ export async function mappedRow(
 		if (value === undefined || value === null) continue;
 		row[column] = typeof value === 'object' ? JSON.stringify(value) : value;
 	}
+	if (!Object.keys(row).length) {
+		// An empty row would be written (or a row "updated") with none of the item's data: a silent loss.
+		throw new NodeOperationError(this.getNode(), 'The row is empty: no value was mapped to a column of the list', {
+			itemIndex,
+			description: automatic
+				? `No field of the input item is named like a column of the list (${columns.join(', ')}). Rename the fields, or map the columns by hand.`
+				: 'Every mapped value came out empty. Check the expressions and the input item.',
+		});
+	}
 	return row;
 }
 

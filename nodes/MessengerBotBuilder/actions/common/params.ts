@@ -98,6 +98,20 @@ export function buttons(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return list.length ? list.map(({ name, url }) => ({ name, url })) : undefined;
 }
 
+/**
+ * A record number (row, catalog item) as the service takes it: digits only, 1 or more, exactly
+ * representable. `Number()` alone would read "0x1f" as 31, "1e2" as 100 and round a long id to
+ * another record's, or send "abc" as null.
+ */
+export function recordNumber(this: IExecuteFunctions, raw: string, field: string, itemIndex: number): number {
+	const value = raw.trim();
+	const number = Number(value);
+	if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
+		throw new NodeOperationError(this.getNode(), `The field "${field}" must hold record numbers (1, 2, 3…), got "${value}"`, { itemIndex });
+	}
+	return number;
+}
+
 /** A date parameter as the service takes it: YYYY-MM-DD. */
 export function day(this: IExecuteFunctions, name: string, itemIndex: number): string | undefined {
 	const value = this.getNodeParameter(name, itemIndex, '') as string;

@@ -5,6 +5,7 @@ import { listField } from '../common/fields';
 import { runInBatches } from '../common/batches';
 import { columnsField, listIdOf, listShape, mappedRow } from '../common/listColumns';
 import { apiRequest } from '../../transport/request';
+import { statedCount, unconfirmedBulkChange } from '../../transport/errors';
 
 /** The service takes at most 500 rows per /list/rows/add request. */
 export const ROWS_PER_REQUEST = 500;
@@ -75,11 +76,22 @@ export const add: Operation = {
 					check: ROW_CHECK,
 					itemIndex: itemIndexes[0],
 				});
-				// Rows come back in the order sent when the service returns them; otherwise the input row stands in.
-				const added = Array.isArray(answer.rows) && answer.rows.length === rows.length ? (answer.rows as IDataObject[]) : undefined;
 				// At the list's row cap the service deletes the oldest rows: each item of the request says so, as a single add does.
-				const trimmed = answer.trimmed ?? false;
-				return rows.map((row, position) => ({ ...(added?.[position] ?? { row, added: true }), trimmed }));
+				const trimmed = answer.trimmed === true;
+				const returned = Array.isArray(answer.rows) ? (answer.rows as IDataObject[]) : undefined;
+				// What the answer confirms (the service's answer is not documented): a count, or the rows it returns
+				// (fewer only when the row cap trimmed some of the new ones away at once).
+				const confirmed = statedCount(answer, 'count', 'added') ?? (returned && !trimmed ? returned.length : undefined);
+				if (confirmed !== undefined && confirmed < rows.length) {
+					throw unconfirmedBulkChange(this.getNode(), { path: '/list/rows/add', sent: rows.length, confirmed, check: ROW_CHECK, itemIndex: itemIndexes[0] });
+				}
+				// Rows come back in the order sent; when the row cap removed the first of them at once, the rows returned
+				// are the last ones, and the items before say `kept: false`. Without rows, the input row stands in.
+				const firstReturned = returned ? rows.length - Math.min(returned.length, rows.length) : rows.length;
+				return rows.map((row, position) => {
+					if (returned && position >= firstReturned) return { ...returned[position - firstReturned], trimmed };
+					return returned && trimmed ? { row, added: true, trimmed, kept: false } : { row, added: true, trimmed };
+				});
 			},
 		});
 	},

@@ -4,7 +4,7 @@ import type { Operation } from '../types';
 import { listField } from '../common/fields';
 import { runInBatches } from '../common/batches';
 import { listIdOf } from '../common/listColumns';
-import { stringList } from '../common/params';
+import { recordNumber, stringList } from '../common/params';
 import { fieldLabel } from '../common/labels';
 import { apiRequest } from '../../transport/request';
 
@@ -34,10 +34,9 @@ export const deleteRows: Operation = {
 			maxPerRequest: ROWS_PER_REQUEST,
 			async prepare(itemIndex) {
 				const listid = await listIdOf.call(this, itemIndex);
-				const rowids = stringList.call(this, 'rowIds', itemIndex).map(Number);
-				if (!rowids.length || rowids.some((rowid) => !Number.isInteger(rowid) || rowid < 1)) {
-					throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, 'rowIds')}" must hold row numbers`, { itemIndex });
-				}
+				const field = fieldLabel.call(this, 'rowIds');
+				const rowids = stringList.call(this, 'rowIds', itemIndex).map((rowid) => recordNumber.call(this, rowid, field, itemIndex));
+				if (!rowids.length) throw new NodeOperationError(this.getNode(), `The field "${field}" must hold row numbers`, { itemIndex });
 				return { key: String(listid), shared: { listid }, entry: { rowids } };
 			},
 			async single(prepared, itemIndex) {

@@ -1,3 +1,4 @@
+import { NodeOperationError } from 'n8n-workflow';
 import { text } from '../common/params';
 import { subscriberOperation } from '../common/subscriberOperation';
 
@@ -20,6 +21,14 @@ export const removeTag = subscriberOperation({
 		},
 	],
 	params(itemIndex) {
-		return { tag: text.call(this, 'tag', itemIndex, true) };
+		const tag = text.call(this, 'tag', itemIndex, true);
+		// The service removes one tag a call: "vip, newsletter" would be looked for as one tag, found nowhere, and nothing removed.
+		if (tag.includes(',')) {
+			throw new NodeOperationError(this.getNode(), `The field "Tag" holds several tags ("${tag}"): Remove Tag removes one`, {
+				itemIndex,
+				description: 'Give one tag per item (split the list into items first, e.g. with Split Out), or use one Remove Tag node per tag.',
+			});
+		}
+		return { tag };
 	},
 });

@@ -1,0 +1,47 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+/**
+ * With the node setting Retry On Fail, n8n runs the whole node again when it throws, with the same
+ * input, in the same process and execution. Items that already went through in the failed attempt
+ * (a message sent, a bulk request of rows added) must not be sent again: their results are kept
+ * here, per execution, node and run, and put out again by the retry instead of repeating them.
+ * Entries go when the node finishes, or after KEEP_MS (n8n waits at most 5 s between tries).
+ */
+const KEEP_MS = 15 * 60_000;
+
+interface Entry {
+	expires: number;
+	results: Map<number, INodeExecutionData[]>;
+}
+
+const runs = new Map<string, Entry>();
+
+export interface RunMemory {
+	/** The outputs of an item that already succeeded in an earlier attempt of this run. */
+	done(itemIndex: number): INodeExecutionData[] | undefined;
+	record(itemIndex: number, outputs: INodeExecutionData[]): void;
+	/** The node finished: nothing is left to retry. */
+	finish(): void;
+}
+
+/** The memory of this run of the node, or undefined when n8n will not retry it (Retry On Fail off). */
+export function runMemory(this: IExecuteFunctions): RunMemory | undefined {
+	const node = this.getNode();
+	if (!node.retryOnFail) return undefined;
+	const now = Date.now();
+	for (const [key, entry] of runs) if (entry.expires < now) runs.delete(key);
+	const runIndex = Number(this.getWorkflowDataProxy(0).$runIndex ?? 0);
+	const key = `${this.getExecutionId()}:${node.id}:${runIndex}`;
+	const entry = runs.get(key) ?? { expires: 0, results: new Map() };
+	entry.expires = now + KEEP_MS;
+	runs.set(key, entry);
+	return {
+		done: (itemIndex) => entry.results.get(itemIndex),
+		record: (itemIndex, outputs) => {
+			entry.results.set(itemIndex, outputs);
+		},
+		finish: () => {
+			runs.delete(key);
+		},
+	};
+}

@@ -1,0 +1,156 @@
+import type { IDataObject } from 'n8n-workflow';
+import { fakeService } from '../support/fakeService';
+import { autoMapColumns, byId, mapColumns, NODE_NAME } from '../support/nodeRun';
+import { startTestBed } from '../support/sandbox';
+
+const LIST = { id: 1, name: 'L', headers: ['N'], count: 0 };
+const listAnswers = (path: string) => (path === '/list/all' ? { status: 200, body: { items: [LIST] } } : undefined);
+const down = { status: 503, body: { code: 'unavailable', error: 'down for a moment' } };
+
+/**
+ * A bulk write is reported as done only as far as the service confirms it; and n8n's Retry On Fail,
+ * which runs the whole node again after a failure, never sends again what already went through.
+ */
+describe('bulk writes report what the service confirms', () => {
+	it('List Row → Add: an answer that confirms 3 of 5 rows fails the items of that request as "may have taken effect"', async () => {
+		const fake = await fakeService((path, params) => listAnswers(path) ?? { status: 200, body: { count: 3, trimmed: false, echo: params.rows.length } });
+		try {
+			const output = await fake.runner.json(
+				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: autoMapColumns },
+				{ items: [1, 2, 3, 4, 5].map((n) => ({ N: `r${n}` })), continueOnFail: true },
+			);
+			expect(output).toEqual(
+				Array.from({ length: 5 }, () => ({
+					error: '/list/rows/add confirmed 3 of the 5 entries sent',
+					details: expect.objectContaining({ code: 'unconfirmed', mayHaveTakenEffect: true }),
+				})),
+			);
+			expect(fake.callsOf('/list/rows/add').map((call) => call.params.rows.length)).toEqual([5]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('List Row → Add at the row cap: rows removed at once say kept: false, the others carry their ids', async () => {
+		const bed = await startTestBed({ rateLimit: 0, rowCap: 3 });
+		try {
+			const { list } = await bed.api.call('/list/create', { name: 'Capped', headers: ['N'] });
+			const output = await bed.node.json(
+				{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: autoMapColumns },
+				{ items: [1, 2, 3, 4, 5].map((n) => ({ N: `r${n}` })) },
+			);
+			const stored = (await bed.api.call('/list/rows/get', { listid: list.id, limit: 100 })).items as IDataObject[];
+			expect(stored.map((row) => (row.row as IDataObject).N)).toEqual(['r3', 'r4', 'r5']);
+			expect(output.map((item) => item.kept ?? true)).toEqual([false, false, true, true, true]);
+			expect(output.slice(2).map((item) => item.id)).toEqual(stored.map((row) => row.id));
+			expect(output.every((item) => item.trimmed === true)).toBe(true);
+		} finally {
+			await bed.close();
+		}
+	});
+
+	it('Catalog Item → Create in bulk: fewer ids than items fails the request\'s items instead of putting out items without id', async () => {
+		const fake = await fakeService(() => ({ status: 200, body: { id: [101, 102], result: 'ok' } }));
+		try {
+			const output = await fake.runner.json(
+				{ resource: 'catalogItem', operation: 'create', webAppId: '1', fields: { title: '={{ $json.title }}' } },
+				{ items: [{ title: 'a' }, { title: 'b' }, { title: 'c' }], continueOnFail: true },
+			);
+			expect(output.map((item) => item.error)).toEqual(Array.from({ length: 3 }, () => '/catalog/item/bulk/create confirmed 2 of the 3 entries sent'));
+		} finally {
+			await fake.close();
+		}
+	});
+});
+
+describe("n8n's Retry On Fail sends nothing twice", () => {
+	it('Message → Send: the retry after the third item failed sends only the third', async () => {
+		const fake = await fakeService((_path, _params, nth) => (nth === 3 ? down : { status: 200, body: { ok: true } }));
+		try {
+			const workflow = fake.runner.workflow(
+				{ resource: 'message', operation: 'send', botId: byId('bot'), clientId: '={{ $json.to }}', text: 'hello' },
+				{ items: [{ to: '1' }, { to: '2' }, { to: '3' }] },
+			);
+			Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+			const result = await fake.runner.harness.run(workflow);
+			expect(result.nodeError(NODE_NAME)).toBeUndefined();
+			expect(fake.callsOf('/message/send').map((call) => call.params.clientid)).toEqual(['1', '2', '3', '3']);
+			expect(result.output(NODE_NAME).map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('List Row → Add in bulk: the retry after the second request failed sends only the second', async () => {
+		const fake = await fakeService(
+			(path, params, nth) =>
+				listAnswers(path) ??
+				(nth === 2 ? down : { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } }),
+		);
+		try {
+			const workflow = fake.runner.workflow(
+				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
+				{ items: Array.from({ length: 600 }, (_, n) => ({ n: String(n) })) },
+			);
+			Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+			const result = await fake.runner.harness.run(workflow);
+			expect(result.nodeError(NODE_NAME)).toBeUndefined();
+			const requests = fake.callsOf('/list/rows/add').map((call) => call.params.rows.map((row: IDataObject) => row.N));
+			expect(requests.map((rows) => rows.length)).toEqual([500, 100, 100]);
+			// Every row went out exactly once in the requests that succeeded (the first and the third).
+			const sent = [...requests[0], ...requests[2]];
+			expect(sent).toEqual(Array.from({ length: 600 }, (_, n) => String(n)));
+			expect(result.output(NODE_NAME)).toHaveLength(600);
+		} finally {
+			await fake.close();
+		}
+	});
+});
+
+describe('write inputs that would reach the wrong record or nothing fail their item', () => {
+	it('row and catalog item numbers: hex, exponents, words and unsafe integers are refused, nothing is sent', async () => {
+		const fake = await fakeService((path) => listAnswers(path) ?? { status: 200, body: { result: 'ok', deleted: 1 } });
+		try {
+			for (const rowIds of ['0x10', '1e2', 'abc', '12345678901234567890', '0']) {
+				const error = await fake.runner.failure({ resource: 'listRow', operation: 'delete', listId: byId(1), rowIds });
+				expect(error.message).toBe(`The field "Row IDs" must hold record numbers (1, 2, 3…), got "${rowIds}"`);
+			}
+			for (const itemId of ['0x1f', 'abc', '12345678901234567890']) {
+				const error = await fake.runner.failure({ resource: 'catalogItem', operation: 'delete', itemId });
+				expect(error.message).toBe(`The field "Item ID" must hold record numbers (1, 2, 3…), got "${itemId}"`);
+			}
+			expect(fake.calls.filter((call) => call.path !== '/list/all')).toEqual([]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('Subscriber → Remove Tag with several tags fails instead of looking for one tag named "vip, newsletter"', async () => {
+		const fake = await fakeService(() => ({ status: 200, body: { tags: ['vip', 'newsletter'] } }));
+		try {
+			const error = await fake.runner.failure(
+				{ resource: 'subscriber', operation: 'removeTag', botId: byId('bot'), clientId: '1', tag: '={{ $json.tags }}' },
+				{ items: [{ tags: ['vip', 'newsletter'] }] },
+			);
+			expect(error.message).toBe('The field "Tag" holds several tags ("vip,newsletter"): Remove Tag removes one');
+			expect(fake.calls).toEqual([]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('List Row → Add with Map Automatically: an item with no field named like a column fails instead of adding an empty row', async () => {
+		const fake = await fakeService((path, params) => listAnswers(path) ?? { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } });
+		try {
+			const output = await fake.runner.json(
+				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: autoMapColumns },
+				{ items: [{ Emial: 'a@example.test' }, { N: 'kept' }, { N: 'also kept' }], continueOnFail: true },
+			);
+			expect(output[0].error).toBe('The row is empty: no value was mapped to a column of the list');
+			expect(output.slice(1).map((item) => (item.row as IDataObject).N)).toEqual(['kept', 'also kept']);
+			expect(fake.callsOf('/list/rows/add').map((call) => call.params.rows)).toEqual([[{ N: 'kept' }, { N: 'also kept' }]]);
+		} finally {
+			await fake.close();
+		}
+	});
+});
