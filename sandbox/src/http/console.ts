@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Endpoint, SandboxContext } from '../api/endpoint';
 import { deliveriesState } from '../delivery/deliveries';
@@ -18,8 +18,19 @@ import { Params } from './params';
 /** The header that carries the console's session: a custom header, so no other site can send it (CORS). */
 export const CONSOLE_SESSION_HEADER = 'x-sandbox-console';
 
-/** Where the page, its script and its style live (sandbox/console, beside src and dist). */
-const ASSETS_DIR = join(__dirname, '..', '..', 'console');
+/**
+ * Where the page, its script and its style live: sandbox/console, beside src and dist. Code compiled
+ * elsewhere (the benchmarks compile the sandbox into bench/out) finds it by walking up to the repository.
+ */
+function assetsDir(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    for (const candidate of [join(dir, 'console'), join(dir, 'sandbox', 'console')]) {
+      if (existsSync(join(candidate, 'index.html'))) return candidate;
+    }
+    if (dirname(dir) === dir) throw new Error(`sandbox: the console's files (sandbox/console) were not found above ${__dirname}`);
+  }
+}
+const ASSETS_DIR = assetsDir();
 const ASSETS: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',

@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import { delimiter, dirname, join } from 'node:path';
+
+/**
+ * The benchmarks' short forms: each compiles and runs as `npm run bench:*` does, on a few rows, so a
+ * benchmark that no longer runs fails CI. Their figures are too small to judge a rate: the tests check
+ * what each reports about correctness (every row once, no failed or doubled item) and that it finished.
+ */
+const ROOT = join(__dirname, '..');
+
+function bench(script: string, args: string[]): string {
+	const run = spawnSync('bash', [join(ROOT, 'bench', script, 'run.sh'), ...args], {
+		cwd: ROOT,
+		encoding: 'utf8',
+		timeout: 150_000,
+		env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
+	});
+	const output = `${run.stdout}${run.stderr}`;
+	if (run.error) throw run.error;
+	expect(output).toMatch(/goal \(.*\): (met|NOT met)/);
+	return output;
+}
+
+describe('benchmarks (short forms)', () => {
+	it('bench:return-all reads 3,000 rows, and again at 100 a page: every row exactly once, in order', () => {
+		const output = bench('return-all', ['3000', '600']);
+		expect(output).toContain('Return All of 3000 rows through the node');
+		expect(output).toContain('every row exactly once, in order: true / true');
+	}, 180_000);
+
+	it('bench:multi-worker: 6 processes share one key, no item fails or is doubled', () => {
+		const output = bench('multi-worker', ['6', '5']);
+		expect(output).toContain('failed items: 0');
+		expect(output).toContain('messages recorded per item: exactly once 30, never 0, more than once 0');
+	}, 180_000);
+
+	it('bench:bulk-import adds 2,000 rows: every row present exactly once, output paired in order', () => {
+		const output = bench('bulk-import', ['2000']);
+		expect(output).toContain('every row present exactly once: true; output paired in order: true');
+	}, 180_000);
+});
