@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { byId, NodeRunner } from '../support/nodeRun';
+import { fakeService } from '../support/fakeService';
+import { byId, type NodeRunner } from '../support/nodeRun';
 
 /**
  * Services whose paging the sandbox does not play: a method that ignores limit and offset, one
@@ -18,25 +17,13 @@ const rows = (count: number, id: (n: number) => string | number = (n) => n + 1) 
 
 async function serve(list: FakeList): Promise<{ runner: NodeRunner; requests: Array<{ limit: number; offset: number }>; close(): Promise<void> }> {
 	const requests: Array<{ limit: number; offset: number }> = [];
-	const server: Server = createServer((request: IncomingMessage, response) => {
-		const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-		const limit = Number(url.searchParams.get('limit') ?? 20);
-		const offset = Number(url.searchParams.get('offset') ?? 0);
+	const fake = await fakeService((_path, params) => {
+		const limit = Number(params.limit ?? 20);
+		const offset = Number(params.offset ?? 0);
 		requests.push({ limit, offset });
-		const { status, body } = list.answer(list.records, limit, offset);
-		response.writeHead(status, { 'Content-Type': 'application/json' });
-		response.end(JSON.stringify(body));
+		return list.answer(list.records, limit, offset);
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const runner = new NodeRunner(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, 'any-key');
-	return {
-		runner,
-		requests,
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise((resolve) => server.close(resolve));
-		},
-	};
+	return { runner: fake.runner, requests, close: fake.close };
 }
 
 const readAll = (runner: NodeRunner, returnAll = true, limit = 50) =>
