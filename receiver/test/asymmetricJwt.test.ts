@@ -20,9 +20,8 @@ import { createVerifier, DeliveryError, sampleEvent, type DeliveryErrorCode, typ
  * The clock is pinned: `Date.now` returns the case's time (the verifier is configured without `now`, so it reads the
  * system clock as a user's would), and jose gets the same instant as `currentDate`.
  *
- * Inputs where ours is known to accept what jose refuses are kept out of the generators and pinned by the
- * `it.failing` examples at the end (see "Known differences"): they are defects of the core to fix there, not
- * documented strictness.
+ * Malformed key sets and header kids (found by this test: the core used to accept them where jose refuses) are pinned
+ * by the examples at the end ("Malformed keys and kids").
  */
 
 /** The claims the delivery contract requires of every delivery JWT (test/fixtures/deliveries/README.md). */
@@ -792,13 +791,11 @@ describe('ES256/EdDSA through a local key set agree with jose jwtVerify + create
 });
 
 /**
- * Known differences: ours accepts what jose refuses. They are defects of the core's key selection
- * (core/keys.ts `candidateKeys`, core/jwt.ts), reported, not fixed here; kept out of the generators above. Each
- * example states the intended behaviour (refuse, as jose does) and is marked `failing` while the core differs: once
- * the core is fixed, jest reports these as passing-unexpectedly, and they become ordinary tests (and the generators
- * should then produce the inputs too).
+ * Malformed keys and kids: a key whose optional members are not well-formed, a private key, a kid that is not a
+ * string. The core's key selection (core/keys.ts `candidateKeys`) once used such keys where jose refuses them; both
+ * now refuse.
  */
-describe('Known differences (defects of the core, reported): ours accepts what jose refuses', () => {
+describe('Malformed keys and kids: jose and ours both refuse', () => {
   const edJwk = () => ({ ...publicJwk('edA'), kid: 'k1' });
   const header = { alg: 'EdDSA', typ: 'JWT', kid: 'k1' };
   /** Each input: one key in the set, a token signed by it (edA) with this header. */
@@ -829,9 +826,7 @@ describe('Known differences (defects of the core, reported): ours accepts what j
     ).rejects.toThrow();
   });
 
-  // Marked failing while the core differs: once it refuses them, jest reports these, and they become ordinary tests
-  // (and the generators above should then produce these inputs too).
-  it.failing.each(inputs)('ours refuses %s (key_not_found)', async (_what, jwk, tokenHeader) => {
+  it.each(inputs)('ours refuses %s (key_not_found)', async (_what, jwk, tokenHeader) => {
     const { settings, token } = tokenFor(jwk, tokenHeader);
     expect(await ours(token, settings)).toMatchObject({ ok: false, code: 'key_not_found' });
   });

@@ -37,11 +37,34 @@ const KEY_SHAPE: Record<PublicKeyAlgorithm, { kty: string; crv: string }> = {
   EdDSA: { kty: 'OKP', crv: 'Ed25519' },
 };
 
+/** Members of a private JWK: a key set for verifying holds public keys only. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
+
+/**
+ * A key whose optional members are all well-formed for verifying: `kid`, `alg` a string, `use` "sig", `key_ops` a list
+ * of distinct operations that a public key allows (only "verify" here), `ext` a boolean, no private member. A key that
+ * is not is never used, as `jose` (and Web Crypto's import) refuse it.
+ */
+function usableForVerifying(jwk: PublicJwk, alg: PublicKeyAlgorithm): boolean {
+  const member = jwk as unknown as Record<string, unknown>;
+  const absentOr = (name: string, check: (value: unknown) => boolean) => !(name in member) || member[name] === undefined || check(member[name]);
+  return (
+    absentOr('kid', (value) => typeof value === 'string') &&
+    absentOr('alg', (value) => value === alg) &&
+    absentOr('use', (value) => value === 'sig') &&
+    absentOr('key_ops', (value) => Array.isArray(value) && value.length === 1 && value[0] === 'verify') &&
+    absentOr('ext', (value) => typeof value === 'boolean') &&
+    PRIVATE_MEMBERS.every((name) => !(name in member))
+  );
+}
+
 /**
  * The keys of a key set that may have signed a JWT with this `alg` and `kid`: right type and curve, the same `kid`
- * when the JWT names one, and not declared for another algorithm or use (the selection `jose` makes).
+ * when the JWT names one, well-formed and not declared for another algorithm or use (the selection `jose` makes). A
+ * `kid` in the JWT that is not a string matches no key.
  */
 export function candidateKeys(keys: readonly PublicJwk[], alg: PublicKeyAlgorithm, kid: unknown): PublicJwk[] {
+  if (kid !== undefined && typeof kid !== 'string') return [];
   const shape = KEY_SHAPE[alg];
   return keys.filter(
     (jwk) =>
@@ -49,10 +72,8 @@ export function candidateKeys(keys: readonly PublicJwk[], alg: PublicKeyAlgorith
       typeof jwk === 'object' &&
       jwk.kty === shape.kty &&
       jwk.crv === shape.crv &&
-      (typeof kid !== 'string' || jwk.kid === kid) &&
-      (typeof jwk.alg !== 'string' || jwk.alg === alg) &&
-      (typeof jwk.use !== 'string' || jwk.use === 'sig') &&
-      (!Array.isArray(jwk.key_ops) || jwk.key_ops.includes('verify')),
+      (kid === undefined || jwk.kid === kid) &&
+      usableForVerifying(jwk, alg),
   );
 }
 
