@@ -1,7 +1,8 @@
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import fc from 'fast-check';
-import { createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { createVerifier, DeliveryError, sampleEvent, type DeliveryErrorCode, type VerifyOptions } from '../src';
+import { b64u, CONTRACT_REQUIRED_CLAIMS, joseErrorCode, neverMoreLenient, nonCanonicalSpelling, sameAcceptanceExceptStricter } from './joseOracle';
 
 /**
  * Differential test of ES256 and EdDSA delivery JWTs, verified through the receiver's public API (`createVerifier`
@@ -24,8 +25,6 @@ import { createVerifier, DeliveryError, sampleEvent, type DeliveryErrorCode, typ
  * by the examples at the end ("Malformed keys and kids").
  */
 
-/** The claims the delivery contract requires of every delivery JWT (test/fixtures/deliveries/README.md). */
-const CONTRACT_REQUIRED_CLAIMS = ['iat', 'exp', 'evt', 'body_sha256'];
 const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA'] as const;
 
 const ISSUER = 'messenger-bot-builder';
@@ -36,8 +35,6 @@ const EVENT_ID = 'evt_asymmetric_1';
 /** The delivery every token is about: its id is the JWT's `evt`, its SHA-256 the `body_sha256`. */
 const BODY = JSON.stringify(sampleEvent('subscriber.stage', { id: EVENT_ID, hook: HOOK, created: '2026-01-02T03:04:05.000Z' }));
 const BODY_SHA256 = createHash('sha256').update(BODY).digest('base64url');
-
-const b64u = (bytes: Buffer | string) => Buffer.from(bytes).toString('base64url');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Keys
@@ -312,22 +309,6 @@ function claimsOf(c: Case): Record<string, unknown> {
   return claims; // JSON.stringify drops the undefined ones
 }
 
-const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/**
- * The same bytes in a non-canonical spelling: the last base64url character of a segment whose length is not a
- * multiple of 3 bytes carries unused bits (4 for 64-byte signatures); flipping the lowest leaves the bytes unchanged.
- */
-function nonCanonicalSpelling(segment: string): string {
-  const bytes = Buffer.from(segment, 'base64url');
-  expect(bytes.length % 3).not.toBe(0);
-  const last = BASE64URL_ALPHABET.indexOf(segment.at(-1)!);
-  const twin = segment.slice(0, -1) + BASE64URL_ALPHABET[last ^ 1];
-  expect(Buffer.from(twin, 'base64url').equals(bytes)).toBe(true);
-  expect(twin).not.toBe(segment);
-  return twin;
-}
-
 function signatureBytes(c: Case, input: string): Buffer {
   const key = signerKey(c);
   switch (c.signature) {
@@ -426,26 +407,6 @@ async function ours(token: string, settings: Settings): Promise<Outcome> {
     if (error instanceof DeliveryError) return { ok: false, code: error.code, message: error.message };
     throw error;
   }
-}
-
-function claimError(error: InstanceType<typeof errors.JWTClaimValidationFailed>): DeliveryErrorCode {
-  const { claim, reason } = error;
-  if (reason === 'missing' || reason === 'invalid') return 'invalid_claims';
-  return ({ iat: 'not_yet_valid', nbf: 'not_yet_valid', aud: 'audience_mismatch', iss: 'issuer_mismatch' } as Record<string, DeliveryErrorCode>)[claim] ?? 'invalid_claims';
-}
-
-/**
- * jose's error in the delivery vocabulary, as hs256.test.ts maps it, plus the key set's own errors: no key, or
- * several, that may have signed → `key_not_found`. Anything else is a defect of the test: it throws.
- */
-function joseErrorCode(error: unknown): DeliveryErrorCode {
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return 'key_not_found';
-  if (error instanceof errors.JWTExpired) return 'expired';
-  if (error instanceof errors.JWTClaimValidationFailed) return claimError(error);
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'algorithm_not_allowed';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'invalid_signature';
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) return 'malformed_signature';
-  throw error;
 }
 
 /** The oracle: jose's `jwtVerify` over `createLocalJWKSet` of the same key set, with the same expectations. */
@@ -653,37 +614,16 @@ describe('ES256/EdDSA through a local key set: examples', () => {
 describe('ES256/EdDSA through a local key set agree with jose jwtVerify + createLocalJWKSet (fast-check)', () => {
   const NUM_RUNS = 1000;
 
+  const differential = { cases: caseArbitrary, both, describe: describeCase, numRuns: NUM_RUNS };
+
   it('is never more lenient: what it accepts, jose accepts, for the same event, attempt and key', async () => {
-    let accepted = 0;
-    await fc.assert(
-      fc.asyncProperty(caseArbitrary, async (c) => {
-        const result = await both(c);
-        if (!result.ours.ok) return;
-        accepted += 1;
-        if (!result.jose.ok) throw new Error(`accepted by ours only:\n${describeCase(c, result)}`);
-        expect(result.ours).toEqual(result.jose);
-      }),
-      { numRuns: NUM_RUNS },
-    );
+    const accepted = await neverMoreLenient(differential, (result) => expect(result.ours).toEqual(result.jose));
     // The generator must produce acceptable tokens often, or this property says nothing.
     expect(accepted).toBeGreaterThan(NUM_RUNS / 20);
   });
 
   it('accepts exactly what jose accepts, except the documented stricter case (non-canonical signature), which it refuses', async () => {
-    const seen = { bothAccept: 0, bothReject: 0, stricter: 0 };
-    await fc.assert(
-      fc.asyncProperty(caseArbitrary, async (c) => {
-        const result = await both(c);
-        if (stricter(c)) {
-          seen.stricter += 1;
-          if (result.ours.ok) throw new Error(`a documented stricter case was accepted:\n${describeCase(c, result)}`);
-          return;
-        }
-        if (result.ours.ok !== result.jose.ok) throw new Error(`acceptance differs:\n${describeCase(c, result)}`);
-        seen[result.ours.ok ? 'bothAccept' : 'bothReject'] += 1;
-      }),
-      { numRuns: NUM_RUNS },
-    );
+    const seen = await sameAcceptanceExceptStricter(differential, stricter);
     expect(seen.bothAccept).toBeGreaterThan(NUM_RUNS / 20);
     expect(seen.bothReject).toBeGreaterThan(NUM_RUNS / 10);
     expect(seen.stricter).toBeGreaterThan(0);
