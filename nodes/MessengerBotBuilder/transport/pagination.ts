@@ -95,7 +95,7 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 	let largestServed = 0;
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
-	let firstKeys: string | undefined;
+	let firstPage: string[] | undefined;
 	const startOffset = Number(request.params?.offset ?? 0);
 	let offset = startOffset;
 	/** The last `total` the service stated, if any. */
@@ -133,11 +133,14 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 		// Records without id that look alike may still be distinct: with a total to end the read, they
 		// prove no start-over or repeat.
 		const trustRepeats = !knownTotal || identities[0].id !== undefined;
-		const pageKeys = identities.map(({ key }) => key).join('\n');
+		const pageKeys = identities.map(({ key }) => key);
 		// The service ignored `offset`: this page starts again where the first did (without ids and with a
 		// total: the whole page is the first page again).
-		if (firstKeys !== undefined && (trustRepeats ? identities[0].key === firstKeys.split('\n')[0] : pageKeys === firstKeys)) break;
-		firstKeys ??= pageKeys;
+		const startsOver = trustRepeats
+			? pageKeys[0] === firstPage?.[0]
+			: pageKeys.length === firstPage?.length && pageKeys.every((key, position) => key === firstPage![position]);
+		if (startsOver) break;
+		firstPage ??= pageKeys;
 		const fresh = identities.map(({ key }) => !seen.has(key));
 		if (trustRepeats && !fresh.includes(true)) break;
 		identities.forEach(({ id, key }, position) => {

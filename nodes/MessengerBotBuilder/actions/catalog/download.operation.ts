@@ -22,7 +22,6 @@ const header = (headers: Download['headers'], name: string) => {
 	return Array.isArray(value) ? value[0] : value;
 };
 
-
 /** Reads the body, giving up (and closing the connection) as soon as it grows past `maxBytes`. */
 async function readCapped(this: IExecuteFunctions, download: Download, maxMb: number, itemIndex: number): Promise<Buffer> {
 	const maxBytes = Math.round(maxMb * MB);

@@ -24,14 +24,22 @@ export interface RunMemory {
 	finish(): void;
 }
 
+/**
+ * This run of the node in this execution: a node that runs again in the same execution (a loop) is
+ * another run; n8n's Retry On Fail repeats the same run.
+ */
+export function runOfNode(this: IExecuteFunctions): string {
+	const runIndex = Number(this.getWorkflowDataProxy(0).$runIndex ?? 0);
+	return `${this.getExecutionId()}:${this.getNode().id}:${runIndex}`;
+}
+
 /** The memory of this run of the node, or undefined when n8n will not retry it (Retry On Fail off). */
 export function runMemory(this: IExecuteFunctions): RunMemory | undefined {
 	const node = this.getNode();
 	if (!node.retryOnFail) return undefined;
 	const now = Date.now();
 	for (const [key, entry] of runs) if (entry.expires < now) runs.delete(key);
-	const runIndex = Number(this.getWorkflowDataProxy(0).$runIndex ?? 0);
-	const key = `${this.getExecutionId()}:${node.id}:${runIndex}`;
+	const key = runOfNode.call(this);
 	const entry = runs.get(key) ?? { expires: 0, results: new Map() };
 	entry.expires = now + KEEP_MS;
 	runs.set(key, entry);

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { listField } from '../common/fields';
 import { runInBatches } from '../common/batches';
+import { runOfNode } from '../common/runMemory';
 import { columnsField, listIdOf, listShape, mappedRow } from '../common/listColumns';
 import { apiRequest } from '../../transport/request';
 import { statedCount, unconfirmedBulkChange } from '../../transport/errors';
@@ -19,8 +20,7 @@ const ROW_CHECK = 'Look for the row(s) in the list (List Row → Get Many, newes
  * reusing the keys of its earlier runs, which would drop or refuse its new rows.
  */
 function idempotencyKey(this: IExecuteFunctions, itemIndex: number): string {
-	const runIndex = Number(this.getWorkflowDataProxy(itemIndex).$runIndex ?? 0);
-	const source = `${this.getExecutionId()}:${this.getNode().id}:${runIndex}:${itemIndex}`;
+	const source = `${runOfNode.call(this)}:${itemIndex}`;
 	return `n8n-${createHash('sha256').update(source).digest('hex').slice(0, 40)}`;
 }
 
