@@ -146,15 +146,7 @@ export class Listeners {
       console.error(`[receiver] ${event.type} ${event.id}:`, error);
       return;
     }
-    void (async () => {
-      for (const handler of this.#errorHandlers) {
-        try {
-          await handler(error, event);
-        } catch (secondary) {
-          console.error(`[receiver] an onError handler failed for ${event.type} ${event.id}:`, secondary);
-        }
-      }
-    })();
+    void this.#toErrorHandlers(error, event, `${event.type} ${event.id}`);
   }
 
   /** A refused delivery whose error carries a diagnostic: to every error handler (no event: none was accepted), or the log. */
@@ -163,15 +155,18 @@ export class Listeners {
       console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}`);
       return;
     }
-    void (async () => {
-      for (const handler of this.#errorHandlers) {
-        try {
-          await handler(error, undefined);
-        } catch (secondary) {
-          console.error(`[receiver] an onError handler failed for a refused delivery (${error.code}):`, secondary);
-        }
+    void this.#toErrorHandlers(error, undefined, `a refused delivery (${error.code})`);
+  }
+
+  /** Hands `error` to every error handler in turn; a handler's own failure is logged, never thrown. */
+  async #toErrorHandlers(error: unknown, event: DeliveryEvent | undefined, about: string): Promise<void> {
+    for (const handler of this.#errorHandlers) {
+      try {
+        await handler(error, event);
+      } catch (secondary) {
+        console.error(`[receiver] an onError handler failed for ${about}:`, secondary);
       }
-    })();
+    }
   }
 
   async #failed(run: ListenerRun, error: unknown): Promise<void> {
@@ -184,13 +179,7 @@ export class Listeners {
       console.error(`[receiver] a listener failed for ${event.type} ${event.id}:`, error);
       return;
     }
-    for (const handler of this.#errorHandlers) {
-      try {
-        await handler(error, event);
-      } catch (secondary) {
-        console.error(`[receiver] an onError handler failed for ${event.type} ${event.id}:`, secondary);
-      }
-    }
+    await this.#toErrorHandlers(error, event, `${event.type} ${event.id}`);
   }
 }
 
