@@ -1,4 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { runMemory, runOfNode } from '../../nodes/MessengerBotBuilder/actions/common/runMemory';
 import { fakeService } from '../support/fakeService';
 import { autoMapColumns, byId, mapColumns, NODE_NAME } from '../support/nodeRun';
 import { startTestBed } from '../support/sandbox';
@@ -152,5 +153,31 @@ describe('write inputs that would reach the wrong record or nothing fail their i
 		} finally {
 			await fake.close();
 		}
+	});
+});
+
+describe('the memory of a run (Retry On Fail)', () => {
+	const context = (executionId: string, runIndex: number, retryOnFail = true) =>
+		({
+			getNode: () => ({ id: 'node-1', retryOnFail }),
+			getExecutionId: () => executionId,
+			getWorkflowDataProxy: () => ({ $runIndex: runIndex }),
+		}) as unknown as IExecuteFunctions;
+	const output = [{ json: { sent: true }, pairedItem: { item: 0 } }];
+
+	it('is kept per execution, node and run, and only while the node may be retried', () => {
+		const first = runMemory.call(context('exec-1', 0))!;
+		first.record(0, output);
+		expect(runMemory.call(context('exec-1', 0))!.done(0)).toEqual(output);
+		expect(runMemory.call(context('exec-1', 1))!.done(0)).toBeUndefined();
+		expect(runMemory.call(context('exec-2', 0))!.done(0)).toBeUndefined();
+		expect(runMemory.call(context('exec-1', 0, false))).toBeUndefined();
+		first.finish();
+		expect(runMemory.call(context('exec-1', 0))!.done(0)).toBeUndefined();
+	});
+
+	it('is never kept without an execution id, where another execution could be mistaken for this one', () => {
+		expect(runOfNode.call(context('', 0))).toBeUndefined();
+		expect(runMemory.call(context('', 0))).toBeUndefined();
 	});
 });

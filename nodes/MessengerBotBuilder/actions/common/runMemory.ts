@@ -26,11 +26,14 @@ export interface RunMemory {
 
 /**
  * This run of the node in this execution: a node that runs again in the same execution (a loop) is
- * another run; n8n's Retry On Fail repeats the same run.
+ * another run; n8n's Retry On Fail repeats the same run. Undefined without an execution id, where
+ * runs of different executions could not be told apart.
  */
-export function runOfNode(this: IExecuteFunctions): string {
+export function runOfNode(this: IExecuteFunctions): string | undefined {
+	const executionId = this.getExecutionId();
+	if (!executionId) return undefined;
 	const runIndex = Number(this.getWorkflowDataProxy(0).$runIndex ?? 0);
-	return `${this.getExecutionId()}:${this.getNode().id}:${runIndex}`;
+	return `${executionId}:${this.getNode().id}:${runIndex}`;
 }
 
 /** The memory of this run of the node, or undefined when n8n will not retry it (Retry On Fail off). */
@@ -40,6 +43,8 @@ export function runMemory(this: IExecuteFunctions): RunMemory | undefined {
 	const now = Date.now();
 	for (const [key, entry] of runs) if (entry.expires < now) runs.delete(key);
 	const key = runOfNode.call(this);
+	// Without an execution id another execution's results could be put out instead of sending: no memory.
+	if (key === undefined) return undefined;
 	const entry = runs.get(key) ?? { expires: 0, results: new Map() };
 	entry.expires = now + KEEP_MS;
 	runs.set(key, entry);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { listField } from '../common/fields';
@@ -20,7 +20,8 @@ const ROW_CHECK = 'Look for the row(s) in the list (List Row → Get Many, newes
  * reusing the keys of its earlier runs, which would drop or refuse its new rows.
  */
 function idempotencyKey(this: IExecuteFunctions, itemIndex: number): string {
-	const source = `${runOfNode.call(this)}:${itemIndex}`;
+	// Without an execution id, a key of its own (still one for all repeats of this request), never another execution's.
+	const source = `${runOfNode.call(this) ?? randomUUID()}:${itemIndex}`;
 	return `n8n-${createHash('sha256').update(source).digest('hex').slice(0, 40)}`;
 }
 
