@@ -82,6 +82,9 @@ try {
 
   // 3. n8n's scanner, both legs.
   const scannerFile = path.join(tools, '@n8n', 'scan-community-package', 'scanner', 'scanner.mjs');
+  // The scanner makes a temporary folder with `tmp` when it loads and never removes it: have `tmp` remove it at exit.
+  const tmpModule = (await import(pathToFileURL(path.join(tools, 'tmp', 'lib', 'tmp.js')).href)) as { default: { setGracefulCleanup(): void } };
+  tmpModule.default.setGracefulCleanup();
   const scanner = (await import(pathToFileURL(scannerFile).href)) as Scanner;
   const legs: Array<[string, string, string[]]> = [
     ['scanner, source leg (repository root, as n8n fetches it)', repoRoot, scanner.SOURCE_FILE_PATTERNS],
