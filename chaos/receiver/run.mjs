@@ -20,13 +20,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
+import { restartablePort } from '../../scripts/lib/restartablePort.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../..');
@@ -58,18 +58,9 @@ if (!existsSync(sandboxEntry) || !existsSync(join(root, 'receiver/dist/receiver/
 const { startSandbox } = await import(sandboxEntry);
 const { replayDeadLetters, listDeadLetters } = await import('@messenger-bot-builder/receiver');
 
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A redis-server of this run, on a random port, in a temporary directory; can be killed and started again. */
 async function startRedis({ aof }) {
-  const port = await freePort();
+  const port = await restartablePort();
   const dir = mkdtempSync(join(tmpdir(), 'mbb-chaos-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--protected-mode', 'yes'];
   args.push(...(aof ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));

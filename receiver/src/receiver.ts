@@ -533,7 +533,11 @@ export class Receiver {
     console.warn(`[receiver] could not renew the lease on event ${event.id} (it lapses in ${Math.max(0, lease.expiresAt - Date.now())} ms unless a renewal succeeds):`, error);
     const check = () => {
       lease.lapseTimer = undefined;
-      if (!lease.lost && this.#leases.has(lease) && Date.now() >= lease.expiresAt) this.#lose(lease, `the lease on event ${event.id} lapsed (no renewal succeeded)`);
+      if (lease.lost || !this.#leases.has(lease) || Date.now() < lease.expiresAt) return;
+      this.#lose(lease, `the lease on event ${event.id} lapsed (no renewal succeeded)`);
+      // A renewal that timed out here may still reach the store late and extend the lease that this run gave up:
+      // release it (token-checked; queued after those renewals), so that the event's next delivery is not refused.
+      this.#release(lease, 'after its lease lapsed');
     };
     lease.lapseTimer = setTimeout(check, Math.max(0, lease.expiresAt - Date.now()));
     lease.lapseTimer.unref();
@@ -541,9 +545,15 @@ export class Receiver {
 
   /** `maxRunMs` is over: the lease is released, so that the event's next delivery runs it again. */
   #overrun(lease: Lease): void {
-    const { event, token } = lease;
+    const { event } = lease;
     this.#lose(lease, `the listeners of event ${event.id} ran longer than maxRunMs (${this.#maxRunMs} ms): its lease is released, so its next delivery runs it again`);
-    const report = (error: unknown) => console.error(`[receiver] could not release event ${event.id} at maxRunMs; its lease expires by itself:`, error);
+    this.#release(lease, 'at maxRunMs');
+  }
+
+  /** Gives back a lease this run no longer holds; when the store does not answer, the lease expires by itself. */
+  #release(lease: Lease, when: string): void {
+    const { event, token } = lease;
+    const report = (error: unknown) => console.error(`[receiver] could not release event ${event.id} ${when}; its lease expires by itself:`, error);
     try {
       const released = this.#dedupe!.release(event.id, token);
       if (isThenable(released)) Promise.resolve(released).then(undefined, report);

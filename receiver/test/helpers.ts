@@ -5,6 +5,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { restartablePort } from '../../scripts/lib/restartablePort';
 import { generateHookSecret, sampleEvent, signDelivery, type SampleEventOptions } from '../src';
 
 export const HOOK_ID = 'hook_test';
@@ -43,6 +44,10 @@ export interface RunningServer {
 /** Serves `listener` on 127.0.0.1 on a free port. */
 export async function serve(listener: RequestListener): Promise<RunningServer> {
   const server = createServer(listener);
+  // fetch keeps connections alive between a test's requests. With the server's 5 s idle timeout, a request sent on a
+  // connection the server is just closing fails with "other side closed" when a busy machine delays one of the two
+  // timers; idle connections are closed here by close() only.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -156,14 +161,12 @@ export interface OwnRedis {
   destroy(): Promise<void>;
 }
 
-/** A redis-server of the test's own on a random port (never the shared one), which the test may stop and pause. */
+/**
+ * A redis-server of the test's own on a random port (never the shared one), which the test may stop and pause; the
+ * port lies outside the ephemeral range, so nothing takes it while the server is down.
+ */
 export async function startOwnRedis(extraArgs: string[] = ['--save', '', '--appendonly', 'no']): Promise<OwnRedis> {
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
+  const port = await restartablePort();
   const dir = mkdtempSync(join(tmpdir(), 'mbb-test-redis-'));
   let child: ChildProcess | undefined;
   const exited = () => new Promise<void>((resolve) => (child && child.exitCode === null && child.signalCode === null ? child.once('exit', () => resolve()) : resolve()));
