@@ -123,7 +123,7 @@ describe('queue mode in one process', () => {
       const response = await fetch(running.url, { method: 'POST', headers: delivery.headers, body: delivery.body });
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({ code: 'queue_unavailable' });
-      expect(Date.now() - started).toBeLessThan(1500);
+      expect(Date.now() - started).toBeLessThan(3000); // within the command timeout; a stalled Redis never answers
     } finally {
       redis.resume();
       await running.close();
