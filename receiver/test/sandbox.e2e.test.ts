@@ -5,6 +5,7 @@ import express from 'express';
 import Redis from 'ioredis';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/src';
 import { createReceiver, type DeliveryContext, type DeliveryEvent, type NodeRequestHandler } from '../src';
+import { restartablePort } from '../../scripts/lib/restartablePort';
 import { buildReceiver, eventually, startExampleApp, type ExampleApp } from './helpers';
 
 /**
@@ -46,18 +47,22 @@ class Api {
   }
 }
 
-/** An Express app on a fixed port that can be stopped and started again (a receiver that goes down). */
+/**
+ * An Express app on a fixed port that can be stopped and started again (a receiver that goes down); the port lies
+ * below the ephemeral range, so the sandbox's connection attempts while it is down cannot take it.
+ */
 class RestartableApp {
   private server?: Server;
-  port = 0;
+  private port?: number;
   constructor(private readonly handler: express.Express) {}
 
   async start(): Promise<string> {
+    const port = (this.port ??= await restartablePort());
     this.server = await new Promise<Server>((resolve) => {
-      const server = this.handler.listen(this.port, '127.0.0.1', () => resolve(server));
+      const server = this.handler.listen(port, '127.0.0.1', () => resolve(server));
     });
-    this.port = (this.server.address() as AddressInfo).port;
-    return `http://127.0.0.1:${this.port}/hooks`;
+    this.server.keepAliveTimeout = 0; // idle connections end with stop(), never under a request being sent
+    return `http://127.0.0.1:${port}/hooks`;
   }
 
   async stop(): Promise<void> {
@@ -139,7 +144,15 @@ describe('sandbox -> Express middleware (HS256 JWT)', () => {
     await app.stop();
     await api.activity('e2e_down_1');
     await api.activity('e2e_down_2');
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // The sandbox has tried each of the six new deliveries and failed: the receiver was down.
+    await eventually(
+      async () => {
+        const pending = (await api.deliveries(hookId)).filter((delivery) => delivery.status !== 'delivered');
+        return pending.length === 6 && pending.every((delivery) => delivery.attempts.length >= 1);
+      },
+      15_000,
+      'a failed attempt at each delivery made while the receiver is down',
+    );
     expect(emitted).toHaveLength(6);
     await app.start();
     await eventually(() => emitted.length >= 12, 15_000, 'the events sent while down');
@@ -152,7 +165,12 @@ describe('sandbox -> Express middleware (HS256 JWT)', () => {
     await api.activity('e2e_slow_1');
     await eventually(() => emitted.length >= 15, 10_000, 'the slow events');
     const slowIds = new Set(emitted.slice(12).map(({ event }) => event.id));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Each slow delivery is tried again while answers are still too late: those retries find the events done.
+    await eventually(
+      async () => (await api.deliveries(hookId)).filter((delivery) => slowIds.has(delivery.event.id) && delivery.attempts.length >= 2).length === 3,
+      15_000,
+      'a second attempt at each slow delivery',
+    );
     slowAnswersMs = 0;
     const deliveries = await eventually(
       async () => {
@@ -169,10 +187,15 @@ describe('sandbox -> Express middleware (HS256 JWT)', () => {
   });
 
   it('in the end: each of the sandbox deliveries was emitted exactly once', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const deliveries = await api.deliveries(hookId);
-    expect(deliveries).toHaveLength(15);
-    expect(deliveries.every((delivery) => delivery.status === 'delivered')).toBe(true);
+    // Once every delivery is delivered the sandbox sends nothing more, and listeners run before their 200.
+    const deliveries = await eventually(
+      async () => {
+        const all = await api.deliveries(hookId);
+        return all.length === 15 && all.every((delivery) => delivery.status === 'delivered') && all;
+      },
+      15_000,
+      'all fifteen deliveries to be delivered',
+    );
     const counts = countById(emitted.map(({ event }) => event));
     expect([...counts.keys()].sort()).toEqual(deliveries.map((delivery) => delivery.event.id).sort());
     expect([...counts.values()].every((count) => count === 1)).toBe(true);
@@ -283,9 +306,11 @@ describe('sandbox -> load balancer -> two receiver processes sharing Redis', () 
         20_000,
         'all twelve deliveries to be delivered',
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
       const deliveries = await api.deliveries(hook.id);
-      const lines = instances.flatMap((instance) => instance.lines.filter((line) => typeof line.id === 'string')) as { id: string }[];
+      // The apps print a line in their listener, before the 200; the pipe may bring it a little after the answer.
+      const printed = () => instances.flatMap((instance) => instance.lines.filter((line) => typeof line.id === 'string')) as { id: string }[];
+      await eventually(() => new Set(printed().map((line) => line.id)).size === deliveries.length, 10_000, 'a line for each delivered event');
+      const lines = printed();
       const counts = countById(lines);
       expect([...counts.keys()].sort()).toEqual(deliveries.map((delivery) => delivery.event.id).sort());
       expect([...counts.values()].every((count) => count === 1)).toBe(true);
