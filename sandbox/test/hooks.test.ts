@@ -120,7 +120,9 @@ describe('sandbox hooks API: /hook/create, /hook/list, /hook/delete, /hook/deliv
       await post(sandbox, '/sandbox/payments', { ...payment, botid: 'bot_tg', messenger: 'telegram' });
       const [delivery] = await tgReceiver.waitFor(1);
       expect(delivery.event.data.payment.botid).toBe('bot_tg');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Deliveries are made when the event happens: the restricted hook has exactly this one, the other bot's none.
+      const madeForTg = sandbox.control.deliveries({ hook: created.body.hook.id });
+      expect(madeForTg.map((made) => (made.event as { data: { payment: { botid: string } } }).data.payment.botid)).toEqual(['bot_tg']);
       expect(tgReceiver.received).toHaveLength(1);
       expect((await tgOnly.post('/hook/delete', { id: created.body.hook.id })).status).toBe(200);
     } finally {
