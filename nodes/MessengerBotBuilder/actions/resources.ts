@@ -1,4 +1,5 @@
 import type { Resource } from './types';
+import { registerResources } from './common/operationProperties';
 import { account } from './account';
 import { apiKey } from './apiKey';
 import { block } from './block';
@@ -37,3 +38,5 @@ export const resources: Resource[] = [
 	webApp,
 	webhook,
 ];
+
+registerResources(resources);

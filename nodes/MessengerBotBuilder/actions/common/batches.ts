@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { failedItem, withItemIndex } from '../router';
+import { failedItem, withItemIndex } from './itemFailures';
 import { runMemory } from './runMemory';
 
 /** What one input item contributes to a batched call. */

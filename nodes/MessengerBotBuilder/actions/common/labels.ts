@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { resources } from '../resources';
+import { operationProperties } from './operationProperties';
 import { shownInVersion } from './versions';
 
 /** The property called `name` among `properties`, looking inside collections and fixed collections too. */
@@ -27,7 +27,7 @@ export function fieldLabel(this: IExecuteFunctions, name: string): string {
 	try {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
-		const properties = resources.find((candidate) => candidate.value === resource)?.operations.find((candidate) => candidate.value === operation)?.properties;
+		const properties = operationProperties(resource, operation);
 		return (properties && findProperty(properties, field, this.getNode().typeVersion)?.displayName) || field;
 	} catch {
 		return field;

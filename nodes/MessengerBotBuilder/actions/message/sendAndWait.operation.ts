@@ -5,7 +5,7 @@ import type { Operation } from '../types';
 import { botField, clientIdFields } from '../common/fields';
 import { subscriberKey, text } from '../common/params';
 import { apiRequest } from '../../transport/request';
-import { failedItem, withItemIndex } from '../router';
+import { failedItem, withItemIndex } from '../common/itemFailures';
 import { ANSWER_PARAM, APPROVED_PARAM } from './answerPage';
 
 /**
