@@ -11,7 +11,7 @@ async function request(method, path, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = await response.json();
-  if (!response.ok) throw new Error(`${answer.code ?? response.status}: ${answer.error ?? 'failed'}`);
+  if (!response.ok) throw Object.assign(new Error(`${answer.code ?? response.status}: ${answer.error ?? 'failed'}`), { code: answer.code });
   return answer;
 }
 
@@ -154,6 +154,127 @@ async function loadData() {
       h('td', {}, item.pieces), h('td', {}, item.code), h('td', {}, item.hide ? 'hidden' : 'yes'))));
 }
 
+// ---- chats: each subscriber's chat as the subscriber sees it
+
+const CHAT_LIST_PAGE = 50;
+const CHAT_PAGE = 20;
+let chatListOffset = 0;
+let chatOffset = 0;
+/** The subscriber whose chat is open ({botid, clientid}); the chat written to last when none was picked. */
+let openChat;
+/** What the chats tab shows: it is rebuilt only when this changes, so a refresh never swallows a click. */
+let chatsShown;
+
+const chatKey = ({ botid, clientid }) => `${botid}/${clientid}`;
+const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
+const lastPageOffset = (total, size) => Math.max(0, Math.ceil(total / size) - 1) * size;
+
+function isWebUrl(value) {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** Newer and Older buttons for a page of a newest-first list. */
+function pager(target, offset, size, total, go) {
+  const buttons = [];
+  if (offset > 0) buttons.push(h('button', { class: 'secondary', 'data-page': 'newer', onclick: () => go(Math.max(0, offset - size)) }, 'Newer'));
+  if (offset + size < total) buttons.push(h('button', { class: 'secondary', 'data-page': 'older', onclick: () => go(offset + size) }, 'Older'));
+  document.getElementById(target).replaceChildren(...buttons);
+}
+
+function senderOf(message) {
+  if (message.direction === 'in') return 'Subscriber';
+  const via = { api: 'via the API', broadcast: `broadcast ${message.origin ?? ''}`, chain: `chain ${message.origin ?? ''}` }[message.source];
+  return via ? `Bot · ${via}` : 'Bot';
+}
+
+/** A link button as the messenger shows it: tapping it opens the link in the subscriber's browser, nothing more. */
+function chatButton(button) {
+  const label = isWebUrl(button.url)
+    ? h('a', { class: 'chat-button', href: button.url, target: '_blank', rel: 'noopener noreferrer', title: button.url }, button.name)
+    : h('span', { class: 'chat-button broken', title: 'not an http(s) link: a messenger would not open it' }, button.name);
+  return h('li', {}, label, h('div', { class: 'button-url' }, button.url));
+}
+
+function messageView(message) {
+  return h('li', { class: `message ${message.direction}`, 'data-message': message.id },
+    h('div', { class: 'from' }, h('span', { class: 'sender' }, senderOf(message)), h('span', { class: 'muted' }, time(message.time))),
+    h('div', { class: 'text' }, message.text),
+    message.buttons.length > 0 ? h('ul', { class: 'chat-buttons' }, message.buttons.map(chatButton)) : null);
+}
+
+function chatListItem(row) {
+  const last = row.last ? `${row.last.direction === 'in' ? 'Subscriber' : 'Bot'}: ${row.last.preview}` : 'no messages';
+  const state = row.blocked ? ' · blocked' : row.active ? '' : ' · left';
+  return h('li', { class: openChat && chatKey(openChat) === chatKey(row) ? 'selected' : '', 'data-subscriber': chatKey(row) },
+    h('button', { type: 'button', onclick: () => { openChat = { botid: row.botid, clientid: row.clientid }; chatOffset = 0; refresh(); } },
+      h('span', { class: 'who' }, row.name || '(no name)'), h('span', { class: 'count' }, plural(row.messages, 'message')),
+      h('span', { class: 'muted' }, `${row.botid} · ${row.clientid} · ${row.messenger}${state}`),
+      h('span', { class: 'last' }, last)));
+}
+
+/** The open chat: the card and a page of messages, or null when the subscriber is gone (deleted, or a reset). */
+async function readOpenChat() {
+  try {
+    const [card, chat] = await Promise.all([
+      call('/subscriber/get', openChat),
+      call('/subscriber/chat/get', { ...openChat, limit: CHAT_PAGE, offset: chatOffset }),
+    ]);
+    if (chat.items.length === 0 && chatOffset > 0) {
+      chatOffset = lastPageOffset(chat.total, CHAT_PAGE);
+      return readOpenChat();
+    }
+    return { subscriber: card.subscriber, chat };
+  } catch (error) {
+    if (error.code !== 'not_found') throw error;
+    return null;
+  }
+}
+
+async function loadChats() {
+  const list = await request('GET', `/console/chats?limit=${CHAT_LIST_PAGE}&offset=${chatListOffset}`);
+  if (list.items.length === 0 && chatListOffset > 0) {
+    chatListOffset = lastPageOffset(list.total, CHAT_LIST_PAGE);
+    return loadChats();
+  }
+  let open = openChat ? await readOpenChat() : null;
+  if (!open && list.items.length > 0) {
+    openChat = { botid: list.items[0].botid, clientid: list.items[0].clientid };
+    chatOffset = 0;
+    open = await readOpenChat();
+  }
+  if (!open) openChat = undefined;
+  const shown = JSON.stringify({ list, open, chatListOffset, openChat });
+  if (shown === chatsShown) return;
+  chatsShown = shown;
+
+  document.getElementById('chat-list-range').textContent = list.total === 0 ? '' : `${chatListOffset + 1}–${chatListOffset + list.items.length} of ${list.total}, the chat written to last first`;
+  document.getElementById('chat-list').replaceChildren(...(list.items.length > 0 ? list.items.map(chatListItem) : [h('li', { class: 'muted' }, 'No subscribers yet: create one on the Overview tab.')]));
+  pager('chat-list-pager', chatListOffset, CHAT_LIST_PAGE, list.total, (offset) => { chatListOffset = offset; refresh(); });
+
+  const title = document.getElementById('chat-title');
+  const messages = document.getElementById('chat-messages');
+  if (!open) {
+    title.replaceChildren('Chat');
+    document.getElementById('chat-range').textContent = '';
+    document.getElementById('chat-pager').replaceChildren();
+    messages.replaceChildren();
+    return;
+  }
+  const { subscriber, chat } = open;
+  title.replaceChildren(`Chat with ${subscriber.name || '(no name)'} `, h('span', { class: 'muted' }, `${subscriber.botid} · client id ${subscriber.clientid} · ${subscriber.messenger}`));
+  document.getElementById('chat-range').textContent = chat.total === 0
+    ? ''
+    : `Messages ${chatOffset + 1}–${chatOffset + chat.items.length} of ${chat.total}, newest first, ${CHAT_PAGE} a page. A button opens its link in a new tab, as the subscriber's phone would.`;
+  pager('chat-pager', chatOffset, CHAT_PAGE, chat.total, (offset) => { chatOffset = offset; refresh(); });
+  messages.replaceChildren(...(chat.items.length > 0
+    ? chat.items.map(messageView)
+    : [h('li', { class: 'empty muted' }, 'No messages yet. What the bot sends this subscriber (Message → Send, Send and Wait for Response, broadcasts, chains) appears here, newest first.')]));
+}
+
 // ---- API log
 
 async function loadLog() {
@@ -235,17 +356,25 @@ async function loadHooks() {
 
 // ---- tabs and refresh
 
-const loaders = { overview: loadOverview, data: loadData, log: loadLog, hooks: loadHooks };
+const loaders = { overview: loadOverview, data: loadData, chats: loadChats, log: loadLog, hooks: loadHooks };
 let currentTab = 'overview';
 let refreshing = false;
+/** A refresh asked for while one runs (a click on a chat): it runs once that one ends. */
+let refreshAgain = false;
 
 async function refresh() {
-  if (refreshing) return;
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
   refreshing = true;
   try {
-    if (currentTab !== 'overview') await loadOverview();
-    await loaders[currentTab]();
-    document.body.dataset.loaded = currentTab;
+    do {
+      refreshAgain = false;
+      if (currentTab !== 'overview') await loadOverview();
+      await loaders[currentTab]();
+      document.body.dataset.loaded = currentTab;
+    } while (refreshAgain);
   } catch (error) {
     showResult(error.message, false);
   } finally {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
+import { createServer, get as httpGet, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -35,6 +36,40 @@ function getWithHost(url: string, host: string): Promise<{ status: number; body:
   });
 }
 
+/** A site the chat's link buttons point at: it records every request and answers a small page. */
+async function startLinkSite(): Promise<{ url: string; requests: { method: string; path: string; headers: IncomingHttpHeaders }[]; close: () => Promise<void> }> {
+  const requests: { method: string; path: string; headers: IncomingHttpHeaders }[] = [];
+  const server: Server = createServer((req, res) => {
+    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Answer page</title><p>Answer page</p>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** What the open chat shows, message by message, read from the page. */
+function shownMessages(page: Page) {
+  return page.locator('#chat-messages li.message').evaluateAll((items) =>
+    items.map((item) => ({
+      sender: item.querySelector('.sender')?.textContent,
+      text: item.querySelector('.text')?.textContent,
+      buttons: [...item.querySelectorAll('a.chat-button')].map((link) => ({
+        label: link.textContent,
+        href: link.getAttribute('href'),
+        target: link.getAttribute('target'),
+        rel: link.getAttribute('rel'),
+      })),
+    })),
+  );
+}
+
 // Skipped only outside CI (npm test says so when it starts); in CI a missing browser fails the suite.
 const describeWithChromium = existsSync(CHROMIUM) || process.env.CI ? describe : describe.skip;
 
@@ -46,10 +81,12 @@ describeWithChromium('the console in Chromium', () => {
   let shots: string;
   let browser: BrowserContext;
   let page: Page;
+  let links: Awaited<ReturnType<typeof startLinkSite>>;
 
   beforeAll(async () => {
     open = await openSandbox({ retrySchedule: [0.05] });
     receiver = await TestReceiver.start();
+    links = await startLinkSite();
     const hook = await open.api.post('/hook/create', { name: 'console watcher', url: receiver.url, events: ['subscriber.new', 'subscriber.stage', 'payment.success'] });
     expect(hook.status).toBe(200);
     hookSecret = hook.body.secret;
@@ -70,6 +107,7 @@ describeWithChromium('the console in Chromium', () => {
     try {
       await browser?.close();
       await receiver?.close();
+      await links?.close();
       // Throws when an answer was outside the OpenAPI document: the folders go all the same.
       await open?.close();
     } finally {
@@ -204,6 +242,140 @@ describeWithChromium('the console in Chromium', () => {
     await page.screenshot({ path: join(shots, 'console-deliveries.png'), fullPage: true });
   });
 
+  describe('chats', () => {
+    const refund = () => ({
+      text: 'Refund order 1042 (49.90 EUR)?',
+      buttons: [
+        { name: 'Approve', url: `${links.url}/webhook-waiting/1042?answer=Approve&signature=5f1c%2Bb2` },
+        { name: 'Decline', url: `${links.url}/webhook-waiting/1042?answer=Decline&signature=9a0e%2F77` },
+      ],
+    });
+    const send = async (clientid: string, message: { text: string; buttons?: { name: string; url: string }[] }) => {
+      const sent = await open.api.post('/message/send', { botid: 'bot_tg', clientid, ...message });
+      expect([clientid, sent.status]).toEqual([clientid, 200]);
+    };
+    const openChatOf = async (key: string, name: string) => {
+      await page.click(`#chat-list li[data-subscriber="${key}"] button`);
+      await page.waitForSelector(`#chat-list li.selected[data-subscriber="${key}"]`);
+      await eventually(async () => (await page.textContent('#chat-title'))?.startsWith(`Chat with ${name} `), 15_000);
+    };
+    const asSent = (buttons: { name: string; url: string }[]) =>
+      buttons.map((button) => ({ label: button.name, href: button.url, target: '_blank', rel: 'noopener noreferrer' }));
+
+    test('each subscriber\'s chat, newest first, who sent each message, its buttons; a subscriber without messages says so', async () => {
+      for (const [clientid, name] of [['700201', 'Dana Chat'], ['700202', 'Quinn Quiet']]) {
+        expect((await open.api.post('/subscriber/create', { botid: 'bot_tg', clientid, name })).status).toBe(200);
+      }
+      const rate = { text: 'How was your delivery?\nTap to rate it.', buttons: [{ name: 'Rate us', url: `${links.url}/rate?order=1042` }] };
+      await send('700201', { text: 'Your order 1042 has shipped.' });
+      await send('700201', rate);
+      await send('700201', refund());
+
+      await showTab('chats');
+      // The chat written to last is first, and open.
+      await eventually(async () => (await page.getAttribute('#chat-list li:first-child', 'data-subscriber')) === 'bot_tg/700201', 15_000);
+      await eventually(async () => (await page.textContent('#chat-title'))?.startsWith('Chat with Dana Chat '), 15_000);
+      expect(await page.textContent('#chat-list li:first-child')).toBe(
+        'Dana Chat3 messagesbot_tg · 700201 · telegramBot: Refund order 1042 (49.90 EUR)?',
+      );
+      expect(await page.textContent('#chat-title')).toBe('Chat with Dana Chat bot_tg · client id 700201 · telegram');
+      expect(await shownMessages(page)).toEqual([
+        { sender: 'Bot · via the API', text: 'Refund order 1042 (49.90 EUR)?', buttons: asSent(refund().buttons) },
+        { sender: 'Bot · via the API', text: 'How was your delivery?\nTap to rate it.', buttons: asSent(rate.buttons) },
+        { sender: 'Bot · via the API', text: 'Your order 1042 has shipped.', buttons: [] },
+      ]);
+      expect(await page.textContent('#chat-range')).toBe(
+        'Messages 1–3 of 3, newest first, 20 a page. A button opens its link in a new tab, as the subscriber\'s phone would.',
+      );
+
+      // Subscribers without messages come after every chat, the newest card first.
+      const rows = await page.locator('#chat-list li').evaluateAll((items) =>
+        items.map((item) => ({ key: item.getAttribute('data-subscriber'), count: item.querySelector('.count')?.textContent })),
+      );
+      const firstEmpty = rows.findIndex((row) => row.count === '0 messages');
+      expect(rows[firstEmpty].key).toBe('bot_tg/700202');
+      expect(rows.slice(firstEmpty).every((row) => row.count === '0 messages')).toBe(true);
+      expect(await page.textContent('#chat-list li[data-subscriber="bot_tg/700202"] .last')).toBe('no messages');
+      await openChatOf('bot_tg/700202', 'Quinn Quiet');
+      expect(await page.locator('#chat-messages li.message').count()).toBe(0);
+      expect(await page.textContent('#chat-messages li.empty')).toBe(
+        'No messages yet. What the bot sends this subscriber (Message → Send, Send and Wait for Response, broadcasts, chains) appears here, newest first.',
+      );
+      expect(await page.textContent('#chat-range')).toBe('');
+
+      // What the subscriber wrote is marked as theirs (the demo chat of Alice Smith).
+      await openChatOf('bot_tg/100001', 'Alice Smith');
+      expect(await shownMessages(page)).toEqual([
+        { sender: 'Bot · via the API', text: 'Yes, delivery to Berlin takes 2 days.', buttons: [] },
+        { sender: 'Bot · via the API', text: 'Hello, Alice Smith!', buttons: [] },
+        { sender: 'Subscriber', text: 'Hi! Do you ship to Berlin?', buttons: [] },
+      ]);
+      expect(await page.getAttribute('#chat-messages li.message:last-child', 'class')).toBe('message in');
+    });
+
+    test('a button opens its exact link in a new tab as the subscriber\'s browser would: a plain GET, no Referer, no opener', async () => {
+      await openChatOf('bot_tg/700201', 'Dana Chat');
+      await page.screenshot({ path: join(shots, 'console-chat.png'), fullPage: true });
+      const consoleUrl = page.url();
+      const approve = refund().buttons[0].url;
+      const before = links.requests.length;
+      const [opened] = await Promise.all([browser.waitForEvent('page'), page.click('#chat-messages li.message:first-child a.chat-button:text-is("Approve")')]);
+      await opened.waitForLoadState('domcontentloaded');
+      expect(opened.url()).toBe(approve);
+      expect(await opened.textContent('p')).toBe('Answer page');
+      expect(await opened.evaluate(() => (globalThis as unknown as { opener: unknown }).opener)).toBeNull();
+      const visits = links.requests.slice(before).filter((request) => request.path !== '/favicon.ico');
+      expect(visits.map((request) => [request.method, request.path])).toEqual([['GET', '/webhook-waiting/1042?answer=Approve&signature=5f1c%2Bb2']]);
+      expect(visits[0].headers.referer).toBeUndefined();
+      expect([visits[0].headers['sec-fetch-mode'], visits[0].headers['sec-fetch-dest']]).toEqual(['navigate', 'document']);
+      await opened.close();
+      // The console stays where it was.
+      expect(page.url()).toBe(consoleUrl);
+    });
+
+    test('long chats and many subscribers come in pages (20 messages, 50 subscribers), newest first; new messages appear as they are sent', async () => {
+      expect((await open.api.post('/subscriber/create', { botid: 'bot_tg', clientid: '700203', name: 'Many Messages' })).status).toBe(200);
+      for (let n = 1; n <= 23; n++) await send('700203', { text: `Note ${n}` });
+      const notes = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, index) => `Note ${from - index}`);
+      const texts = async () => (await shownMessages(page)).map((message) => message.text);
+
+      await eventually(async () => (await page.getAttribute('#chat-list li:first-child', 'data-subscriber')) === 'bot_tg/700203', 15_000);
+      await openChatOf('bot_tg/700203', 'Many Messages');
+      expect(await texts()).toEqual(notes(23, 4));
+      expect(await page.textContent('#chat-range')).toMatch(/^Messages 1–20 of 23, newest first, 20 a page\./);
+      expect(await page.locator('#chat-pager button').allTextContents()).toEqual(['Older']);
+      await page.click('#chat-pager button[data-page="older"]');
+      await eventually(async () => (await page.textContent('#chat-range'))?.startsWith('Messages 21–23 of 23,'), 15_000);
+      expect(await texts()).toEqual(notes(3, 1));
+      expect(await page.locator('#chat-pager button').allTextContents()).toEqual(['Newer']);
+      await page.click('#chat-pager button[data-page="newer"]');
+      await eventually(async () => (await page.textContent('#chat-range'))?.startsWith('Messages 1–20 of 23,'), 15_000);
+      expect(await texts()).toEqual(notes(23, 4));
+
+      // A message sent while the chat is open appears on top without a reload.
+      await send('700203', { text: 'Note 24' });
+      await eventually(async () => (await page.textContent('#chat-range'))?.startsWith('Messages 1–20 of 24,'), 15_000);
+      expect(await texts()).toEqual(notes(24, 5));
+
+      // More than a page of subscribers.
+      const existing = (await open.api.get('/subscriber/list', { limit: 1 })).body.total as number;
+      const added = Math.max(0, 52 - existing);
+      for (let n = 0; n < added; n++) {
+        expect((await open.api.post('/subscriber/create', { botid: 'bot_wa', clientid: `1555077${String(n).padStart(4, '0')}` })).status).toBe(200);
+      }
+      const total = existing + added;
+      await eventually(async () => (await page.textContent('#chat-list-range')) === `1–50 of ${total}, the chat written to last first`, 15_000);
+      expect(await page.locator('#chat-list li').count()).toBe(50);
+      await page.click('#chat-list-pager button[data-page="older"]');
+      await eventually(async () => (await page.textContent('#chat-list-range')) === `51–${total} of ${total}, the chat written to last first`, 15_000);
+      expect(await page.locator('#chat-list li').count()).toBe(total - 50);
+      // The open chat stays open while another page of the list is shown.
+      expect(await page.textContent('#chat-title')).toBe('Chat with Many Messages bot_tg · client id 700203 · telegram');
+      await page.click('#chat-list-pager button[data-page="newer"]');
+      await eventually(async () => (await page.textContent('#chat-list-range'))?.startsWith('1–50 of'), 15_000);
+    });
+  });
+
   test('a request from a foreign Origin, or naming a foreign Host, is refused and changes nothing', async () => {
     const session = await page.getAttribute('meta[name="console-session"]', 'content');
     expect(session).toMatch(/^[\w-]{32}$/);
@@ -227,6 +399,14 @@ describeWithChromium('the console in Chromium', () => {
     expect(withKey.status).toBe(403);
     const wrongSession = await send({ origin: `http://${host}`, 'x-sandbox-console': 'x'.repeat(32) });
     expect(wrongSession.status).toBe(401);
+    // The chats the console reads: the same checks.
+    const chats = (headers: Record<string, string>) => fetch(`${url}/console/chats`, { headers: { 'x-sandbox-console': session!, ...headers } });
+    expect((await chats({ origin: 'http://evil.example' })).status).toBe(403);
+    expect((await chats({ 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await chats({ 'x-sandbox-console': 'x'.repeat(32) })).status).toBe(401);
+    expect((await fetch(`${url}/console/chats`)).status).toBe(401);
+    expect((await chats({})).status).toBe(200);
+    expect((await getWithHost(`${url}/console/chats`, `evil.example:${new URL(url).port}`)).status).toBe(403);
     // DNS rebinding: a page of another name that resolves to 127.0.0.1 sends its own name as Host.
     const rebound = await getWithHost(`${url}/console/`, `evil.example:${new URL(url).port}`);
     expect(rebound.status).toBe(403);

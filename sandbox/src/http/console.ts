@@ -12,6 +12,7 @@ import { keysState } from '../domain/keys';
 import { listsState } from '../domain/lists';
 import { subscribersState } from '../domain/subscribers';
 import { apiCall, sendError, toApiError } from './app';
+import { chatList } from './consoleChats';
 import { ApiError, invalidParam } from './errors';
 import { Params } from './params';
 
@@ -210,5 +211,6 @@ export function mountConsole(app: Router, context: SandboxContext, endpoints: En
     res.type(type).send(readFileSync(join(ASSETS_DIR, String(req.params.asset)), 'utf8'));
   });
   app.get('/console/overview', consoleJson(context, () => overview(context, apiBase())));
+  app.get('/console/chats', consoleJson(context, (req) => chatList(context.store, new Params(req.query as Record<string, unknown>))));
   app.post('/console/call', express.json({ type: () => true }), consoleJson(context, (req, res) => runMethod(context, byPath, req, res)));
 }

@@ -1,3 +1,4 @@
+import { CHAT_PREVIEW_LENGTH } from '../http/consoleChats';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
 import { anyObject, arrayOf, bool, describe, int, isoTime, nullable, num, object, ref, str, strings, type Schema } from './schema';
 
@@ -22,12 +23,18 @@ const CONSOLE = 'The sandbox\'s browser console.';
 const controlSecurity: Record<string, string[]>[] = [{ accountKey: [] }, { consoleSession: [] }];
 const consoleSecurity = [{ consoleSession: [] }];
 
-/** The filter and page of /sandbox/deliveries (query string or JSON body). */
+/** A page of a list (query string or JSON body). */
+const PAGE: Record<string, Schema> = {
+  limit: describe({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, `Page size: default ${DEFAULT_PAGE_SIZE}.`),
+  offset: describe({ type: 'integer', minimum: 0 }, 'Items to skip.'),
+};
+const queryParameters = (params: Record<string, Schema>) => Object.entries(params).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+
+/** The filter and page of /sandbox/deliveries. */
 const DELIVERY_FILTER: Record<string, Schema> = {
   hook: describe(str, 'One hook.'),
   status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] },
-  limit: describe({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, `Page size: default ${DEFAULT_PAGE_SIZE}.`),
-  offset: describe({ type: 'integer', minimum: 0 }, 'Items to skip.'),
+  ...PAGE,
 };
 
 export const outsideApiRoutes: RouteContract[] = [
@@ -132,7 +139,7 @@ export const outsideApiRoutes: RouteContract[] = [
       extension: CONTROL,
       security: controlSecurity,
       ...(method === 'get'
-        ? { parameters: Object.entries(DELIVERY_FILTER).map(([name, schema]) => ({ name, in: 'query', required: false, schema })) }
+        ? { parameters: queryParameters(DELIVERY_FILTER) }
         : { body: { ...object(DELIVERY_FILTER), required: [] } }),
       answer: object({ items: arrayOf(ref('SandboxDelivery')), total: int }),
       errors: true,
@@ -172,6 +179,31 @@ export const outsideApiRoutes: RouteContract[] = [
       hooks: arrayOf(object({ id: str, name: str, url: str, events: strings, secret: str, disabled: bool, bots: strings })),
       webapps: arrayOf(object({ id: str, name: str })),
       counts: object({ bots: int, subscribers: int, lists: int, rows: int, items: int, hooks: int, deliveries: int, log: int }),
+    }),
+    errors: true,
+  },
+  {
+    method: 'get',
+    path: '/console/chats',
+    tag: 'Console',
+    summary: 'Every subscriber with the size of its chat and its latest message (a preview), the chat written to last first; subscribers without messages after them, newest first',
+    extension: CONSOLE,
+    security: consoleSecurity,
+    parameters: queryParameters(PAGE),
+    answer: object({
+      items: arrayOf(
+        object({
+          botid: str,
+          clientid: str,
+          messenger: str,
+          name: str,
+          active: bool,
+          blocked: bool,
+          messages: int,
+          last: nullable(object({ direction: { enum: ['out', 'in'] }, preview: describe(str, `The first ${CHAT_PREVIEW_LENGTH} characters, then an ellipsis.`), buttons: int, time: isoTime })),
+        }),
+      ),
+      total: int,
     }),
     errors: true,
   },
