@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { withInstallLock } from '../scripts/lib/installLock.ts';
 import { nodeHeadersDir } from './lib/nodeHeaders.ts';
 import { defaultN8nHost, n8nBinOf, type N8nHost } from './lib/paths.ts';
 
@@ -55,6 +56,12 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   }
 }
 
+/** Whether the cache folder holds a finished install for `stamp` (the stamp is written last). */
+function cacheReady(cachedModules: string, stamp: string): boolean {
+  const cachedStamp = path.join(cachedModules, STAMP_NAME);
+  return existsSync(cachedStamp) && readFileSync(cachedStamp, 'utf8').trim() === stamp && existsSync(sqliteBinding(cachedModules));
+}
+
 /** Points the host's node_modules (e2e/n8n/node_modules) at the cached install. */
 function linkInstall(host: N8nHost, cachedModules: string): void {
   const link = path.join(host.dir, 'node_modules');
@@ -72,12 +79,23 @@ export function installN8n({ force = false, host = defaultN8nHost }: { force?: b
   }
   const cacheDir = path.join(cacheRoot, createHash('sha256').update(stamp).digest('hex').slice(0, 16));
   const cachedModules = path.join(cacheDir, 'node_modules');
-  const cachedStamp = path.join(cachedModules, STAMP_NAME);
-  if (!force && existsSync(cachedStamp) && readFileSync(cachedStamp, 'utf8').trim() === stamp && existsSync(sqliteBinding(cachedModules))) {
+  if (!force && cacheReady(cachedModules, stamp)) {
     linkInstall(host, cachedModules);
     console.log(`e2e: n8n linked from the cache ${cacheDir}`);
     return;
   }
+  withInstallLock(cacheDir, 'e2e', () => {
+    // Another process may have installed it while this one waited for the lock.
+    if (!force && cacheReady(cachedModules, stamp)) return;
+    installInto(host, cacheDir, versions, stamp);
+  });
+  linkInstall(host, cachedModules);
+}
+
+/** A fresh `npm ci` of the host's n8n into `cacheDir`, with sqlite3 built and the stamp written last. */
+function installInto(host: N8nHost, cacheDir: string, versions: { node: string; modules: string }, stamp: string): void {
+  const cachedModules = path.join(cacheDir, 'node_modules');
+  const cachedStamp = path.join(cachedModules, STAMP_NAME);
   const started = Date.now();
   rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true });
@@ -95,7 +113,6 @@ export function installN8n({ force = false, host = defaultN8nHost }: { force?: b
   const binding = sqliteBinding(cachedModules);
   if (!existsSync(binding)) throw new Error(`sqlite3 was not built (${binding} is missing): n8n could not open its database`);
   writeFileSync(cachedStamp, `${stamp}\n`);
-  linkInstall(host, cachedModules);
   console.log(`e2e: n8n installed in ${Math.round((Date.now() - started) / 1000)} s (cache ${cacheDir})`);
 }
 

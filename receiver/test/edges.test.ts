@@ -635,7 +635,7 @@ describe('Redis as an operator runs it (a redis-server of the test own, stopped,
       // retries; the retry that gets the event runs it.
       const second = await eventually(async () => {
         const answer = await post(served[1].url, delivery);
-        const body = await answer.json();
+        const body = (await answer.json()) as { code?: string };
         if (answer.status === 503 && body.code === 'event_in_progress') return false;
         return { status: answer.status, body };
       }, 10_000, 'the second delivery to be let in');
@@ -687,7 +687,7 @@ describe('Redis as an operator runs it (a redis-server of the test own, stopped,
     // The sender retries until the dead process's lease lapses; no retry is answered duplicate meanwhile.
     const after = await eventually(async () => {
       const answer = await post(servers[1].url, delivery);
-      const body = await answer.json();
+      const body = (await answer.json()) as { code?: string };
       return answer.status === 503 && body.code === 'event_in_progress' ? false : body;
     }, 10_000, 'the lapsed lease to free the event');
     expect(after).toEqual({ received: true, id: delivery.id, duplicate: false });

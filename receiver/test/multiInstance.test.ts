@@ -31,7 +31,7 @@ describe('two receiver processes sharing Redis', () => {
     const answers = await Promise.all(
       deliveries.flatMap((delivery, i) =>
         (i % 2 === 0 ? [0, 1, 0, 1] : [1, 0, 1, 0]).map((which) =>
-          fetch(instances[which].url, { method: 'POST', headers: delivery.headers, body: delivery.body }).then(async (r) => ({ status: r.status, body: await r.json() })),
+          fetch(instances[which].url, { method: 'POST', headers: delivery.headers, body: delivery.body }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id?: string; duplicate?: boolean } })),
         ),
       ),
     );

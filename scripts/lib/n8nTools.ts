@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { withInstallLock } from './installLock.ts';
 import { scriptsDir } from './paths.ts';
 
 export const toolsHostDir = path.join(scriptsDir, 'n8n-tools');
@@ -34,7 +35,8 @@ export function installN8nTools(): string {
   if (stampOk(toolsModules, hash)) return toolsModules;
   const cacheDir = path.join(cacheRoot, hash);
   const cachedModules = path.join(cacheDir, 'node_modules');
-  if (!stampOk(cachedModules, hash)) {
+  withInstallLock(cacheDir, 'verify', () => {
+    if (stampOk(cachedModules, hash)) return; // installed by another process while this one waited
     const started = Date.now();
     console.log(`verify: installing n8n's scanner and node CLI into ${cacheDir} (once, about 2 minutes)`);
     rmSync(cacheDir, { recursive: true, force: true });
@@ -47,7 +49,7 @@ export function installN8nTools(): string {
     if (result.status !== 0) throw new Error(`installing n8n's tools failed in ${cacheDir} (exit ${result.status ?? result.signal})`);
     writeFileSync(path.join(cachedModules, STAMP_NAME), `${hash}\n`);
     console.log(`verify: n8n's tools installed in ${Math.round((Date.now() - started) / 1000)} s`);
-  }
+  });
   if (lstatSync(toolsModules, { throwIfNoEntry: false })) rmSync(toolsModules, { recursive: true, force: true });
   symlinkSync(cachedModules, toolsModules, 'dir');
   return toolsModules;

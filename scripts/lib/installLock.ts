@@ -1,0 +1,71 @@
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const POLL_MS = 1000;
+/** How long an install may hold the lock before a waiter gives up (n8n takes about 5 minutes, 15 on a busy machine). */
+const WAIT_LIMIT_MS = 45 * 60_000;
+/** A lock folder without its owner's pid yet is given this long before it counts as abandoned. */
+const UNCLAIMED_GRACE_MS = 10_000;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The lock's owner, alive; false when the lock was left behind by a process that is gone. */
+function ownerOf(lock: string): number | 'unclaimed' | false {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path.join(lock, 'pid'), 'utf8'));
+  } catch {
+    try {
+      return Date.now() - statSync(lock).mtimeMs < UNCLAIMED_GRACE_MS ? 'unclaimed' : false;
+    } catch {
+      return false; // released meanwhile
+    }
+  }
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : false;
+}
+
+/**
+ * Runs `install` while holding a lock on `dir` (a folder `<dir>.lock` beside it), so that two processes on one machine
+ * (two clones' CI, `npm run dev` and a test run) never install into the same cache folder at once: the second waits
+ * for the first, then finds the install done. A lock whose process is gone is taken over.
+ */
+export function withInstallLock<T>(dir: string, what: string, install: () => T): T {
+  const lock = `${dir}.lock`;
+  mkdirSync(path.dirname(lock), { recursive: true });
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  let told = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = ownerOf(lock);
+    if (owner === false) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: another process (${owner}) has been installing into ${dir} for ${WAIT_LIMIT_MS / 60_000} minutes; remove ${lock} if it is stuck`);
+    if (!told) console.log(`${what}: waiting for another process (${owner === 'unclaimed' ? 'starting' : `pid ${owner}`}) that is installing into ${dir}`);
+    told = true;
+    sleepSync(POLL_MS);
+  }
+  try {
+    writeFileSync(path.join(lock, 'pid'), String(process.pid));
+    return install();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
