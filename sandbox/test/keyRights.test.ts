@@ -1,20 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { publicKey } from '../src/domain/keys';
 import { openSandbox, TestClient } from './client';
 
 const DAY_MS = 86_400_000;
 
-interface CreatedKey {
-  id: string;
-  key: string;
-  name: string;
-  scopes: string[];
-  bots: string[];
-  created: string;
-  expires: string | null;
-  revoked: boolean;
-}
+/** A key as /key/create answers it: its public record and, only there, its value. */
+type CreatedKey = ReturnType<typeof publicKey> & { key: string };
 
 /** Creates a key with `creator` and returns the whole answer (key and, when its expiry was cut, notice). */
 async function create(creator: TestClient, body: Record<string, unknown>): Promise<{ key: CreatedKey; notice?: string }> {
