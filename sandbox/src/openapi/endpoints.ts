@@ -109,10 +109,13 @@ export const endpointContracts: Record<string, EndpointContract> = {
       ),
     },
     answer: {
-      ...sandboxObject({
-        key: object({ ...apiKeyProperties, key: describe(str, 'The key\'s value: shown only here.') }),
-        notice: describe(str, 'Only when the key\'s expiry was cut to its creator\'s: what was asked and when the key expires.'),
-      }),
+      ...sandboxObject(
+        {
+          key: object({ ...apiKeyProperties, key: describe(str, 'The key\'s value: shown only here.') }),
+          notice: describe(str, 'Only when the key\'s expiry was cut to its creator\'s: what was asked and when the key expires.'),
+        },
+        'The service shows no answer. The sandbox\'s rules: a key never outlives or outranks the key that creates it (expiry at most its creator\'s, scopes and bots within its creator\'s).',
+      ),
       required: ['key'],
     },
   },
