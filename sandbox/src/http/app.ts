@@ -58,6 +58,16 @@ function authenticate(context: SandboxContext, req: Request): ApiKey | ApiError 
 }
 
 /**
+ * Authenticates the request and names its key for the log: a call made with a valid key carries the key's id
+ * also when it is refused (unknown path, HTTP method, bad JSON).
+ */
+function identify(context: SandboxContext, req: Request, res: Response): ApiKey | ApiError {
+  const key = authenticate(context, req);
+  if (!(key instanceof ApiError)) res.locals.keyId = key.id;
+  return key;
+}
+
+/**
  * Records a call under /api as answered (status set, body not yet sent), including calls refused before
  * their method ran. A method's call records it in its own transaction; it is committed before the answer.
  */
@@ -80,11 +90,8 @@ function recordAnswer(context: SandboxContext, req: Request, res: Response): voi
 /** A refused or failed call: its log entry is committed (the call's own changes were rolled back), then the answer sent. */
 function answerError(context: SandboxContext, req: Request, res: Response, error: ApiError): void {
   prepareError(res, error);
-  // The log names the key of every call made with a valid one, also of a call refused before its method (bad JSON).
-  if (res.locals.keyId === undefined) {
-    const key = authenticate(context, req);
-    if (!(key instanceof ApiError)) res.locals.keyId = key.id;
-  }
+  // Refused before the method's handler ran (bad JSON): the key is named here.
+  if (res.locals.keyId === undefined) identify(context, req, res);
   try {
     recordAnswer(context, req, res);
   } catch (logError) {
@@ -124,8 +131,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
 
   router.use(async (req: Request, res: Response) => {
     try {
-      const key = authenticate(context, req);
-      if (!(key instanceof ApiError)) res.locals.keyId = key.id;
+      const key = identify(context, req, res);
       const endpoint = byPath.get(req.path.replace(/\/+$/, ''));
       if (!endpoint) throw new ApiError(404, 'not_found', `Unknown method ${req.path}`);
       const allowed = endpoint.methods === 'GET or POST' ? ['GET', 'POST'] : ['POST'];
