@@ -34,6 +34,12 @@ describe('benchmarks (short forms)', () => {
 		expect(output).toContain('messages recorded per item: exactly once 30, never 0, more than once 0');
 	}, 180_000);
 
+	it('bench:sandbox-log-flood: 2,000 calls without a key (1,000 with 8 KB paths) leave every keyed entry and keep 1,000 others', () => {
+		const output = bench('sandbox-log-flood', ['--requests', '1000']);
+		expect(output).toContain('keyed entries kept: 53 of 53; entries without a key kept: 1000; longest stored path: 257 characters');
+		expect(output).toContain('log bounded and keyed entries kept: true');
+	}, 180_000);
+
 	it('bench:bulk-import adds 2,000 rows: every row present exactly once, output paired in order', () => {
 		const output = bench('bulk-import', ['2000']);
 		expect(output).toContain('every row present exactly once: true; output paired in order: true');

@@ -119,7 +119,7 @@ describe('sandbox core: authentication, scopes, methods, errors', () => {
     expect((await api.withKey(shortLived.key).get('/account/balance/get')).status).toBe(200);
 
     const revoke = await api.post('/key/revoke', { id: revocable.id });
-    expect(revoke.body).toEqual({ ok: true, key: expect.objectContaining({ id: revocable.id, revoked: true }) });
+    expect(revoke.body).toEqual({ ok: true, key: expect.objectContaining({ id: revocable.id, revoked: true }), revokedWith: [] });
     expect(JSON.stringify(revoke.body)).not.toContain(revocable.key);
     const revoked = await api.withKey(revocable.key).get('/account/balance/get');
     expect(revoked.status).toBe(401);

@@ -1,6 +1,6 @@
-import { apiLogState } from '../domain/apiLog';
+import { logEntriesNewestFirst } from '../domain/apiLog';
 import { directory } from '../domain/directory';
-import { keysState } from '../domain/keys';
+import { keysState, logReadableKeyIds } from '../domain/keys';
 import { listsState, listSummary } from '../domain/lists';
 import { readTimeBound } from '../domain/subscribersParams';
 import { paginate } from '../http/params';
@@ -59,15 +59,17 @@ export const accountModule: SandboxModule = {
         const status = params.int('status', { min: 100, max: 599 });
         const failed = params.bool('failed');
         const from = readTimeBound(call, 'from');
-        const entries = apiLogState(store)
-          .entries.filter(
-            (entry) =>
-              (path === undefined || entry.path.includes(path)) &&
-              (status === undefined || entry.status === status) &&
-              (!failed || entry.failed) &&
-              (from === undefined || from(entry.time)),
-          )
-          .reverse();
+        // A key restricted to bots sees only its own calls and those of the keys it created (see README: API log).
+        const readable = logReadableKeyIds(keysState(store).keys, call.key);
+        const entries = logEntriesNewestFirst(
+          store,
+          (entry) =>
+            (readable === 'all' || (entry.keyId !== null && readable.has(entry.keyId))) &&
+            (path === undefined || entry.path.includes(path)) &&
+            (status === undefined || entry.status === status) &&
+            (!failed || entry.failed) &&
+            (from === undefined || from(entry.time)),
+        );
         return paginate(entries, params);
       },
     },

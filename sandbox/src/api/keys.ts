@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { directory } from '../domain/directory';
-import { ALL_SCOPES, hasScope, keysState, newKeyValue, publicKey, withinBots, type ApiKey } from '../domain/keys';
+import { ALL_SCOPES, expiryWithin, hasScope, keysCreatedBy, keysState, newKeyValue, publicKey, withinBots, type ApiKey } from '../domain/keys';
 import { ApiError, invalidParam, notFound } from '../http/errors';
 import type { SandboxModule } from './endpoint';
 
@@ -33,18 +33,26 @@ export const keysModule: SandboxModule = {
           throw new ApiError(403, 'bot_forbidden', 'A bot-restricted key can only create keys for its own bots', { param: 'bots' });
         }
         const days = params.int('days', { min: 1, max: MAX_KEY_DAYS });
+        // A key never outlives the key that creates it: a later (or no) expiry is cut to the creator's, and the answer says so.
+        const now = clock.now();
+        const { expiresAt, limited } = expiryWithin(caller, days === undefined ? null : now + days * 86_400_000);
         const created: ApiKey = {
           id: `key_${randomBytes(6).toString('hex')}`,
           key: newKeyValue(),
           name,
           scopes: [...new Set(scopes)],
           bots,
-          created: clock.iso(),
-          expiresAt: days === undefined ? null : clock.now() + days * 86_400_000,
+          created: new Date(now).toISOString(),
+          expiresAt,
           revoked: false,
+          createdBy: caller.id,
         };
         keysState(store).keys.push(created);
-        return { key: { ...publicKey(created), key: created.key } };
+        const answer = { key: { ...publicKey(created), key: created.key } };
+        if (!limited) return answer;
+        const asked = days === undefined ? 'never expiring' : `${days} days`;
+        const notice = `The key expires at ${answer.key.expires}, with the key that created it (${caller.id}), instead of ${asked}: a key never outlives its creator`;
+        return { ...answer, notice };
       },
     },
     {
@@ -59,8 +67,10 @@ export const keysModule: SandboxModule = {
         if (!withinBots(key.bots, caller.bots)) {
           throw new ApiError(403, 'bot_forbidden', `A bot-restricted key can only revoke keys of its own bots`, { param: 'id' });
         }
-        key.revoked = true;
-        return { ok: true, key: publicKey(key) };
+        // Revoking a key revokes every key it created, directly or through them.
+        const created = keysCreatedBy(keysState(store).keys, key.id).filter((candidate) => !candidate.revoked);
+        for (const revoked of [key, ...created]) revoked.revoked = true;
+        return { ok: true, key: publicKey(key), revokedWith: created.map((revoked) => revoked.id) };
       },
     },
   ],

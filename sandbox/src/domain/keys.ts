@@ -20,6 +20,11 @@ export interface ApiKey {
   /** Epoch ms; null never expires. */
   expiresAt: number | null;
   revoked: boolean;
+  /**
+   * Id of the key that created this one. Absent for the account key and for keys stored before the sandbox
+   * recorded creators: those have no creator to outlive or to be revoked with.
+   */
+  createdBy?: string;
 }
 
 interface KeysState {
@@ -71,4 +76,38 @@ export function hasScope(key: ApiKey, scope: string): boolean {
 export function withinBots(objectBots: string[], keyBots: string[]): boolean {
   if (keyBots.length === 0) return true;
   return objectBots.length > 0 && objectBots.every((botid) => keyBots.includes(botid));
+}
+
+/** The keys `id` created, directly or through keys it created, in creation order. */
+export function keysCreatedBy(keys: ApiKey[], id: string): ApiKey[] {
+  const found: ApiKey[] = [];
+  const creators = new Set([id]);
+  // Keys are stored in creation order and a creator always exists before what it creates: one pass finds them all.
+  for (const key of keys) {
+    if (key.createdBy !== undefined && creators.has(key.createdBy)) {
+      found.push(key);
+      creators.add(key.id);
+    }
+  }
+  return found;
+}
+
+/**
+ * When a key made by `creator` expires: `wanted` (epoch ms, null: never), but never after its creator.
+ * `limited` is true when the creator's expiry was taken instead of `wanted`.
+ */
+export function expiryWithin(creator: ApiKey, wanted: number | null): { expiresAt: number | null; limited: boolean } {
+  if (creator.expiresAt === null) return { expiresAt: wanted, limited: false };
+  if (wanted !== null && wanted <= creator.expiresAt) return { expiresAt: wanted, limited: false };
+  return { expiresAt: creator.expiresAt, limited: true };
+}
+
+/**
+ * Whose calls `reader` sees in the API log: every call (`all`) for a key not restricted to bots, else the ids of
+ * the keys whose calls it sees: its own and those of the keys it created (directly or through them), whose
+ * rights are within its own.
+ */
+export function logReadableKeyIds(keys: ApiKey[], reader: ApiKey): 'all' | Set<string> {
+  if (reader.bots.length === 0) return 'all';
+  return new Set([reader.id, ...keysCreatedBy(keys, reader.id).map((key) => key.id)]);
 }

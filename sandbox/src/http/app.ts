@@ -46,13 +46,24 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError(500, 'internal', 'Internal error');
 }
 
-function authenticate(context: SandboxContext, req: Request): ApiKey {
+/** The valid key the request carries, or the 401 that refuses it. */
+function authenticate(context: SandboxContext, req: Request): ApiKey | ApiError {
   const value = req.headers.authorization?.trim();
-  if (!value) throw unauthorized('The Authorization header with an API key is missing');
+  if (!value) return unauthorized('The Authorization header with an API key is missing');
   const key = keysState(context.store).keys.find((candidate) => candidate.key === value);
-  if (!key) throw unauthorized('The API key is not known');
-  if (key.revoked) throw unauthorized('The API key has been revoked');
-  if (key.expiresAt !== null && key.expiresAt <= context.clock.now()) throw unauthorized('The API key has expired');
+  if (!key) return unauthorized('The API key is not known');
+  if (key.revoked) return unauthorized('The API key has been revoked');
+  if (key.expiresAt !== null && key.expiresAt <= context.clock.now()) return unauthorized('The API key has expired');
+  return key;
+}
+
+/**
+ * Authenticates the request and names its key for the log: a call made with a valid key carries the key's id
+ * also when it is refused (unknown path, HTTP method, bad JSON).
+ */
+function identify(context: SandboxContext, req: Request, res: Response): ApiKey | ApiError {
+  const key = authenticate(context, req);
+  if (!(key instanceof ApiError)) res.locals.keyId = key.id;
   return key;
 }
 
@@ -79,6 +90,8 @@ function recordAnswer(context: SandboxContext, req: Request, res: Response): voi
 /** A refused or failed call: its log entry is committed (the call's own changes were rolled back), then the answer sent. */
 function answerError(context: SandboxContext, req: Request, res: Response, error: ApiError): void {
   prepareError(res, error);
+  // Refused before the method's handler ran (bad JSON): the key is named here.
+  if (res.locals.keyId === undefined) identify(context, req, res);
   try {
     recordAnswer(context, req, res);
   } catch (logError) {
@@ -118,6 +131,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
 
   router.use(async (req: Request, res: Response) => {
     try {
+      const key = identify(context, req, res);
       const endpoint = byPath.get(req.path.replace(/\/+$/, ''));
       if (!endpoint) throw new ApiError(404, 'not_found', `Unknown method ${req.path}`);
       const allowed = endpoint.methods === 'GET or POST' ? ['GET', 'POST'] : ['POST'];
@@ -125,8 +139,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
         res.setHeader('Allow', allowed.join(', '));
         throw new ApiError(405, 'method_not_allowed', `${endpoint.path} accepts ${allowed.join(' or ')} only`);
       }
-      const key = authenticate(context, req);
-      res.locals.keyId = key.id;
+      if (key instanceof ApiError) throw key;
       const wait = limiter.take(key.id);
       if (wait > 0) {
         // `--retry-after none` plays a service that refuses without saying how long to wait.

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Endpoint, SandboxContext } from '../api/endpoint';
 import { deliveriesState } from '../delivery/deliveries';
-import { apiLogState } from '../domain/apiLog';
+import { apiLogEntryCount } from '../domain/apiLog';
 import { catalogState, itemsState } from '../domain/catalog';
 import { directory } from '../domain/directory';
 import { hooksState } from '../domain/hooks';
@@ -162,7 +162,7 @@ function overview(context: SandboxContext, apiBase: string) {
       items: itemsState(store).items.length,
       hooks: hooksState(store).hooks.length,
       deliveries: deliveriesState(store).deliveries.length,
-      log: apiLogState(store).entries.length,
+      log: apiLogEntryCount(store),
     },
   };
 }

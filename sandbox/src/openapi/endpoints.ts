@@ -87,7 +87,10 @@ export const endpointContracts: Record<string, EndpointContract> = {
       from: optional('text', 'Start date.', 'A day YYYY-MM-DD of the account time zone, or an ISO 8601 time.'),
       ...PAGE,
     },
-    answer: documentedPage(ref('LogEntry')),
+    answer: sandbox(
+      documentedPage(ref('LogEntry')),
+      'Which calls a key sees: a key restricted to bots, only its own and those of the keys it created (directly or through them); any other key with `log:read`, every call. Kept: the 10,000 latest calls made with a valid key, and apart from them the 1,000 latest without one, so calls without a key cannot push out the others; paths longer than 256 characters are stored cut, ending in `…`.',
+    ),
   },
   '/bot/list': { tag: 'Account', summary: 'Bots with their BotIDs', params: {}, answer: sandboxObject({ items: arrayOf(ref('Bot')) }) },
   '/group/list': { tag: 'Account', summary: 'Projects with their codes', params: {}, answer: sandboxObject({ items: arrayOf(ref('Group')) }) },
@@ -99,11 +102,32 @@ export const endpointContracts: Record<string, EndpointContract> = {
       name: required('text', 'Key name.'),
       scopes: required('textOrList', 'Scopes the key gets.'),
       bots: optional('textOrList', 'Bots the key may touch (none: every bot).'),
-      days: optional('int', 'Lifetime in days.', 'From 1 to 3650.'),
+      days: optional(
+        'int',
+        'Lifetime in days.',
+        'From 1 to 3650. A key never outlives the key that creates it: when that key expires before `days` (or absent: never) would end, the new key expires with it, and the answer says so in `notice`.',
+      ),
     },
-    answer: sandboxObject({ key: object({ ...apiKeyProperties, key: describe(str, 'The key\'s value: shown only here.') }) }),
+    answer: {
+      ...sandboxObject(
+        {
+          key: object({ ...apiKeyProperties, key: describe(str, 'The key\'s value: shown only here.') }),
+          notice: describe(str, 'Only when the key\'s expiry was cut to its creator\'s: what was asked and when the key expires.'),
+        },
+        'The service shows no answer. The sandbox\'s rules: a key never outlives or outranks the key that creates it (expiry at most its creator\'s, scopes and bots within its creator\'s).',
+      ),
+      required: ['key'],
+    },
   },
-  '/key/revoke': { tag: 'Keys', summary: 'Revoke an API key', params: { id: required('text', 'Key id.') }, answer: ok({ key: ref('ApiKey') }) },
+  '/key/revoke': {
+    tag: 'Keys',
+    summary: 'Revoke an API key',
+    params: { id: required('text', 'Key id.') },
+    answer: ok({
+      key: ref('ApiKey'),
+      revokedWith: sandbox(strings, 'Revoking a key revokes every key it created, directly or through them: the ids of those revoked now.'),
+    }),
+  },
 
   '/subscriber/get': {
     tag: 'Subscribers',
