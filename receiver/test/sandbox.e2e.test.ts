@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Redis from 'ioredis';
+import { testRedis } from '../../scripts/lib/testRedis';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/src';
 import { createReceiver, type DeliveryContext, type DeliveryEvent, type NodeRequestHandler } from '../src';
 import { buildReceiver, eventually, startExampleApp, type ExampleApp } from './helpers';
@@ -272,7 +273,7 @@ describe('sandbox -> load balancer -> two receiver processes sharing Redis', () 
     try {
       const api = new Api(sandbox);
       const { hook, secret } = await api.createHook(`http://127.0.0.1:${(balancer.address() as AddressInfo).port}/hooks`);
-      const env = { MBB_HOOK_SECRET: secret, MBB_HOOK_ID: hook.id, REDIS_URL: 'redis://127.0.0.1:6379', MBB_DEDUPE_PREFIX: prefix };
+      const env = { MBB_HOOK_SECRET: secret, MBB_HOOK_ID: hook.id, REDIS_URL: testRedis().url, MBB_DEDUPE_PREFIX: prefix };
       instances.push(...(await Promise.all([startExampleApp(env), startExampleApp(env)])));
       for (let i = 0; i < 4; i += 1) await api.activity(`e2e_lb_${i}`);
       await eventually(
@@ -296,7 +297,7 @@ describe('sandbox -> load balancer -> two receiver processes sharing Redis', () 
       await Promise.all(instances.map((instance) => instance.stop()));
       balancer.closeAllConnections();
       await new Promise<void>((resolve) => balancer.close(() => resolve()));
-      const redis = new Redis('redis://127.0.0.1:6379');
+      const redis = new Redis(testRedis().url);
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();
