@@ -116,6 +116,20 @@ export function serviceError(
 	return error;
 }
 
+/**
+ * A call from a node that has no credential selected. In the editor this happens when n8n asks for a list of
+ * options (e.g. the trigger's Bot Names or IDs) before it has put the credential on a node just added: n8n 2.41
+ * skips the reload it starts when the credential is set while that first request runs, so its error stays until
+ * the list is loaded again.
+ */
+export function noCredentialError(node: INode): NodeOperationError {
+	return new NodeOperationError(node, 'No Messenger Bot Builder API credential is selected yet', {
+		description:
+			'Select the credential at the top of the node. If it is selected already, n8n asked for this list before the credential was set: choose "Refresh List" in the field\'s menu, or close and reopen the node.',
+		level: 'warning',
+	});
+}
+
 /** What a failed change tells the user to do when it may have taken effect. */
 function mayHaveTakenEffectText(path: string, check: string | undefined, repeatedWithKey: boolean): string {
 	const how = repeatedWithKey

@@ -7,7 +7,7 @@ import type {
 	ILoadOptionsFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { markMayHaveTakenEffect, serviceError, transportError, type FieldsOfParams } from './errors';
+import { markMayHaveTakenEffect, noCredentialError, serviceError, transportError, type FieldsOfParams } from './errors';
 import { answeredClean, answeredRateLimited, waitForTurn } from './pacing';
 
 export const CREDENTIAL_NAME = 'messengerBotBuilderApi';
@@ -105,6 +105,7 @@ interface Credential {
 }
 
 async function credentialOf(this: ApiContext): Promise<Credential> {
+	if (!this.getNode().credentials?.[CREDENTIAL_NAME]) throw noCredentialError(this.getNode());
 	const credentials = await this.getCredentials<{ apiKey: string; baseUrl: string }>(CREDENTIAL_NAME);
 	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
 	const secret = String(credentials.apiKey ?? '');
