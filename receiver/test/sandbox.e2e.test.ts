@@ -7,6 +7,14 @@ import { testRedis } from '../../scripts/lib/testRedis';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/src';
 import { createReceiver, type DeliveryContext, type DeliveryEvent, type NodeRequestHandler } from '../src';
 import { buildReceiver, eventually, startExampleApp, type ExampleApp } from './helpers';
+import { captureRefusalWarnings, type CapturedWarnings } from './consoleCapture';
+
+// Some deliveries here are refused on purpose: their warnings are captured, not printed; any other warning fails the test.
+let warnings: CapturedWarnings;
+beforeEach(() => {
+  warnings = captureRefusalWarnings();
+});
+afterEach(() => warnings.restore());
 
 /**
  * The sandbox (our local copy of the service) delivers real, signed events to receivers over HTTP, with its
