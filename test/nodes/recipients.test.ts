@@ -7,8 +7,8 @@ import { startTestBed, type NodeTestBed } from '../support/sandbox';
  * changes something for one subscriber, for a segment (a broadcast), or for nobody. A new operation
  * fails the walk until it is classified. Each one that reaches a subscriber runs through n8n-core's
  * engine against the sandbox for two input items addressed to different subscribers, and each output
- * item must name its own recipient (bot, client ID and the messenger the sandbox keeps for that
- * subscriber) and what was sent.
+ * item of version 2 must name its own recipient (bot, client ID and the messenger the sandbox keeps for
+ * that subscriber) and what was sent. Version 1 keeps the output saved workflows were built on.
  */
 
 const TG = { botid: 'bot_tg', clientid: '100001' };
@@ -110,7 +110,7 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 	});
 
 	describe.each([1, 2])('version %i', (version) => {
-		it.each(Object.keys(TO_ONE_SUBSCRIBER))('%s: each output item names its recipient and what was sent', async (key) => {
+		it.each(Object.keys(TO_ONE_SUBSCRIBER))(`%s: ${version === 1 ? 'the output as before' : 'each output item names its recipient and what was sent'}`, async (key) => {
 			const [resource, operation] = key.split('/');
 			const spec = TO_ONE_SUBSCRIBER[key];
 			const items = spec.items ?? [TG, WA];
@@ -120,21 +120,30 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 			expect(new Set(expected.map((recipient) => recipient.clientid)).size).toBe(2);
 
 			const output = await bed.node.json({ resource, operation, ...addressedByItem(version), ...spec.parameters }, { items, typeVersion: version });
+			expect(output).toHaveLength(2);
+			if (version === 1) {
+				for (const item of output) expect(item).not.toHaveProperty('recipient');
+				for (const item of output) expect(item).not.toHaveProperty('request');
+				return;
+			}
 			expect(output.map((item) => item.recipient)).toEqual(expected);
 			for (const item of output) expect(item.request).toEqual(spec.request);
 		});
 	});
 
-	it('broadcast/send names its audience (the segment as sent, or everyone) and what was sent', async () => {
-		const [segment] = await bed.node.json({
+	it('broadcast/send names its audience (the segment as sent, or everyone) and what was sent; version 1 as before', async () => {
+		const segmentSend = {
 			resource: 'broadcast',
 			operation: 'send',
 			text: 'Sale today',
 			audience: 'segment',
 			options: { botid: { __rl: true, mode: 'id', value: 'bot_tg' }, tags: 'newsletter, vip', dialog: true, name: 'Sale' },
-		});
+		};
+		const [before] = await bed.node.json(segmentSend);
+		expect(Object.keys(before).sort()).toEqual(['code', 'ok', 'planned']);
+		const [segment] = await bed.node.json(segmentSend, { typeVersion: 2 });
 		expect(segment).toMatchObject({ audience: { botid: 'bot_tg', tag: ['newsletter', 'vip'], dialog: true }, request: { text: 'Sale today', name: 'Sale' } });
-		const [everyone] = await bed.node.json({ resource: 'broadcast', operation: 'send', text: 'Hello all', audience: 'everyone' });
+		const [everyone] = await bed.node.json({ resource: 'broadcast', operation: 'send', text: 'Hello all', audience: 'everyone' }, { typeVersion: 2 });
 		expect(everyone).toMatchObject({ audience: { everyone: true }, request: { text: 'Hello all' } });
 		expect(Object.keys(segment.audience as IDataObject).sort()).toEqual(['botid', 'dialog', 'tag']);
 	});
@@ -144,8 +153,8 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 		const key = await bed.api.keyWith(['messages:write']);
 		bed.node.useKey('narrow', key, bed.baseUrl);
 		const output = await bed.node.json(
-			{ resource: 'message', operation: 'send', ...addressedByItem(1), text: 'Hi' },
-			{ items: [TG], credential: 'narrow' },
+			{ resource: 'message', operation: 'send', ...addressedByItem(2), text: 'Hi' },
+			{ items: [TG], credential: 'narrow', typeVersion: 2 },
 		);
 		expect(output).toEqual([{ ok: true, sent: 1, recipient: { ...TG, messenger: null }, request: { text: 'Hi' } }]);
 	});
