@@ -5,7 +5,8 @@
  * points it at the sandbox again on every start, so changed ports are followed), imports the example
  * workflows, prints the editor URL and login, then rebuilds and restarts n8n whenever the package's
  * sources change. State lives in e2e/out/dev (`--reset` starts over: n8n, its workflows and the
- * sandbox's data).
+ * sandbox's data). A second `dev` on the same data folder stops with one line saying how to run another; one with
+ * its own `--dir` (and ports) runs beside the first on the first one's build, without rebuilding or watching.
  * Usage: node e2e/dev.ts [--reset] [--no-watch] [--no-build] [--dir <state folder>]
  * Ports: N8N_PORT (default 5678), SANDBOX_PORT (default 8787).
  */
@@ -16,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { credentialType, linkRepository } from './lib/communityPackage.ts';
 import { loadExamples } from './lib/examples.ts';
 import { createApiKey, defaultOwner, PublicApi, setupOwner, signIn } from './lib/n8nApi.ts';
+import { alreadyRunningMessage, registerDevInstance, runningDevInstances } from './lib/devInstances.ts';
 import { DevStateFile, ensureDevCredential, portsInUse, readPort } from './lib/devState.ts';
 import { N8nStack } from './lib/n8nStack.ts';
 import { watchNodes } from './lib/nodesWatcher.ts';
@@ -50,12 +52,25 @@ function requestStop(): void {
 process.on('SIGINT', requestStop);
 process.on('SIGTERM', requestStop);
 
+// Before anything else: a second dev on the same data folder would start a second n8n on the first one's database.
+const othersInClone = runningDevInstances();
+const sameFolder = othersInClone.find((instance) => instance.dir === devDir);
+if (sameFolder) stop(alreadyRunningMessage(sameFolder));
+
 const ports = [readPort('N8N_PORT', 5678, 'n8n'), readPort('SANDBOX_PORT', 8787, 'sandbox')].map((port) =>
   'error' in port ? stop(port.error) : port,
 );
 const [n8nPort, sandboxPort] = ports;
 const busy = await portsInUse(ports);
 if (busy) stop(busy);
+registerDevInstance({ dir: devDir, n8nPort: n8nPort.port, sandboxPort: sandboxPort.port });
+// Another dev in this clone runs n8n on dist/: rebuilding it (or watching and rebuilding on changes) would pull the
+// files from under that n8n. This one uses the build as it is.
+const besideAnother = othersInClone[0];
+if (besideAnother) {
+  console.log(`dev: npm run dev (pid ${besideAnother.pid}) also runs in this clone; this one uses its build of the package as it is (no rebuild, no watching)`);
+}
+const watching = !flags['no-watch'] && !besideAnother;
 
 function build(args: string[]): void {
   const result = spawnSync('npm', args, { cwd: repoRoot, stdio: 'inherit' });
@@ -64,7 +79,7 @@ function build(args: string[]): void {
 
 if (flags.reset) rmSync(devDir, { recursive: true, force: true });
 installN8n();
-if (!flags['no-build']) {
+if (!flags['no-build'] && !besideAnother) {
   build(['run', 'build:sandbox', '--silent']);
   build(['run', 'build:nodes', '--silent']);
 }
@@ -111,13 +126,14 @@ console.log(`
   Credential "${CREDENTIAL_NAME}" → ${sandbox.baseUrl} (${credential.created ? 'created' : 'updated'})
   Workflows  ${examples.length} examples (${imported} imported now)
   Sandbox    ${sandbox.baseUrl} (account key in ${path.relative(repoRoot, stateFile.file)})
+  Console    ${new URL('/console/', sandbox.baseUrl).href} (the sandbox's console: subscribers, chats, payments, hooks)
   n8n log    ${path.relative(repoRoot, n8n.main.log.logFile)}
-${flags['no-watch'] ? '' : '\n  Watching nodes/ and credentials/: a change rebuilds the package and restarts n8n.\n'}
+${!watching ? '' : '\n  Watching nodes/ and credentials/: a change rebuilds the package and restarts n8n.\n'}
   Ctrl+C stops everything.
 `);
 
 let stopping = false;
-const watcher = flags['no-watch']
+const watcher = !watching
   ? undefined
   : watchNodes(
       async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { N8nProcess } from './n8nProcess.ts';
 import type { N8nHost } from './paths.ts';
 import { freePorts } from './ports.ts';
+import { testRedis } from '../../scripts/lib/testRedis.ts';
 
 export type ExecutionsMode = 'regular' | 'queue';
 
@@ -27,10 +28,8 @@ export interface N8nStackOptions {
   host?: N8nHost;
 }
 
-export const defaultRedis = {
-  host: process.env.E2E_REDIS_HOST ?? '127.0.0.1',
-  port: Number(process.env.E2E_REDIS_PORT ?? 6379),
-};
+/** Queue mode's Redis: the tests' shared one (TEST_REDIS_URL). */
+export const defaultRedis = (({ host, port }) => ({ host, port }))(testRedis());
 
 export class N8nStack {
   readonly baseUrl: string;

@@ -1,12 +1,14 @@
 /**
  * `npm run dev` as a user meets it: a taken port gets one line naming the variable that moves it; a
- * second start on other ports points the sandbox credential at the new sandbox; every example
- * workflow succeeds twice in a row in that n8n.
+ * second `dev` in the same clone while the first runs gets one line saying how to run another, and one
+ * with a data folder of its own runs beside it without rebuilding dist/; a restart on other ports points
+ * the sandbox credential at the new sandbox; with the trigger example published, every example workflow
+ * succeeds twice in a row in that n8n, and so does every run the trigger example makes of the events they cause.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -36,8 +38,8 @@ interface DevRun {
 }
 
 /** Starts `node e2e/dev.ts` (the package and sandbox are built by the e2e runner) and waits for its banner. */
-async function startDev(ports: { n8n: number; sandbox: number }): Promise<DevRun> {
-  const child = spawn(process.execPath, [devScript, '--no-watch', '--no-build', '--dir', stateDir], {
+async function startDev(ports: { n8n: number; sandbox: number }, { dir = stateDir, build = false } = {}): Promise<DevRun> {
+  const child = spawn(process.execPath, [devScript, '--no-watch', ...(build ? [] : ['--no-build']), '--dir', dir], {
     cwd: repoRoot,
     env: { ...process.env, N8N_PORT: String(ports.n8n), SANDBOX_PORT: String(ports.sandbox) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,8 +76,8 @@ async function startDev(ports: { n8n: number; sandbox: number }): Promise<DevRun
 }
 
 /** Runs `node e2e/dev.ts` that must refuse to start; returns its exit code and output. */
-async function refusedDev(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [devScript, '--no-watch', '--no-build', '--dir', stateDir], {
+async function refusedDev(env: Record<string, string>, { build = false } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [devScript, '--no-watch', ...(build ? [] : ['--no-build']), '--dir', stateDir], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -120,13 +122,45 @@ test('a taken port: one line naming the port and the variable that changes it, n
   assert.equal(invalid.stderr, 'dev: N8N_PORT must be a port number from 1 to 65535, got "abc"\n');
 });
 
+/** A file of the build that the running n8n loads: a rebuild replaces it. */
+const builtNode = path.join(repoRoot, 'dist', 'nodes', 'MessengerBotBuilder', 'MessengerBotBuilder.node.js');
+
 test('second start on other ports: the credential follows the sandbox; every example succeeds twice in a row', { timeout: 900_000 }, async () => {
-  const [n8nA, sandboxA, n8nB, sandboxB] = await freePorts(4);
+  const [n8nA, sandboxA, n8nB, sandboxB, n8nC, sandboxC] = await freePorts(6);
   const state = () => JSON.parse(readFileSync(path.join(stateDir, 'state.json'), 'utf8')) as { apiKey: string; credentialId: string };
 
   const first = await startDev({ n8n: n8nA, sandbox: sandboxA });
   const firstCredential = state().credentialId;
   assert.match(first.output(), new RegExp(`→ http://127\\.0\\.0\\.1:${sandboxA}/api \\(created\\)`));
+  assert.match(first.output(), new RegExp(`Console    http://127\\.0\\.0\\.1:${sandboxA}/console/ `));
+  const consolePage = await fetch(`http://127.0.0.1:${sandboxA}/console/`);
+  assert.equal(consolePage.status, 200);
+
+  // A second dev in this clone, same data folder, while the first runs (with the build a plain `npm run dev` does):
+  // one line, nothing started, nothing of the first touched.
+  const built = statSync(builtNode).mtimeMs;
+  const again = await refusedDev({ N8N_PORT: String(n8nB), SANDBOX_PORT: String(sandboxB) }, { build: true });
+  assert.equal(again.code, 1);
+  assert.equal(again.stdout, '');
+  const otherDir = `${path.relative(repoRoot, stateDir)}-2`;
+  assert.equal(
+    again.stderr,
+    `dev: npm run dev is already running in this clone (pid ${first.child.pid}, data folder ${path.relative(repoRoot, stateDir)}, ` +
+      `editor http://127.0.0.1:${n8nA}); to run another beside it, give it a data folder and ports of its own: ` +
+      `N8N_PORT=${n8nA + 1} SANDBOX_PORT=${sandboxA + 1} npm run dev -- --dir ${otherDir}\n`,
+  );
+  // Another one as that line says (its own folder and ports, the build asked for): it runs beside the first on the
+  // first one's build, which it does not rebuild.
+  const besideDir = path.join(repoRoot, otherDir);
+  try {
+    const beside = await startDev({ n8n: n8nC, sandbox: sandboxC }, { dir: besideDir, build: true });
+    assert.match(beside.output(), new RegExp(`dev: npm run dev \\(pid ${first.child.pid}\\) also runs in this clone; this one uses its build`));
+    await beside.stop();
+  } finally {
+    rmSync(besideDir, { recursive: true, force: true });
+  }
+  assert.equal(statSync(builtNode).mtimeMs, built, 'dist/ was rebuilt under the running n8n');
+  assert.equal((await fetch(`http://127.0.0.1:${n8nA}/healthz/readiness`)).status, 200);
   await first.stop();
 
   const second = await startDev({ n8n: n8nB, sandbox: sandboxB });
@@ -143,21 +177,21 @@ test('second start on other ports: the credential follows the sandbox; every exa
   const examples = loadExamples({ id: firstCredential, name: 'unused' });
   assert.ok(examples.length >= 15, `expected every example workflow, found ${examples.length}`);
   const ids = new Map((await api.workflows()).map((workflow) => [workflow.name, workflow.id]));
+  const startsOnEvents = ({ workflow }: (typeof examples)[number]) =>
+    workflow.nodes.some((node) => node.type === 'n8n-nodes-messenger-bot-builder.messengerBotBuilderTrigger');
+  const eventStarted = examples.filter(startsOnEvents).map(({ file }) => file);
+  assert.deepEqual(eventStarted, ['trigger-events.json']);
+  // As a user would: the trigger example published first, so its hook is there while the others run (and the
+  // subscribers and stage changes they make start it).
+  const triggerWorkflow = ids.get(examples.find(startsOnEvents)!.workflow.name)!;
+  await api.publishWorkflow(triggerWorkflow);
   const failures: string[] = [];
-  const eventStarted: string[] = [];
   for (const { file, workflow } of examples) {
     const id = ids.get(workflow.name);
     assert.ok(id, `${file}: workflow "${workflow.name}" was not imported`);
+    if (id === triggerWorkflow) continue;
     const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
-    if (!trigger) {
-      // A workflow that starts on service events has no manual start: scenario 6 runs it on real deliveries.
-      assert.ok(
-        workflow.nodes.some((node) => node.type === 'n8n-nodes-messenger-bot-builder.messengerBotBuilderTrigger'),
-        `${file}: neither a manual trigger nor the Messenger Bot Builder Trigger`,
-      );
-      eventStarted.push(file);
-      continue;
-    }
+    assert.ok(trigger, `${file}: neither a manual trigger nor the Messenger Bot Builder Trigger`);
     for (const round of [1, 2]) {
       await runManually(baseUrl, session, id, String(trigger.name));
       const executions = await waitForExecutions(api, id, round, 120_000);
@@ -169,7 +203,16 @@ test('second start on other ports: the credential follows the sandbox; every exa
       }
     }
   }
+  // subscriber.json adds new subscribers (its first run) and crm.json changes a stage: the trigger example ran for both.
+  const triggered = await waitForExecutions(api, triggerWorkflow, 2, 120_000);
+  for (const execution of triggered) {
+    try {
+      assertSucceeded(execution);
+    } catch (error) {
+      failures.push(`trigger-events.json, execution ${execution.id}: ${(error as Error).message}`);
+    }
+  }
   assert.deepEqual(failures, []);
-  assert.deepEqual(eventStarted, ['trigger-events.json']);
+  await api.unpublishWorkflow(triggerWorkflow);
   await second.stop();
 });

@@ -1,13 +1,11 @@
 import type {
 	IHookFunctions,
-	ILoadOptionsFunctions,
-	INodePropertyOptions,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { searchBots } from '../MessengerBotBuilder/methods/listSearch';
+import { getBots } from '../MessengerBotBuilder/methods/loadOptions';
 import { triggerProperties } from './description';
 import { outputsExpression } from './events';
 import { checkExists, create, remove } from './lifecycle';
@@ -35,10 +33,7 @@ export class MessengerBotBuilderTrigger implements INodeType {
 
 	methods = {
 		loadOptions: {
-			async getBots(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-				const { results } = await searchBots.call(this);
-				return results.map(({ name, value }) => ({ name, value }));
-			},
+			getBots,
 		},
 	};
 

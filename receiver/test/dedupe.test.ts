@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import Redis from 'ioredis';
+import { testRedis } from '../../scripts/lib/testRedis';
 import { memoryDedupeStore, redisDedupeStore, type DedupeStore } from '../src';
 
 const LEASE_MS = 30_000;
@@ -149,11 +150,11 @@ describe('memoryDedupeStore', () => {
   });
 });
 
-describe('redisDedupeStore (real Redis on 127.0.0.1:6379)', () => {
+describe('redisDedupeStore (the shared Redis of the tests, TEST_REDIS_URL)', () => {
   const prefix = `mbb:test:${randomUUID()}:`;
   let client: Redis;
   beforeAll(() => {
-    client = new Redis('redis://127.0.0.1:6379', { lazyConnect: false });
+    client = new Redis(testRedis().url, { lazyConnect: false });
   });
   afterAll(async () => {
     const keys = await client.keys(`${prefix}*`);
@@ -162,7 +163,7 @@ describe('redisDedupeStore (real Redis on 127.0.0.1:6379)', () => {
   });
 
   it('claims an id exactly once across many concurrent claimers with their own connections', async () => {
-    const stores = Array.from({ length: 4 }, () => redisDedupeStore({ url: 'redis://127.0.0.1:6379', prefix, onWarning: false }));
+    const stores = Array.from({ length: 4 }, () => redisDedupeStore({ url: testRedis().url, prefix, onWarning: false }));
     try {
       const ids = Array.from({ length: 50 }, (_, i) => `evt_race_${i}`);
       const results = await Promise.all(ids.flatMap((id) => stores.map((store) => processOnceAsync(store, id).then((won) => (won ? id : null)))));

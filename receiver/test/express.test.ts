@@ -2,6 +2,14 @@ import { request as httpRequest } from 'node:http';
 import express from 'express';
 import { captureRawBody, createReceiver, sampleEvent, signDelivery, type DeliveryEvent, type Receiver } from '../src';
 import { HOOK_ID, newSecret, serve, signedDelivery } from './helpers';
+import { captureRefusalWarnings, type CapturedWarnings } from './consoleCapture';
+
+// Some deliveries here are refused on purpose: their warnings are captured, not printed; any other warning fails the test.
+let warnings: CapturedWarnings;
+beforeEach(() => {
+  warnings = captureRefusalWarnings();
+});
+afterEach(() => warnings.restore());
 
 const secret = newSecret();
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { generateHookSecret } from '../src';
+import { testRedis } from '../../scripts/lib/testRedis';
 import { buildReceiver, eventually, signedDelivery, startExampleApp, type ExampleApp } from './helpers';
 
 /**
@@ -14,12 +15,12 @@ describe('two receiver processes sharing Redis', () => {
   let instances: ExampleApp[] = [];
   beforeAll(async () => {
     buildReceiver();
-    const env = { MBB_HOOK_SECRET: secret, REDIS_URL: 'redis://127.0.0.1:6379', MBB_DEDUPE_PREFIX: prefix };
+    const env = { MBB_HOOK_SECRET: secret, REDIS_URL: testRedis().url, MBB_DEDUPE_PREFIX: prefix };
     instances = await Promise.all([startExampleApp(env), startExampleApp(env)]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all(instances.map((instance) => instance.stop()));
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = new Redis(testRedis().url);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     await redis.quit();

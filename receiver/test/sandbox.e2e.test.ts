@@ -3,10 +3,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Redis from 'ioredis';
+import { testRedis } from '../../scripts/lib/testRedis';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/src';
 import { createReceiver, type DeliveryContext, type DeliveryEvent, type NodeRequestHandler } from '../src';
 import { restartablePort } from '../../scripts/lib/restartablePort';
 import { buildReceiver, eventually, startExampleApp, type ExampleApp } from './helpers';
+import { captureRefusalWarnings, type CapturedWarnings } from './consoleCapture';
+
+// Some deliveries here are refused on purpose: their warnings are captured, not printed; any other warning fails the test.
+let warnings: CapturedWarnings;
+beforeEach(() => {
+  warnings = captureRefusalWarnings();
+});
+afterEach(() => warnings.restore());
 
 /**
  * The sandbox (our local copy of the service) delivers real, signed events to receivers over HTTP, with its
@@ -295,7 +304,7 @@ describe('sandbox -> load balancer -> two receiver processes sharing Redis', () 
     try {
       const api = new Api(sandbox);
       const { hook, secret } = await api.createHook(`http://127.0.0.1:${(balancer.address() as AddressInfo).port}/hooks`);
-      const env = { MBB_HOOK_SECRET: secret, MBB_HOOK_ID: hook.id, REDIS_URL: 'redis://127.0.0.1:6379', MBB_DEDUPE_PREFIX: prefix };
+      const env = { MBB_HOOK_SECRET: secret, MBB_HOOK_ID: hook.id, REDIS_URL: testRedis().url, MBB_DEDUPE_PREFIX: prefix };
       instances.push(...(await Promise.all([startExampleApp(env), startExampleApp(env)])));
       for (let i = 0; i < 4; i += 1) await api.activity(`e2e_lb_${i}`);
       await eventually(
@@ -321,7 +330,7 @@ describe('sandbox -> load balancer -> two receiver processes sharing Redis', () 
       await Promise.all(instances.map((instance) => instance.stop()));
       balancer.closeAllConnections();
       await new Promise<void>((resolve) => balancer.close(() => resolve()));
-      const redis = new Redis('redis://127.0.0.1:6379');
+      const redis = new Redis(testRedis().url);
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();

@@ -51,6 +51,16 @@ describe('errors and rate limits', () => {
 		expect(error.description).toContain('status');
 	});
 
+	it.each([
+		['webhook', 'delete', { hookId: 'hook_0000000000000000' }, 'Webhook ID'],
+		['apiKey', 'revoke', { keyId: 'key_unknown' }, 'Key ID'],
+		['webApp', 'delete', { webAppId: 'app_unknown' }, 'Web App ID'],
+	])('%s/%s: a refusal of the parameter "id" names the node\'s field (%#)', async (resource, operation, parameters, field) => {
+		const error = await bed.node.failure({ resource, operation, ...parameters });
+		expect(error.context.param).toBe('id');
+		expect(error.description).toBe(`Check the field "${field}" (the service's parameter "id").`);
+	});
+
 	it('continueOnFail: the failing item becomes an error item, the others go on, all paired', async () => {
 		await bed.api.call('/account/balance/get'); // so that the log has an entry with status 200
 		const items = await bed.node.items(

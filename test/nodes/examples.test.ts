@@ -5,6 +5,10 @@ import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBo
 import { PACKAGE } from '../harness/nodeTypes';
 import type { WorkflowDefinition } from '../harness/runWorkflow';
 import { startTestBed } from '../support/sandbox';
+import { NodeRunner } from '../support/nodeRun';
+import type { TriggerHarness } from '../trigger/triggerHarness';
+import { startTriggerTestBed } from '../trigger/testBed';
+import { waitFor } from '../trigger/wait';
 
 const EXAMPLES = join(__dirname, '..', '..', 'examples');
 
@@ -37,9 +41,9 @@ const TRIGGER_TYPE = `${PACKAGE}.messengerBotBuilderTrigger`;
  * A workflow that starts on the trigger, cut to the branch behind one of its outputs: the trigger
  * becomes an items node that puts out a sample event of that output's kind.
  */
-function branch(workflow: WorkflowDefinition, output: number): WorkflowDefinition {
+function branch(workflow: WorkflowDefinition, output: number, events: unknown[] = [SAMPLE_EVENTS[output]]): WorkflowDefinition {
 	const trigger = workflow.nodes.find((node) => node.type === TRIGGER_TYPE)!;
-	const items = { ...trigger, type: `${PACKAGE}.harnessItems`, parameters: { items: JSON.stringify([SAMPLE_EVENTS[output]]) } };
+	const items = { ...trigger, type: `${PACKAGE}.harnessItems`, parameters: { items: JSON.stringify(events) } };
 	const next = workflow.connections[trigger.name].main[output] ?? [];
 	const reached = new Set(next.map((connection) => connection.node));
 	return {
@@ -124,4 +128,64 @@ describe('example workflows run against the sandbox', () => {
 			await bed.close();
 		}
 	});
+});
+
+/**
+ * What a user does with `npm run dev`: publishes the trigger example (its hook now exists in the
+ * service), then runs the examples one after another, each twice in a row, in the state the others
+ * left: hooks, subscribers, rows, tags and chains added by earlier examples. Then once more in the
+ * reverse order, so each example also meets what the later ones leave. The events the service sent
+ * meanwhile reach the published trigger, and each runs its branch of the trigger example.
+ */
+describe('every example twice in a row, after the trigger example was published, in the state the others leave', () => {
+	const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')).sort();
+	const read = (file: string) => JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as WorkflowDefinition & { name: string };
+	const manual = files.filter((file) => !startsOnEvents(read(file)));
+	const triggerExample = read(files.find((file) => startsOnEvents(read(file)))!);
+	let harness: TriggerHarness;
+
+	it('each succeeds, the published hook survives, and the events sent meanwhile run the trigger example', async () => {
+		const bed = await startTriggerTestBed(() => harness);
+		try {
+			const trigger = triggerExample.nodes.find((node) => node.type === TRIGGER_TYPE)!;
+			harness = bed.harness({ parameters: trigger.parameters, workflowName: triggerExample.name });
+			await harness.activate();
+			const hooks = (await bed.api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string }>;
+			expect(hooks.map((hook) => hook.id)).toEqual([harness.nodeStaticData.hookId]);
+
+			const runner = new NodeRunner(bed.sandbox.baseUrl, bed.sandbox.adminKey);
+			const failures: string[] = [];
+			for (const [pass, order] of [['forward', manual], ['reverse', [...manual].reverse()]] as const) {
+				for (const file of order) {
+					const workflow = read(file);
+					for (const round of [1, 2]) {
+						const result = await runner.harness.run({ ...workflow, nodes: workflow.nodes.map(runnable) });
+						const failed = result.error ?? workflow.nodes.map((node) => result.nodeError(node.name)).find(Boolean);
+						if (failed) failures.push(`${file}, ${pass} pass, run ${round}: ${failed.message}`);
+					}
+				}
+			}
+			expect(failures).toEqual([]);
+			// The published trigger's hook is still there, untouched by the webhook example's Delete.
+			const after = (await bed.api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string }>;
+			expect(after.map((hook) => hook.id)).toEqual([harness.nodeStaticData.hookId]);
+
+			// subscriber.json creates new subscribers (its first run) and crm.json changes a stage: both kinds reach the trigger.
+			const kinds = (outputs: typeof harness.startedOutputs) => outputs.map((execution) => execution.findIndex((output) => output.length > 0));
+			await waitFor('a new-subscriber and a stage-change event at the trigger', () => {
+				const seen = kinds(harness.startedOutputs);
+				return seen.includes(0) && seen.includes(1) ? true : undefined;
+			}, 30_000);
+			for (const execution of harness.startedOutputs) {
+				const output = execution.findIndex((items) => items.length > 0);
+				const workflow = branch(triggerExample, output, execution[output].map((item) => item.json));
+				const result = await runner.harness.run(workflow);
+				expect(result.error).toBeUndefined();
+				for (const node of workflow.nodes) expect(result.output(node.name).length).toBeGreaterThan(0);
+			}
+		} finally {
+			if (harness) await harness.lifecycle('delete');
+			await bed.close();
+		}
+	}, 120_000);
 });

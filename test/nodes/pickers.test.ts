@@ -1,5 +1,9 @@
 import type { ILoadOptionsFunctions, INodeParameters } from 'n8n-workflow';
+import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi.credentials';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
+import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
+import { Harness } from '../harness/runWorkflow';
+import { PACKAGE } from '../harness/nodeTypes';
 import { byId, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
@@ -66,6 +70,24 @@ describe('pickers and credential test', () => {
 		const refusal = await methods.listSearch.searchChains.call(context).catch((error: unknown) => error);
 		expect(refusal).toMatchObject({ httpCode: '403', description: expect.stringContaining('account:read') });
 		expect(JSON.stringify(refusal)).not.toContain(noSummary);
+	});
+
+	it("the trigger's Bot Names or IDs asked for before the node has a credential (n8n's editor, a node just added): an error that says what to do; with the credential: the bots", async () => {
+		const trigger = new MessengerBotBuilderTrigger();
+		const harness = new Harness({ nodes: [trigger], credentials: [new MessengerBotBuilderApi()] });
+		harness.addCredential({ id: 'main', name: 'main', type: 'messengerBotBuilderApi', data: { apiKey: bed.sandbox.adminKey, baseUrl: bed.baseUrl } });
+		const node = { id: 'trigger', name: 'Trigger', type: `${PACKAGE}.messengerBotBuilderTrigger`, typeVersion: 1, position: [0, 0] as [number, number], parameters: { events: ['subscriber.new'] } };
+		const editing = (credentials?: { messengerBotBuilderApi: { id: string; name: string } }) =>
+			harness.loadOptionsContext({ nodes: [{ ...node, credentials }], connections: {} }, 'Trigger') as unknown as ILoadOptionsFunctions;
+		const before = await trigger.methods.loadOptions.getBots.call(editing()).catch((error: unknown) => error);
+		expect(before).toMatchObject({
+			message: 'No Messenger Bot Builder API credential is selected yet',
+			description: expect.stringContaining('choose "Refresh List" in the field\'s menu, or close and reopen the node'),
+		});
+		expect(await trigger.methods.loadOptions.getBots.call(editing({ messengerBotBuilderApi: { id: 'main', name: 'main' } }))).toEqual([
+			{ name: 'Shop assistant (telegram)', value: 'bot_tg' },
+			{ name: 'Support desk (whatsapp)', value: 'bot_wa' },
+		]);
 	});
 
 	it('list columns for the resource mapper and for conditions, in order, non-Latin names kept', async () => {

@@ -1,5 +1,6 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 import { recordsOf } from '../actions/common/params';
+import { botIdOf, listBots, recordLabel as label } from '../actions/common/bots';
 import { apiRequest } from '../transport/request';
 
 function matching(items: INodeListSearchItems[], filter?: string): INodeListSearchResult {
@@ -19,14 +20,11 @@ function currentValue(context: ILoadOptionsFunctions, name: string): string {
 	}
 }
 
-const label = (record: IDataObject, ...fields: string[]) =>
-	String(fields.map((field) => record[field]).find((value) => value !== undefined && value !== '') ?? '');
-
 export async function searchBots(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const bots = recordsOf(await apiRequest.call(this, { method: 'POST', path: '/bot/list', readOnly: true }), 'bots');
+	const bots = await listBots.call(this);
 	return matching(
 		bots.map((bot) => {
-			const id = label(bot, 'id', 'botid', 'BotID');
+			const id = botIdOf(bot);
 			const messenger = label(bot, 'messenger');
 			return { name: `${label(bot, 'name') || id}${messenger ? ` (${messenger})` : ''}`, value: id };
 		}),
@@ -115,9 +113,9 @@ export async function searchSubscribers(
 /** The messengers of the key's bots, where the service tells them; the chosen bot's only, when one is chosen. */
 export async function searchMessengers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const bot = currentValue(this, 'botId').trim();
-	const bots = recordsOf(await apiRequest.call(this, { method: 'POST', path: '/bot/list', readOnly: true }), 'bots');
+	const bots = await listBots.call(this);
 	const messengers = bots
-		.filter((candidate) => !bot || label(candidate, 'id', 'botid', 'BotID') === bot)
+		.filter((candidate) => !bot || botIdOf(candidate) === bot)
 		.map((candidate) => label(candidate, 'messenger'))
 		.filter((messenger) => messenger !== '');
 	const unique = [...new Set(messengers)].sort((a, b) => a.localeCompare(b));

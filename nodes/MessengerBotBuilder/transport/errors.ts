@@ -28,6 +28,7 @@ const FIELD_OF_PARAM: Record<string, string> = {
 	messenger: 'Messenger',
 	subscriber: 'Card Number',
 	chaincode: 'Chain',
+	chain: 'Chain',
 	stepcode: 'Step Code',
 	block: 'Block',
 	data: 'Variables',
@@ -57,26 +58,34 @@ const FIELD_OF_PARAM: Record<string, string> = {
 	from: 'From',
 	to: 'To',
 	name: 'Name',
+	username: 'Nickname',
+	note: 'Note',
+	column: 'Column Name or ID',
+	limit: 'Limit',
 	query: 'Search For',
 	path: 'Path Contains',
 	status: 'Status',
 };
 
-function parameterHint(param: string): string {
+/** The node's fields of this call's parameters whose field depends on the operation (`id`: Webhook ID, Key ID…). */
+export type FieldsOfParams = Record<string, string>;
+
+function parameterHint(param: string, fields: FieldsOfParams): string {
 	// Bulk methods name an entry's parameter, e.g. `items[2].itemid`: the field is the last part.
 	const name = param.replace(/\[\d+\]/g, '').split('.').pop() ?? param;
-	const field = FIELD_OF_PARAM[name];
+	const field = fields[name] ?? FIELD_OF_PARAM[name];
 	return field ? `Check the field "${field}" (the service's parameter "${param}").` : `Check the parameter "${param}".`;
 }
 
-function describe(status: number, body: ServiceErrorBody): string | undefined {
+function describe(status: number, body: ServiceErrorBody, fields: FieldsOfParams): string | undefined {
 	if (status === 403 && body.scope) {
 		return `The API key lacks the scope "${body.scope}". Use a key that has it (API Key → Create with scopes), or the account key.`;
 	}
 	if (status === 403 && body.param) {
 		return `The API key may not touch what "${body.param}" names: it is restricted to other bots. Use a key made for this bot (API Key → Create with bots), or the account key.`;
 	}
-	if (status === 422 && body.param) return parameterHint(body.param);
+	// A refusal that names a parameter (422, or a 404 for a record that is not there) points at its field.
+	if (body.param) return parameterHint(body.param, fields);
 	return HINTS[status];
 }
 
@@ -87,6 +96,7 @@ export function serviceError(
 	rawBody: unknown,
 	secret: string,
 	itemIndex?: number,
+	fields: FieldsOfParams = {},
 ): NodeApiError {
 	const body: ServiceErrorBody =
 		rawBody && typeof rawBody === 'object' ? (rawBody as ServiceErrorBody) : {};
@@ -98,12 +108,26 @@ export function serviceError(
 	if (typeof body.max === 'number') details.max = body.max;
 	const error = new NodeApiError(node, details, {
 		message: redact(`${text} [${code}]`, secret),
-		description: describe(status, body),
+		description: describe(status, body, fields),
 		httpCode: String(status),
 		itemIndex,
 	});
 	Object.assign(error.context, details);
 	return error;
+}
+
+/**
+ * A call from a node that has no credential selected. In the editor this happens when n8n asks for a list of
+ * options (e.g. the trigger's Bot Names or IDs) before it has put the credential on a node just added: n8n 2.41
+ * skips the reload it starts when the credential is set while that first request runs, so its error stays until
+ * the list is loaded again.
+ */
+export function noCredentialError(node: INode): NodeOperationError {
+	return new NodeOperationError(node, 'No Messenger Bot Builder API credential is selected yet', {
+		description:
+			'Select the credential at the top of the node. If it is selected already, n8n asked for this list before the credential was set: choose "Refresh List" in the field\'s menu, or close and reopen the node.',
+		level: 'warning',
+	});
 }
 
 /** What a failed change tells the user to do when it may have taken effect. */

@@ -7,7 +7,7 @@ import type {
 	ILoadOptionsFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { markMayHaveTakenEffect, serviceError, transportError } from './errors';
+import { markMayHaveTakenEffect, noCredentialError, serviceError, transportError, type FieldsOfParams } from './errors';
 import { answeredClean, answeredRateLimited, waitForTurn } from './pacing';
 
 export const CREDENTIAL_NAME = 'messengerBotBuilderApi';
@@ -29,6 +29,8 @@ export interface ApiRequest {
 	check?: string;
 	/** Item this request serves, so errors point at it. */
 	itemIndex?: number;
+	/** The node's field of each parameter whose field depends on the operation, for errors (e.g. `{ id: 'Webhook ID' }`). */
+	fields?: FieldsOfParams;
 }
 
 /** How long, by default, one request waits out 429s in total before its item fails. */
@@ -103,6 +105,7 @@ interface Credential {
 }
 
 async function credentialOf(this: ApiContext): Promise<Credential> {
+	if (!this.getNode().credentials?.[CREDENTIAL_NAME]) throw noCredentialError(this.getNode());
 	const credentials = await this.getCredentials<{ apiKey: string; baseUrl: string }>(CREDENTIAL_NAME);
 	const baseUrl = normalizeBaseUrl(String(credentials.baseUrl ?? ''));
 	const secret = String(credentials.apiKey ?? '');
@@ -193,7 +196,7 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 				await sleep(wait);
 				continue;
 			}
-			const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex);
+			const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex, request.fields);
 			error.description = `The service kept refusing with 429 (too many requests with this key); the node waited ${roundSeconds(waitedMs)} s in total and gives up after ${roundSeconds(budgetMs)} s (Request Options → Wait on Rate Limit). Fewer workflows or workers using this key at once help.`;
 			error.context.waitedSeconds = roundSeconds(waitedMs);
 			throw mayHaveTakenEffect ? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed }) : error;
@@ -209,7 +212,7 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 			}
 			throw lost(status, response.body);
 		}
-		const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex);
+		const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex, request.fields);
 		throw mayHaveTakenEffect ? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed }) : error;
 	}
 }

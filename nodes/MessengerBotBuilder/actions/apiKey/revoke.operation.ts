@@ -1,5 +1,6 @@
 import type { Operation } from '../types';
 import { text } from '../common/params';
+import { fieldLabel } from '../common/labels';
 import { apiRequest } from '../../transport/request';
 
 export const revoke: Operation = {
@@ -20,6 +21,6 @@ export const revoke: Operation = {
 	],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'keyId', itemIndex, true) };
-		return await apiRequest.call(this, { method: 'POST', path: '/key/revoke', params, itemIndex });
+		return await apiRequest.call(this, { method: 'POST', path: '/key/revoke', params, itemIndex, fields: { id: fieldLabel.call(this, 'keyId') } });
 	},
 };

@@ -1,6 +1,5 @@
 import type { Operation } from '../types';
-import { recordsOf } from '../common/params';
-import { apiRequest } from '../../transport/request';
+import { listBots } from '../common/bots';
 
 export const getMany: Operation = {
 	value: 'getMany',
@@ -9,7 +8,6 @@ export const getMany: Operation = {
 	description: 'Returns every bot of the account (one item per bot) with its BotID',
 	properties: [],
 	async execute() {
-		const answer = await apiRequest.call(this, { method: 'POST', path: '/bot/list', readOnly: true });
-		return recordsOf(answer, 'bots');
+		return await listBots.call(this);
 	},
 };

@@ -4,6 +4,8 @@ import type { Operation } from '../types';
 import { botFilterField, buttonsField, messageTextField } from '../common/fields';
 import { buttons, locatorValue, text } from '../common/params';
 import { assertAddedFiltersGiven, choice, emptyWouldWiden, yesNoOption } from '../common/emptyValues';
+import { requestBesides } from '../common/recipient';
+import { isVersion1 } from '../common/versions';
 import { apiRequest } from '../../transport/request';
 
 export const send: Operation = {
@@ -96,12 +98,18 @@ export const send: Operation = {
 			tag: tags.length ? tags : undefined,
 			dialog: dialog ? true : undefined,
 		};
-		return await apiRequest.call(this, {
+		const answer = await apiRequest.call(this, {
 			method: 'POST',
 			path: '/broadcast/send',
 			params,
 			check: 'Look for the broadcast among the queued messages (Broadcast → Stop needs its code)',
 			itemIndex,
 		});
+		// Version 1 puts out what it always did.
+		if (isVersion1(this)) return answer;
+		// To whom (the segment as sent, or everyone) and what: an item that ran many times shows each broadcast it planned.
+		const segment = ['botid', 'tag', 'dialog'] as const;
+		const audience = everyone ? { everyone: true } : requestBesides(params, ['text', 'buttons', 'name']);
+		return { ...answer, audience, request: requestBesides(params, segment) };
 	},
 };

@@ -3,12 +3,15 @@ import { apiRequest } from '../../transport/request';
 import type { Operation } from '../types';
 import { botField, clientIdFields } from './fields';
 import { subscriberKey } from './params';
+import { recipientOf, requestBesides } from './recipient';
+import { isVersion1 } from './versions';
 
 interface SubscriberOperationSpec {
 	value: string;
 	name: string;
 	action: string;
 	description: string;
+	/** GET reads; POST sends, starts or changes something for the subscriber, and its output then says to whom and what. */
 	method: 'GET' | 'POST';
 	path: string;
 	/** Shown after Bot and Client ID. */
@@ -19,7 +22,14 @@ interface SubscriberOperationSpec {
 	output?(answer: IDataObject): IDataObject | IDataObject[];
 }
 
-/** An operation on one subscriber (Bot + Client ID) that makes one call. */
+/** The fields of `recipient` in the output of a change: the subscriber as the service addresses it. */
+export const RECIPIENT_FIELDS = ['botid', 'clientid', 'messenger'] as const;
+
+/**
+ * An operation on one subscriber (Bot + Client ID) that makes one call. From version 2, the output of a change also
+ * holds `recipient` ({ botid, clientid, messenger }) and, when anything besides it was sent,
+ * `request` (e.g. the text and buttons of a message): an item that ran many times shows each time whom it reached.
+ */
 export function subscriberOperation(spec: SubscriberOperationSpec): Operation {
 	return {
 		value: spec.value,
@@ -30,7 +40,11 @@ export function subscriberOperation(spec: SubscriberOperationSpec): Operation {
 		async execute(itemIndex) {
 			const params = { ...subscriberKey.call(this, itemIndex), ...spec.params?.call(this, itemIndex) };
 			const answer = await apiRequest.call(this, { method: spec.method, path: spec.path, params, itemIndex });
-			return spec.output ? spec.output(answer) : answer;
+			const output = spec.output ? spec.output(answer) : answer;
+			// Version 1 puts out what it always did.
+			if (spec.method === 'GET' || Array.isArray(output) || isVersion1(this)) return output;
+			const request = requestBesides(params, RECIPIENT_FIELDS);
+			return { ...output, recipient: await recipientOf.call(this, params, answer), ...(Object.keys(request).length ? { request } : {}) };
 		},
 	};
 }
