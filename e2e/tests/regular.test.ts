@@ -41,7 +41,7 @@ test('editor in headless Chromium: node creator finds the nodes, the action node
   });
 });
 
-test('send and wait: approve, decline, altered URL, own answers, second tap, time limit; screenshot of the waiting execution', { timeout: 240_000 }, async () => {
+test('send and wait: previews answer nothing, confirm page, loop replay refused, simultaneous taps, Free Text, Custom Form, time limit; screenshots of the pages', { timeout: 300_000 }, async () => {
   await withN8nLogs(env, async () => {
     await runSendAndWaitScenario(env, { screenshotDir: env.outputDir });
   });
