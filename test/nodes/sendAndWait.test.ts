@@ -196,7 +196,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
 			expect(page.headers.get('x-frame-options')).toBe('DENY');
 			expect(page.headers.get('cache-control')).toBe('no-store');
-			expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+			expect(page.headers.get('referrer-policy')).toBe('same-origin');
 			const head = await tap(buttons[1].url, { method: 'HEAD', headers: { 'user-agent': userAgent } });
 			expect([head.status, head.body, head.resumedWith]).toEqual([200, '', undefined]);
 		}
@@ -214,6 +214,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			await post(buttons[1].url, { token: approveToken }),
 			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }),
 			await post(buttons[1].url, { token: declineToken }, { origin: 'https://evil.example' }),
+			await post(buttons[1].url, { token: declineToken }, { origin: 'null' }),
 			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'same-site' }),
 		]) {
 			expect([refused.status, refused.resumedWith]).toEqual([403, undefined]);
@@ -355,6 +356,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(crossSiteReason({}, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'none' }, LINK_ORIGIN)).toBeUndefined();
+		// A same-origin form of a page that sends no referrer is posted with Origin: null; Sec-Fetch-Site decides.
+		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: 'null' }, LINK_ORIGIN)).toBeUndefined();
+		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
 		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site' }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
 		expect(crossSiteReason({ origin: 'null' }, LINK_ORIGIN)).toBe('Origin is null');
 		const question = randomUUID();

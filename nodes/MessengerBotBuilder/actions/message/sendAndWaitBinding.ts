@@ -91,12 +91,13 @@ export function deadlineOf(untilParam: unknown, now = Date.now()): DeadlineState
 }
 
 /**
- * Refuses a confirmation posted from another site: browsers send Origin with every POST and
- * Sec-Fetch-Site with every request; when present they must say this page's own origin.
+ * Refuses a confirmation posted from another site. Browsers send Sec-Fetch-Site with every request
+ * (only the browser can set it): when present it must say same-origin (or none: typed by the user).
+ * Without it, the Origin of the POST, when sent, must be this page's own origin.
  */
 export function crossSiteReason(headers: Record<string, string | string[] | undefined>, origin: string): string | undefined {
 	const site = headers['sec-fetch-site'];
-	if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${String(site)}`;
+	if (site !== undefined) return site === 'same-origin' || site === 'none' ? undefined : `Sec-Fetch-Site is ${String(site)}`;
 	const from = headers.origin;
 	if (from !== undefined && from !== origin) return `Origin is ${String(from)}`;
 	return undefined;

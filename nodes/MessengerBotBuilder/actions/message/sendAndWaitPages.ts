@@ -6,8 +6,8 @@ import { TOKEN_FIELD } from './sendAndWaitBinding';
 /**
  * The pages a subscriber sees when opening an answer link: plain HTML, no script, no outside
  * resource, forms that post back to the page's own address. Every page is sent with headers that
- * forbid framing (a confirm button inside someone else's page), referrers (the link is the key) and
- * caching; the policy is also in the page itself, because n8n replaces the header policy of the one
+ * forbid framing (a confirm button inside someone else's page), referrers to other sites (the link is
+ * the key) and caching; the policy is also in the page itself, because n8n replaces the header policy of the one
  * page it sends for the node (the "received" page) with its own sandbox policy.
  */
 const POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'";
@@ -27,7 +27,7 @@ function layout(title: string, body: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <meta http-equiv="Content-Security-Policy" content="${POLICY}">
 <title>${escapeHtml(title)}</title>
 <style>
@@ -136,7 +136,8 @@ export function setPageHeaders(context: IWebhookFunctions): void {
 	response.setHeader('Content-Security-Policy', `${POLICY}; frame-ancestors 'none'`);
 	response.setHeader('X-Frame-Options', 'DENY');
 	response.setHeader('X-Content-Type-Options', 'nosniff');
-	response.setHeader('Referrer-Policy', 'no-referrer');
+	// Not no-referrer: with it, browsers post the confirm form with `Origin: null`.
+	response.setHeader('Referrer-Policy', 'same-origin');
 }
 
 /** Sends a page as the whole response (one that resumes nothing). */
