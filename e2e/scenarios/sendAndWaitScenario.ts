@@ -174,13 +174,13 @@ const tokenOf = (page: Page) => {
   return token;
 };
 
-/** POSTs the page's form as a browser does from the page itself (same origin). */
-function confirm(url: string, fields: Record<string, string>): Promise<Page> {
-  return open(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' },
-    body: new URLSearchParams(fields),
-  });
+/** POSTs the page's form as a browser does from the page itself (same origin); a Custom Form's as multipart. */
+function confirm(url: string, fields: Record<string, string>, multipart = false): Promise<Page> {
+  const headers: Record<string, string> = { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' };
+  if (!multipart) headers['content-type'] = 'application/x-www-form-urlencoded';
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  return open(url, { method: 'POST', headers, body: multipart ? form : new URLSearchParams(fields) });
 }
 
 /** Opens the link, then confirms on its page as the person would. */
@@ -423,9 +423,9 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     const filled = await ask(env, form, 'When shall we deliver?');
     if (browser) await screenshot(browser, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
     const formToken = tokenOf(await open(filled.buttons[0].url));
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '' }), 422, 'This field is required.');
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '' }, true), 422, 'This field is required.');
     const formFrom = Date.now();
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '2026-12-24' }), 200, 'has been received');
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '2026-12-24' }, true), 200, 'has been received');
     const filledRun = await finished(env, form.id, filled.executionId);
     assertSucceeded(filledRun);
     assertAnswered(onlyOutput(filledRun, ASK), { answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } }, filled.clientId, { from: formFrom, to: Date.now() });

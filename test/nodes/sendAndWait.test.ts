@@ -93,6 +93,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		bed = await startTestBed({ rateLimit: 0 });
 		const app = express();
 		app.use(express.urlencoded({ extended: false }));
+		// Multipart forms as n8n parses them: { data: fields, files }.
+		app.use(async (request, _response, next) => {
+			if (!request.headers['content-type']?.startsWith('multipart/form-data')) return next();
+			const form = await new Response(request as unknown as ReadableStream, { headers: { 'content-type': request.headers['content-type'] } }).formData();
+			request.body = { data: Object.fromEntries([...form.entries()].map(([key, value]) => [key, String(value)])), files: {} };
+			next();
+		});
 		app.all('/webhook-waiting/:execution/:node', (request, response) => {
 			handle(request, response).catch((error: Error) => response.status(500).send(error.stack));
 		});
@@ -160,6 +167,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	/** A confirmation as the page's form posts it from the link's own origin. */
 	function post(url: string, fields: Record<string, string>, headers: Record<string, string> = { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' }): Promise<Tap> {
 		return tap(url, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+	}
+
+	/** A Custom Form confirmation, posted as its page does: multipart/form-data. */
+	function postMultipart(url: string, fields: Record<string, string>): Promise<Tap> {
+		const body = new FormData();
+		for (const [key, value] of Object.entries(fields)) body.append(key, value);
+		return tap(url, { method: 'POST', body, headers: { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' } });
 	}
 
 	it('sends signed links that carry the question id and the answer, keeps the question with the execution, and waits', async () => {
@@ -325,13 +339,14 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(page.body).toContain('type="number"');
 		expect(page.body).toContain('type="date"');
 		expect(page.body).toContain('<option>Evening</option>');
+		expect(page.body).toContain('enctype="multipart/form-data"');
 		const token = tokenOf(page.body)!;
-		const wrong = await post(buttons[0].url, { token, f0: '', f1: 'many', f2: 'Night', f3: '2026-02-30' });
+		const wrong = await postMultipart(buttons[0].url, { token, f0: '', f1: 'many', f2: 'Night', f3: '2026-02-30' });
 		expect([wrong.status, wrong.resumedWith]).toEqual([422, undefined]);
 		for (const message of ['This field is required.', 'Enter a number.', 'Choose one of the options.', 'Enter a date (YYYY-MM-DD).']) {
 			expect(wrong.body).toContain(message);
 		}
-		const received = await post(buttons[0].url, { token, f0: 'Ana', f1: '3.5', f2: 'Evening', f3: '' });
+		const received = await postMultipart(buttons[0].url, { token, f0: 'Ana', f1: '3.5', f2: 'Evening', f3: '' });
 		expect(received.status).toBe(200);
 		expect((received.resumedWith![0].json.data as IDataObject).answer).toEqual({ Name: 'Ana', Boxes: 3.5, Slot: 'Evening', Day: null });
 	});

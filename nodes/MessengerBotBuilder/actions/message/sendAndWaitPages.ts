@@ -97,7 +97,8 @@ export function customFormPage(question: string, fields: FormField[], token: str
 			return `<label for="field-${index}">${escapeHtml(field.label)}${mark}</label>${formInput(field, index, entered[field.label] ?? '')}${error}`;
 		})
 		.join('');
-	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}<form method="post">${hiddenToken(token)}${inputs}<button type="submit">Send</button></form>`;
+	// n8n accepts a Custom Form of Send and Wait only as multipart/form-data.
+	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}<form method="post" enctype="multipart/form-data">${hiddenToken(token)}${inputs}<button type="submit">Send</button></form>`;
 	return { status: Object.keys(errors).length ? 422 : 200, title, html: layout(title, body) };
 }
 

@@ -52,6 +52,16 @@ function shown(context: IWebhookFunctions, page: Page): IWebhookResponseData {
 	return { noWebhookResponse: true };
 }
 
+/**
+ * The fields of the posted form. n8n parses url-encoded forms into the body itself, and multipart forms
+ * (which it demands for a Custom Form) into `{ data: fields, files }`.
+ */
+function submittedFields(body: IDataObject | undefined): IDataObject {
+	if (!body) return {};
+	const { data, files } = body;
+	return files !== undefined && data && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : body;
+}
+
 /** The answer a button link carries, if it is one of the question's answers. */
 function linkAnswer(question: Question, query: IDataObject): ButtonAnswer | undefined {
 	const label = query[LINK.answer];
@@ -99,7 +109,7 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	if (answerByButton(question) && !answer) return shown(context, incompleteLinkPage());
 	if (request.method !== 'POST') return shown(context, questionPage(question, answer));
 
-	const body = (context.getBodyData() ?? {}) as IDataObject;
+	const body = submittedFields(context.getBodyData());
 	if (crossSiteReason(request.headers, question.origin) || !tokenIsValid(question, tokenSubject(question, answer), body[TOKEN_FIELD])) {
 		return shown(context, refusedPage());
 	}
