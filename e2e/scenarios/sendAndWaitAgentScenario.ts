@@ -101,7 +101,7 @@ export async function runSendAndWaitAgentScenario(env: E2eEnvironment): Promise<
         },
         {
           id: randomUUID(), name: 'Model', type: '@n8n/n8n-nodes-langchain.lmChatOpenAi', typeVersion: 1.3, position: [120, 220],
-          parameters: { model: { __rl: true, mode: 'id', value: 'gpt-e2e' }, options: {} },
+          parameters: { model: { __rl: true, mode: 'id', value: 'gpt-e2e' }, responsesApiEnabled: false, options: {} },
           credentials: { openAiApi: { id: openAi.id, name: 'E2E model' } },
         },
         {
