@@ -32,21 +32,19 @@ async function subscriberOf(this: IExecuteFunctions): Promise<Subscriber> {
 /** The question of this wait, with a fresh id and token key (see sendAndWaitBinding.ts). */
 async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Question> {
 	const responseType = responseTypeOf.call(this);
-	const question: Question = {
+	const byButton = answersByButton(responseType);
+	return {
 		id: randomUUID(),
 		tokenKey: randomBytes(32).toString('hex'),
 		responseType,
 		message: text.call(this, 'message', 0, true),
-		answers: answersByButton(responseType) ? buttonAnswersOf.call(this, responseType) : [],
+		answers: byButton ? buttonAnswersOf.call(this, responseType) : [],
 		fields: responseType === 'customForm' ? formFieldsOf.call(this) : [],
-		respondLabel: answersByButton(responseType) ? '' : text.call(this, 'respondLabel', 0) || 'Respond',
+		respondLabel: byButton ? '' : text.call(this, 'respondLabel', 0) || 'Respond',
 		until: waitTill.getTime() === WAIT_INDEFINITELY.getTime() ? null : waitTill.getTime(),
-		origin: '',
-		subscriber: { botId: '', clientId: '' },
+		origin: linkOrigin(this.getSignedResumeUrl()),
+		subscriber: await subscriberOf.call(this),
 	};
-	question.origin = linkOrigin(answerLink.call(this, question));
-	question.subscriber = await subscriberOf.call(this);
-	return question;
 }
 
 /**

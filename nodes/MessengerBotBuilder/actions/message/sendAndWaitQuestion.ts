@@ -194,5 +194,5 @@ export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
 	return { values, errors, entered };
 }
 
-/** The free text submitted, trimmed; empty is refused (the page asks for an answer). */
+/** Name of the text box of a Free Text page. */
 export const FREE_TEXT_INPUT = 'text';

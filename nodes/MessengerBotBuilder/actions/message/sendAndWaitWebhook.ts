@@ -68,9 +68,10 @@ function linkAnswer(question: Question, query: IDataObject): ButtonAnswer | unde
 	return question.answers.find((answer) => answer.label === label);
 }
 
+const answerByButton = (question: Question) => answersByButton(question.responseType);
+
 /** The subject of a page's token: the answer of the link, or the form. */
 const tokenSubject = (question: Question, answer?: ButtonAnswer) => (answerByButton(question) ? `answer:${answer?.label}` : 'form');
-const answerByButton = (question: Question) => answersByButton(question.responseType);
 
 /** The page a GET or HEAD shows: the confirm button, or the form. */
 function questionPage(question: Question, answer: ButtonAnswer | undefined): Page {
