@@ -1,20 +1,23 @@
 /**
  * Scenario 5: Message → Send and Wait for Response in a real n8n. Published workflows, started through
- * their production webhook, send a subscriber a question with answer buttons and wait. The test reads
- * the buttons from the subscriber's chat history in the sandbox and "taps" them with plain GETs, as a
- * messenger's browser would:
- * - approve: the execution resumes with { answer: 'Approve', approved: true }, the page thanks;
- * - altered URL: the Approve link with its answer changed is refused (401) and resumes nothing;
- *   then the genuine Decline link resumes it with { approved: false };
- * - own choices: the second of three answers comes out as the answer;
- * - second tap: after an execution finished, its buttons show n8n's "no action required" page (200),
- *   and no node runs again;
- * - time limit: nobody answers; the execution resumes by itself with { answer: null, timedOut: true }.
- * With `screenshotDir`, the waiting execution is photographed in the editor (Chromium).
+ * their production webhook, send subscribers a question with link buttons and wait. The test reads the
+ * buttons from the subscriber's chat history in the sandbox and opens them as previews, scanners and
+ * people do:
+ * - previews: GET and HEAD of every button with a messenger's and a mail scanner's user agent answer
+ *   nothing; the person then confirms on the page (POST with the page's token) and that answer is recorded,
+ *   with who answered and when;
+ * - an altered link is refused by n8n (401) and resumes nothing;
+ * - a loop of two subscribers: the first replays her old link while the second is asked; the replay is
+ *   refused (410) and each recorded answer is the one its own subscriber gave;
+ * - four simultaneous confirmations: exactly one 2xx, the others 409, one answer recorded;
+ * - a confirmation after the time limit: 410 "expired", and the run ends with timedOut: true;
+ * - Free Text and Custom Form answered through their page.
+ * With `screenshotDir`, Chromium (JavaScript off) photographs the pages and answers one question by clicking.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import type { Browser } from 'playwright-core';
 import { launchChromium } from '../lib/browser.ts';
 import { credentialType, nodeTypes } from '../lib/communityPackage.ts';
 import type { E2eEnvironment } from '../lib/environment.ts';
@@ -27,44 +30,59 @@ const AFTER = 'After';
 const BOT = 'bot_tg';
 /** n8n's wait tracker looks for due executions once a minute, so a time limit ends within about a minute. */
 const TIME_LIMIT_WAIT_MS = 150_000;
+const PREVIEW_AGENTS = ['TelegramBot (like TwitterBot)', 'Mozilla/5.0 (compatible; Proofpoint URL Defense link scanner)'];
 
 interface Button {
   name: string;
   url: string;
 }
 
-function askWorkflow(env: E2eEnvironment, path: string, askParameters: Record<string, unknown>): WorkflowDefinition {
-  const nodes = [
-    {
-      id: randomUUID(),
-      name: 'Start',
-      type: 'n8n-nodes-base.webhook',
-      typeVersion: 2,
-      position: [0, 0],
-      webhookId: randomUUID(),
-      parameters: { path, httpMethod: 'POST', responseMode: 'onReceived' },
-    },
-    {
-      id: randomUUID(),
-      name: ASK,
-      type: nodeTypes.action,
-      typeVersion: 2,
-      position: [220, 0],
-      parameters: {
-        resource: 'message',
-        operation: 'sendAndWait',
-        botId: { __rl: true, mode: 'id', value: BOT },
-        clientId: '={{ $json.body.clientId }}',
-        message: '={{ $json.body.question }}',
-        ...askParameters,
-      },
-      credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
-    },
-    { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [440, 0], parameters: {} },
-  ];
+interface Page {
+  status: number;
+  type: string;
+  body: string;
+}
+
+/** An execution the scenario ran, with how often it was resumed (queue mode checks each start on the worker). */
+export interface AskedExecution {
+  execution: Execution;
+  resumes: number;
+}
+
+const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>) => ({
+  id: randomUUID(),
+  name: ASK,
+  type: nodeTypes.action,
+  typeVersion: 3,
+  position: [440, 0],
+  parameters: {
+    resource: 'message',
+    operation: 'sendAndWait',
+    botId: { __rl: true, mode: 'id', value: BOT },
+    clientId: '={{ $json.body ? $json.body.clientId : $json.clientId }}',
+    message: '={{ $("Start").first().json.body.question }}',
+    ...askParameters,
+  },
+  credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+});
+
+const startNode = (webhookPath: string) => ({
+  id: randomUUID(),
+  name: 'Start',
+  type: 'n8n-nodes-base.webhook',
+  typeVersion: 2,
+  position: [0, 0],
+  webhookId: randomUUID(),
+  parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
+});
+
+const afterNode = { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} };
+
+/** Start → Ask → After. */
+function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>): WorkflowDefinition {
   return {
-    name: `E2E send and wait ${path}`,
-    nodes,
+    name: `E2E send and wait ${webhookPath}`,
+    nodes: [startNode(webhookPath), askNode(env, askParameters), afterNode],
     connections: {
       Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
       [ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
@@ -72,11 +90,31 @@ function askWorkflow(env: E2eEnvironment, path: string, askParameters: Record<st
   };
 }
 
-async function publishedAskWorkflow(env: E2eEnvironment, askParameters: Record<string, unknown>): Promise<{ id: string; path: string }> {
-  const path = `e2e-ask-${randomBytes(4).toString('hex')}`;
-  const workflow = await env.api.createWorkflow(askWorkflow(env, path, askParameters));
+/** Start → Split Out (body.subscribers) → Loop Over Items (batch size 1) → Ask → back to the loop; done → After. */
+function loopWorkflow(env: E2eEnvironment, webhookPath: string): WorkflowDefinition {
+  return {
+    name: `E2E send and wait loop ${webhookPath}`,
+    nodes: [
+      startNode(webhookPath),
+      { id: randomUUID(), name: 'Split Out', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [160, 0], parameters: { fieldToSplitOut: 'body.subscribers' } },
+      { id: randomUUID(), name: 'Loop', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, position: [300, 0], parameters: { batchSize: 1, options: {} } },
+      askNode(env, { responseType: 'approval' }),
+      afterNode,
+    ],
+    connections: {
+      Start: { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] },
+      'Split Out': { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+      Loop: { main: [[{ node: AFTER, type: 'main', index: 0 }], [{ node: ASK, type: 'main', index: 0 }]] },
+      [ASK]: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+    },
+  };
+}
+
+async function publish(env: E2eEnvironment, definition: (webhookPath: string) => WorkflowDefinition): Promise<{ id: string; path: string }> {
+  const webhookPath = `e2e-ask-${randomBytes(4).toString('hex')}`;
+  const workflow = await env.api.createWorkflow(definition(webhookPath));
   await env.api.publishWorkflow(workflow.id);
-  return { id: workflow.id, path };
+  return { id: workflow.id, path: webhookPath };
 }
 
 async function execution(env: E2eEnvironment, workflowId: string, id: string): Promise<Execution> {
@@ -85,72 +123,129 @@ async function execution(env: E2eEnvironment, workflowId: string, id: string): P
   return found;
 }
 
+async function newSubscriber(env: E2eEnvironment): Promise<string> {
+  const clientId = `e2e-ask-${randomBytes(4).toString('hex')}`;
+  await env.service.api('/subscriber/create', { botid: BOT, clientid: clientId, messenger: 'telegram', name: 'E2E Asked' });
+  return clientId;
+}
+
+/** The buttons of the newest message with this text in the subscriber's chat, once it is there. */
+async function questionButtons(env: E2eEnvironment, clientId: string, question: string, executionId: string): Promise<Button[]> {
+  const message = await waitFor(
+    async () => {
+      const chat = await env.service.api<{ items: Array<{ text: string; buttons: Button[] }> }>('/subscriber/chat/get', { botid: BOT, clientid: clientId });
+      return chat.items.find((item) => item.text === question);
+    },
+    { what: `the question "${question}" in the chat of ${clientId}`, timeoutMs: 30_000, intervalMs: 300 },
+  );
+  for (const button of message.buttons) {
+    assert.ok(button.url.startsWith(`${env.n8n.baseUrl}/webhook-waiting/${executionId}/`), `the button "${button.name}" leads to n8n's resume URL of execution ${executionId}: ${button.url}`);
+    assert.match(button.url, /[?&]signature=[0-9a-f]{64}(&|$)/, 'the resume URL is signed');
+  }
+  return message.buttons;
+}
+
+async function waitingExecution(env: E2eEnvironment, workflowId: string, before: Set<string>): Promise<string> {
+  const waiting = await waitFor(
+    async () => (await env.api.executions(workflowId)).find((candidate) => !before.has(candidate.id) && candidate.status === 'waiting'),
+    { what: `a waiting execution of workflow ${workflowId}`, timeoutMs: 60_000, intervalMs: 300 },
+  );
+  return waiting.id;
+}
+
 /** Starts the workflow for a new subscriber; resolves once its execution waits and the question is in the chat. */
 async function ask(env: E2eEnvironment, workflow: { id: string; path: string }, question: string) {
-  const clientId = `e2e-ask-${randomBytes(4).toString('hex')}`;
-  await env.service.api('/subscriber/create', { botid: BOT, clientid: clientId, name: 'E2E Asked' });
+  const clientId = await newSubscriber(env);
   const before = new Set((await env.api.executions(workflow.id)).map((candidate) => candidate.id));
   const started = await callProductionWebhook(env.n8n.baseUrl, workflow.path, { clientId, question });
   assert.equal(started.status, 200, `the production webhook answered ${started.status}: ${await started.text()}`);
-  const waiting = await waitFor(
-    async () => (await env.api.executions(workflow.id)).find((candidate) => !before.has(candidate.id) && candidate.status === 'waiting'),
-    { what: `a waiting execution of workflow ${workflow.id}`, timeoutMs: 60_000, intervalMs: 300 },
-  );
-  const chat = await env.service.api<{ items: Array<{ text: string; buttons: Button[] }> }>('/subscriber/chat/get', {
-    botid: BOT,
-    clientid: clientId,
-  });
-  const message = chat.items.find((item) => item.text === question);
-  assert.ok(message, `the subscriber got the question: ${JSON.stringify(chat.items)}`);
-  for (const button of message.buttons) {
-    assert.ok(
-      button.url.startsWith(`${env.n8n.baseUrl}/webhook-waiting/${waiting.id}/`),
-      `the button "${button.name}" leads to n8n's resume URL of execution ${waiting.id}: ${button.url}`,
-    );
-    assert.match(button.url, /[?&]signature=[0-9a-f]{64}(&|$)/, 'the resume URL is signed');
-  }
-  return { executionId: waiting.id, clientId, buttons: message.buttons };
+  const executionId = await waitingExecution(env, workflow.id, before);
+  return { executionId, clientId, buttons: await questionButtons(env, clientId, question, executionId) };
 }
 
-async function tap(url: string): Promise<{ status: number; type: string; body: string }> {
-  const response = await fetch(url);
+async function open(url: string, init: RequestInit = {}): Promise<Page> {
+  const response = await fetch(url, { redirect: 'manual', ...init });
   return { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.text() };
 }
 
-async function finished(env: E2eEnvironment, workflowId: string, id: string): Promise<Execution> {
+const tokenOf = (page: Page) => {
+  const token = /name="token" value="([0-9a-f]{64})"/.exec(page.body)?.[1];
+  assert.ok(token, `the page carries a confirm token: HTTP ${page.status} ${page.body.slice(0, 300)}`);
+  return token;
+};
+
+/** POSTs the page's form as a browser does from the page itself (same origin); a Custom Form's as multipart. */
+function confirm(url: string, fields: Record<string, string>, multipart = false): Promise<Page> {
+  const headers: Record<string, string> = { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' };
+  if (!multipart) headers['content-type'] = 'application/x-www-form-urlencoded';
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  return open(url, { method: 'POST', headers, body: multipart ? form : new URLSearchParams(fields) });
+}
+
+/** Opens the link, then confirms on its page as the person would. */
+async function answer(url: string, fields: Record<string, string> = {}): Promise<Page> {
+  const page = await open(url);
+  assert.equal(page.status, 200, `the question's page opens: ${page.body.slice(0, 300)}`);
+  return confirm(url, { token: tokenOf(page), ...fields });
+}
+
+function assertPage(page: Page, status: number, text: string): void {
+  assert.equal(page.status, status, `HTTP ${status} expected, got ${page.status}: ${page.body.slice(0, 300)}`);
+  assert.match(page.type, /^text\/html/);
+  assert.ok(page.body.includes(text), `the page says "${text}": ${page.body.slice(0, 400)}`);
+}
+
+async function finished(env: E2eEnvironment, workflowId: string, id: string, timeoutMs = 60_000): Promise<Execution> {
   return waitFor(
     async () => {
       const found = await execution(env, workflowId, id);
       return ['new', 'running', 'waiting'].includes(found.status) ? undefined : found;
     },
-    { what: `execution ${id} to finish`, timeoutMs: 60_000, intervalMs: 300 },
+    { what: `execution ${id} to finish`, timeoutMs, intervalMs: 300 },
   );
 }
 
-function outputOf(run: Execution, node: string): Array<Record<string, any>> {
+/** The JSON of each run of a node, in run order. */
+function runsOf(run: Execution, node: string): Array<Array<Record<string, any>>> {
   const runs = run.data?.resultData.runData[node];
   assert.ok(runs?.length, `node ${node} ran in execution ${run.id}`);
+  return runs.map((entry) => (entry.data?.main[0] ?? []).map((item) => item.json));
+}
+
+function onlyOutput(run: Execution, node: string): Array<Record<string, any>> {
+  const runs = runsOf(run, node);
   assert.equal(runs.length, 1, `node ${node} ran once in execution ${run.id}`);
-  return (runs[0].data?.main[0] ?? []).map((item) => item.json);
+  return runs[0];
 }
 
-function assertThanks(page: { status: number; type: string; body: string }, answer: string): void {
-  assert.equal(page.status, 200, `the answer page is a success: ${page.body.slice(0, 300)}`);
-  assert.match(page.type, /^text\/html/);
-  assert.ok(page.body.includes('Thank you') && page.body.includes(answer), `the page thanks for "${answer}": ${page.body.slice(0, 300)}`);
+/** An answer's output: the answer, who answered (the subscriber asked) and a respondedAt inside the window. */
+function assertAnswered(output: Array<Record<string, any>>, expected: Record<string, unknown>, clientId: string, window: { from: number; to: number }): void {
+  assert.equal(output.length, 1);
+  const { respondedAt, ...rest } = output[0].data;
+  assert.deepEqual(rest, { ...expected, timedOut: false, respondedBy: { botid: BOT, clientid: clientId, messenger: 'telegram' } });
+  const at = Date.parse(respondedAt);
+  assert.ok(at >= window.from - 1000 && at <= window.to + 1000, `respondedAt ${respondedAt} lies in the answer's window`);
 }
 
-/** A second tap: a page that is not an error, and not our thanks (nothing was recorded). */
-function assertNothingToDo(page: { status: number; type: string; body: string }): void {
-  assert.equal(page.status, 200, `a second tap is not an error: HTTP ${page.status} ${page.body.slice(0, 300)}`);
-  assert.match(page.type, /^text\/html/);
-  assert.ok(!page.body.includes('Thank you'), 'a second tap records nothing');
-}
+const TIMED_OUT = { data: { answer: null, timedOut: true, respondedAt: null, respondedBy: null } };
 
-async function screenshotWaiting(env: E2eEnvironment, workflowId: string, executionId: string, file: string): Promise<void> {
-  const browser = await launchChromium();
+async function screenshot(browser: Browser, file: string, action: (page: import('playwright-core').Page) => Promise<void>): Promise<void> {
+  // JavaScript off: the pages must work without it.
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 520, height: 640 } });
   try {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await action(page);
+    await page.screenshot({ path: file });
+  } finally {
+    await context.close();
+  }
+}
+
+async function screenshotWaiting(browser: Browser, env: E2eEnvironment, workflowId: string, executionId: string, file: string): Promise<void> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  try {
     page.setDefaultTimeout(30_000);
     await page.goto(`${env.n8n.baseUrl}/signin`);
     await page.locator('#emailOrLdapLoginId').fill(defaultOwner.email);
@@ -158,8 +253,7 @@ async function screenshotWaiting(env: E2eEnvironment, workflowId: string, execut
     await page.getByTestId('form-submit-button').click();
     await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
     await page.goto(`${env.n8n.baseUrl}/workflow/${workflowId}/executions/${executionId}`);
-    const askNode = page.getByTestId('canvas-node').filter({ hasText: ASK });
-    await askNode.waitFor({ state: 'visible' });
+    await page.getByTestId('canvas-node').filter({ hasText: ASK }).waitFor({ state: 'visible' });
     // n8n's first-visit checklist pops over the canvas.
     await page.getByText('Production Checklist').locator('..').getByRole('button').first().click().catch(() => undefined);
     await page.keyboard.press('Escape');
@@ -167,79 +261,186 @@ async function screenshotWaiting(env: E2eEnvironment, workflowId: string, execut
     await page.waitForTimeout(1000);
     await page.screenshot({ path: file });
   } finally {
-    await browser.close();
+    await page.close();
   }
 }
 
-export async function runSendAndWaitScenario(env: E2eEnvironment, options: { screenshotDir?: string } = {}): Promise<Execution[]> {
-  // The time limit runs longest: start it first, check it last.
-  const limited = await publishedAskWorkflow(env, {
-    responseType: 'approval',
-    options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.25, resumeUnit: 'minutes' } } },
-  });
-  const unanswered = await ask(env, limited, 'Nobody answers this one');
-
-  const approval = await publishedAskWorkflow(env, { responseType: 'approval' });
-  const choice = await publishedAskWorkflow(env, {
-    responseType: 'choice',
-    choices: { values: [{ label: 'Today' }, { label: 'Tomorrow & later' }, { label: 'Never' }] },
-  });
-
-  // Approve.
-  const approved = await ask(env, approval, 'Approve the refund?');
-  assert.deepEqual(approved.buttons.map((button) => button.name), ['Approve', 'Decline']);
-  if (options.screenshotDir) {
-    await screenshotWaiting(env, approval.id, approved.executionId, path.join(options.screenshotDir, 'send-and-wait-waiting.png'));
+/**
+ * Asks with a time limit of 0.6 s and confirms after it. n8n ends a wait only when its wait tracker
+ * looks (once a minute), so the tap usually lands while the execution still waits and the node
+ * answers it; when n8n happened to end the wait first, its own page answers and a new question is asked.
+ */
+async function tapAfterDeadline(env: E2eEnvironment, workflow: { id: string; path: string }) {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const asked = await ask(env, workflow, `Will you answer in time? (${attempt})`);
+    const until = Number(new URL(asked.buttons[0].url).searchParams.get('until'));
+    assert.ok(until > 0, `the link carries the deadline: ${asked.buttons[0].url}`);
+    await waitFor(async () => (Date.now() > until ? true : undefined), { what: 'the time limit to pass', timeoutMs: 30_000, intervalMs: 50 });
+    const page = await confirm(asked.buttons[0].url, {});
+    if (page.status === 410) {
+      assertPage(page, 410, 'This question has expired');
+      assertPage(await open(asked.buttons[1].url), 410, 'This question has expired');
+      return { ...asked, page };
+    }
+    const run = await execution(env, workflow.id, asked.executionId);
+    assert.notEqual(run.status, 'waiting', `a tap after the deadline on a waiting execution is refused as expired: HTTP ${page.status} ${page.body.slice(0, 300)}`);
   }
-  assertThanks(await tap(approved.buttons[0].url), 'Approve');
-  const approvedRun = await finished(env, approval.id, approved.executionId);
-  assertSucceeded(approvedRun);
-  assert.deepEqual(outputOf(approvedRun, ASK), [{ data: { answer: 'Approve', approved: true, timedOut: false } }]);
-  assert.deepEqual(outputOf(approvedRun, AFTER), [{ data: { answer: 'Approve', approved: true, timedOut: false } }]);
+  throw new Error('n8n ended each of three waits before the tap could reach them');
+}
 
-  // Second taps, on either button, after the execution finished.
-  assertNothingToDo(await tap(approved.buttons[0].url));
-  assertNothingToDo(await tap(approved.buttons[1].url));
-  const afterSecondTaps = await execution(env, approval.id, approved.executionId);
-  assert.equal(afterSecondTaps.status, 'success');
-  assert.deepEqual(outputOf(afterSecondTaps, ASK), [{ data: { answer: 'Approve', approved: true, timedOut: false } }]);
+export async function runSendAndWaitScenario(env: E2eEnvironment, options: { screenshotDir?: string } = {}): Promise<AskedExecution[]> {
+  const browser = options.screenshotDir ? await launchChromium() : undefined;
+  const shot = (name: string) => path.join(options.screenshotDir ?? '', `send-and-wait-${name}.png`);
+  try {
+    // The time limit: a short one, so that the wait ends before n8n's wait tracker looks (once a minute).
+    const limited = await publish(env, (p) =>
+      askWorkflow(env, p, { options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.01, resumeUnit: 'minutes' } } } }),
+    );
+    const late = await tapAfterDeadline(env, limited);
 
-  // An altered URL is refused; the genuine Decline then resumes the execution.
-  const declined = await ask(env, approval, 'Approve the second refund?');
-  const altered = new URL(declined.buttons[0].url);
-  altered.searchParams.set('approved', 'false');
-  const refused = await tap(altered.toString());
-  assert.equal(refused.status, 401, `an altered resume URL is refused: HTTP ${refused.status} ${refused.body.slice(0, 200)}`);
-  const forgedAnswer = new URL(declined.buttons[1].url);
-  forgedAnswer.searchParams.set('answer', 'Approve');
-  assert.equal((await tap(forgedAnswer.toString())).status, 401, 'a changed answer is refused');
-  assert.equal((await execution(env, approval.id, declined.executionId)).status, 'waiting', 'a refused tap resumes nothing');
-  assertThanks(await tap(declined.buttons[1].url), 'Decline');
-  const declinedRun = await finished(env, approval.id, declined.executionId);
-  assertSucceeded(declinedRun);
-  assert.deepEqual(outputOf(declinedRun, ASK), [{ data: { answer: 'Decline', approved: false, timedOut: false } }]);
+    const approval = await publish(env, (p) => askWorkflow(env, p, { responseType: 'approval' }));
+    const executions: AskedExecution[] = [];
 
-  // The user's own answers.
-  const chosen = await ask(env, choice, 'When shall we deliver?');
-  assert.deepEqual(chosen.buttons.map((button) => button.name), ['Today', 'Tomorrow & later', 'Never']);
-  assertThanks(await tap(chosen.buttons[1].url), 'Tomorrow &#38; later');
-  const chosenRun = await finished(env, choice.id, chosen.executionId);
-  assertSucceeded(chosenRun);
-  assert.deepEqual(outputOf(chosenRun, ASK), [{ data: { answer: 'Tomorrow & later', timedOut: false } }]);
+    // Previews and scanners open every button with GET and HEAD: nothing is answered.
+    const asked = await ask(env, approval, 'Approve the refund?');
+    assert.deepEqual(asked.buttons.map((button) => button.name), ['Approve', 'Decline']);
+    for (const userAgent of PREVIEW_AGENTS) {
+      for (const button of asked.buttons) {
+        assertPage(await open(button.url, { headers: { 'user-agent': userAgent } }), 200, 'Confirm your answer');
+        const head = await open(button.url, { method: 'HEAD', headers: { 'user-agent': userAgent } });
+        assert.equal(head.status, 200, `HEAD answers 200: ${head.status}`);
+      }
+    }
+    assert.equal((await execution(env, approval.id, asked.executionId)).status, 'waiting', 'previews resumed nothing');
+    // An altered link is refused by n8n and resumes nothing.
+    const altered = new URL(asked.buttons[1].url);
+    altered.searchParams.set('answer', 'Approve');
+    assert.equal((await open(altered.toString())).status, 401, 'a changed answer is refused');
+    if (browser) await screenshotWaiting(browser, env, approval.id, asked.executionId, shot('waiting'));
 
-  // The time limit: nobody tapped; the wait ends by itself.
-  const timedOutRun = await waitFor(
-    async () => {
-      const found = await execution(env, limited.id, unanswered.executionId);
-      return ['new', 'running', 'waiting'].includes(found.status) ? undefined : found;
-    },
-    { what: `execution ${unanswered.executionId} to end at its time limit`, timeoutMs: TIME_LIMIT_WAIT_MS, intervalMs: 1000 },
-  );
-  assertSucceeded(timedOutRun);
-  assert.deepEqual(outputOf(timedOutRun, ASK), [{ data: { answer: null, timedOut: true } }]);
-  assert.deepEqual(outputOf(timedOutRun, AFTER), [{ data: { answer: null, timedOut: true } }]);
-  assertNothingToDo(await tap(unanswered.buttons[0].url));
+    // The person confirms Decline on the page (in Chromium, by clicking, when photographing).
+    const from = Date.now();
+    if (browser) {
+      await screenshot(browser, shot('confirm'), async (page) => {
+        await page.goto(asked.buttons[1].url);
+      });
+      await screenshot(browser, shot('received'), async (page) => {
+        await page.goto(asked.buttons[1].url);
+        await page.getByRole('button', { name: 'Confirm “Decline”' }).click();
+        await page.waitForLoadState();
+        const shown = (await page.textContent('body')) ?? '';
+        assert.ok(shown.includes('Your answer “Decline” has been received.'), `Chromium's confirmation is received: ${shown}`);
+      });
+    } else {
+      assertPage(await answer(asked.buttons[1].url), 200, 'Your answer “Decline” has been received.');
+    }
+    const declinedRun = await finished(env, approval.id, asked.executionId);
+    assertSucceeded(declinedRun);
+    assertAnswered(onlyOutput(declinedRun, ASK), { answer: 'Decline', approved: false }, asked.clientId, { from, to: Date.now() });
+    assert.deepEqual(onlyOutput(declinedRun, AFTER), onlyOutput(declinedRun, ASK));
+    executions.push({ execution: declinedRun, resumes: 1 });
+    // After the run finished, n8n itself answers the links ("no action required"); nothing runs again.
+    const afterwards = await open(asked.buttons[0].url);
+    assert.equal(afterwards.status, 200);
+    assert.ok(!afterwards.body.includes('has been received'));
+    assert.equal(runsOf(await execution(env, approval.id, asked.executionId), ASK).length, 1);
 
-  for (const workflow of [limited, approval, choice]) await env.api.unpublishWorkflow(workflow.id);
-  return [approvedRun, declinedRun, chosenRun, timedOutRun];
+    // Four simultaneous confirmations: one wins.
+    const raced = await ask(env, approval, 'Approve the second refund?');
+    const tokens = await Promise.all(raced.buttons.map(async (button) => tokenOf(await open(button.url))));
+    const picks = [0, 1, 0, 1];
+    const taps = await Promise.all(picks.map((index) => confirm(raced.buttons[index].url, { token: tokens[index] })));
+    const statuses = taps.map((tap) => tap.status);
+    assert.deepEqual(statuses.filter((status) => status >= 200 && status < 300).length, 1, `exactly one tap is received: ${statuses.join(', ')}`);
+    assert.deepEqual(statuses.filter((status) => status === 409).length, 3, `the others get 409: ${statuses.join(', ')}`);
+    const winner = taps.findIndex((tap) => tap.status === 200);
+    const winningAnswer = raced.buttons[picks[winner]].name;
+    assertPage(taps[winner], 200, `Your answer “${winningAnswer}” has been received.`);
+    const racedRun = await finished(env, approval.id, raced.executionId);
+    assertSucceeded(racedRun);
+    const racedOutput = onlyOutput(racedRun, ASK);
+    assert.equal(racedOutput.length, 1, 'one answer recorded');
+    assert.equal(racedOutput[0].data.answer, winningAnswer, 'the recorded answer is the one told "received"');
+    executions.push({ execution: racedRun, resumes: 1 });
+    const loser = taps.find((tap) => tap.status === 409 && tap.body.includes('already been answered'));
+    if (browser && loser) await screenshot(browser, shot('already-answered'), async (page) => page.setContent(loser.body));
+
+    // A loop of two subscribers in one execution.
+    const loop = await publish(env, (p) => loopWorkflow(env, p));
+    const first = await newSubscriber(env);
+    const second = await newSubscriber(env);
+    const before = new Set((await env.api.executions(loop.id)).map((candidate) => candidate.id));
+    const question = 'Can you take the Sunday shift?';
+    const started = await callProductionWebhook(env.n8n.baseUrl, loop.path, { question, subscribers: [{ clientId: first }, { clientId: second }] });
+    assert.equal(started.status, 200);
+    const loopId = await waitingExecution(env, loop.id, before);
+    const firstButtons = await questionButtons(env, first, question, loopId);
+    const firstApproveToken = tokenOf(await open(firstButtons[0].url));
+    const loopFrom = Date.now();
+    assertPage(await answer(firstButtons[1].url), 200, 'Your answer “Decline” has been received.');
+    const secondButtons = await questionButtons(env, second, question, loopId);
+    await waitFor(async () => ((await execution(env, loop.id, loopId)).status === 'waiting' ? true : undefined), {
+      what: `execution ${loopId} to wait for the second subscriber`,
+      timeoutMs: 30_000,
+    });
+    // The first subscriber replays her old Approve link while the second is asked.
+    assertPage(await open(firstButtons[0].url), 410, 'replaced by a newer one');
+    assertPage(await confirm(firstButtons[0].url, { token: firstApproveToken }), 410, 'replaced by a newer one');
+    assert.equal((await execution(env, loop.id, loopId)).status, 'waiting', 'the replay resumed nothing');
+    if (browser) await screenshot(browser, shot('replaced'), async (page) => void (await page.goto(firstButtons[0].url)));
+    assertPage(await answer(secondButtons[0].url), 200, 'Your answer “Approve” has been received.');
+    const loopRun = await finished(env, loop.id, loopId);
+    assertSucceeded(loopRun);
+    const [firstRun, secondRun] = runsOf(loopRun, ASK);
+    assertAnswered(firstRun, { answer: 'Decline', approved: false }, first, { from: loopFrom, to: Date.now() });
+    assertAnswered(secondRun, { answer: 'Approve', approved: true }, second, { from: loopFrom, to: Date.now() });
+    executions.push({ execution: loopRun, resumes: 2 });
+
+    // Free Text and Custom Form, answered on their page.
+    const freeText = await publish(env, (p) => askWorkflow(env, p, { responseType: 'freeText', respondLabel: 'Write back' }));
+    const written = await ask(env, freeText, 'What went wrong with the delivery?');
+    assert.deepEqual(written.buttons.map((button) => button.name), ['Write back']);
+    const writtenFrom = Date.now();
+    assertPage(await answer(written.buttons[0].url, { text: 'The box was wet' }), 200, 'Your answer “The box was wet” has been received.');
+    const writtenRun = await finished(env, freeText.id, written.executionId);
+    assertSucceeded(writtenRun);
+    assertAnswered(onlyOutput(writtenRun, ASK), { answer: 'The box was wet' }, written.clientId, { from: writtenFrom, to: Date.now() });
+    executions.push({ execution: writtenRun, resumes: 1 });
+
+    const form = await publish(env, (p) =>
+      askWorkflow(env, p, {
+        responseType: 'customForm',
+        formFields: {
+          values: [
+            { fieldLabel: 'Name', fieldType: 'text', requiredField: true },
+            { fieldLabel: 'Boxes', fieldType: 'number' },
+            { fieldLabel: 'Slot', fieldType: 'dropdown', requiredField: true, fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] } },
+            { fieldLabel: 'Day', fieldType: 'date', requiredField: true },
+          ],
+        },
+      }),
+    );
+    const filled = await ask(env, form, 'When shall we deliver?');
+    if (browser) await screenshot(browser, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
+    const formToken = tokenOf(await open(filled.buttons[0].url));
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '' }, true), 422, 'This field is required.');
+    const formFrom = Date.now();
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '2026-12-24' }, true), 200, 'has been received');
+    const filledRun = await finished(env, form.id, filled.executionId);
+    assertSucceeded(filledRun);
+    assertAnswered(onlyOutput(filledRun, ASK), { answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } }, filled.clientId, { from: formFrom, to: Date.now() });
+    executions.push({ execution: filledRun, resumes: 1 });
+
+    if (browser) await screenshot(browser, shot('expired'), async (page) => page.setContent(late.page.body));
+    const timedOutRun = await finished(env, limited.id, late.executionId, TIME_LIMIT_WAIT_MS);
+    assertSucceeded(timedOutRun);
+    assert.deepEqual(onlyOutput(timedOutRun, ASK), [TIMED_OUT]);
+    assert.deepEqual(onlyOutput(timedOutRun, AFTER), [TIMED_OUT]);
+    executions.push({ execution: timedOutRun, resumes: 1 });
+
+    for (const workflow of [limited, approval, loop, freeText, form]) await env.api.unpublishWorkflow(workflow.id);
+    return executions;
+  } finally {
+    await browser?.close();
+  }
 }

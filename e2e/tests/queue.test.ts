@@ -68,14 +68,14 @@ test('queue mode: trigger (test event, events, forged and repeated deliveries), 
   });
 });
 
-test('queue mode: send and wait (approve, decline, altered URL, own answers, second tap, time limit), resumed executions run on the worker', { timeout: 240_000 }, async () => {
+test('queue mode: send and wait (previews, confirm page, loop replay, simultaneous taps, Free Text, Custom Form, time limit), resumed executions run on the worker', { timeout: 300_000 }, async () => {
   await withN8nLogs(env, async () => {
-    const executions = await runSendAndWaitScenario(env);
+    const asked = await runSendAndWaitScenario(env);
     const worker = env.n8n.worker!;
-    for (const { id } of executions) {
-      // Once when the execution started, once when it resumed.
-      assert.equal(worker.log.grep(`Worker started execution ${id} `).length, 2, `execution ${id} started and resumed on the worker`);
-      assert.equal(env.n8n.main.log.grep(`Worker started execution ${id} `).length, 0);
+    for (const { execution, resumes } of asked) {
+      // Once when the execution started, once each time it resumed.
+      assert.equal(worker.log.grep(`Worker started execution ${execution.id} `).length, 1 + resumes, `execution ${execution.id} started and resumed on the worker`);
+      assert.equal(env.n8n.main.log.grep(`Worker started execution ${execution.id} `).length, 0);
     }
   });
 });

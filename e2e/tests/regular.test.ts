@@ -4,6 +4,7 @@ import { startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/en
 import { runActionScenario } from '../scenarios/actionScenario.ts';
 import { runEditorScenario } from '../scenarios/editorScenario.ts';
 import { runSendAndWaitScenario } from '../scenarios/sendAndWaitScenario.ts';
+import { runSendAndWaitAgentScenario } from '../scenarios/sendAndWaitAgentScenario.ts';
 import { runTriggerOutputsScenario } from '../scenarios/triggerOutputsScenario.ts';
 import { runTriggerScenario, runV1aTriggerScenario } from '../scenarios/triggerScenario.ts';
 
@@ -41,9 +42,15 @@ test('editor in headless Chromium: node creator finds the nodes, the action node
   });
 });
 
-test('send and wait: approve, decline, altered URL, own answers, second tap, time limit; screenshot of the waiting execution', { timeout: 240_000 }, async () => {
+test('send and wait: previews answer nothing, confirm page, loop replay refused, simultaneous taps, Free Text, Custom Form, time limit; screenshots of the pages', { timeout: 300_000 }, async () => {
   await withN8nLogs(env, async () => {
     await runSendAndWaitScenario(env, { screenshotDir: env.outputDir });
+  });
+});
+
+test('send and wait as the AI Agent\'s human-review tool: the gated tool runs only after the approval on the page', { timeout: 180_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    await runSendAndWaitAgentScenario(env);
   });
 });
 

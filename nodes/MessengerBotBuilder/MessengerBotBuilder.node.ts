@@ -7,7 +7,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { answerWebhook, answerWebhooks } from './actions/message/answerPage';
+import { sendAndWaitWebhook, sendAndWaitWebhooks } from './actions/message/sendAndWaitWebhook';
 import { router } from './actions/router';
 import { nodeProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';
@@ -18,9 +18,10 @@ export class MessengerBotBuilder implements INodeType {
 		name: 'messengerBotBuilder',
 		icon: { light: 'file:messengerBotBuilder.svg', dark: 'file:messengerBotBuilder.dark.svg' },
 		group: ['transform'],
-		// Version 2: output modes default to Simplified, deletes put out { deleted: true } (see CHANGELOG).
-		version: [1, 2],
-		defaultVersion: 2,
+		// Version 2: output modes default to Simplified, deletes put out { deleted: true }. Version 3: Send
+		// and Wait for Response says who answered and when (see CHANGELOG).
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Manage chatbots built with the messenger-bot builder: subscribers, messages, chains, broadcasts, lists, catalogs, CRM, statistics, webhooks and API keys',
@@ -29,7 +30,7 @@ export class MessengerBotBuilder implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'messengerBotBuilderApi', required: true }],
-		webhooks: answerWebhooks,
+		webhooks: sendAndWaitWebhooks,
 		properties: nodeProperties,
 	};
 
@@ -40,6 +41,6 @@ export class MessengerBotBuilder implements INodeType {
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await answerWebhook.call(this);
+		return await sendAndWaitWebhook.call(this);
 	}
 }

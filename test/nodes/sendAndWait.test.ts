@@ -1,42 +1,125 @@
 import '../harness/env';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Container } from '@n8n/di';
-import { InstanceSettings } from 'n8n-core';
-import type { IDataObject } from 'n8n-workflow';
+import express from 'express';
+import { InstanceSettings, WebhookContext } from 'n8n-core';
+import type { IDataObject, INodeExecutionData, IRunExecutionData, IWebhookData } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
+import { claimAnswer, crossSiteReason, deadlineOf } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding';
+import { harnessAdditionalData } from '../harness/additionalData';
+import type { RunResult } from '../harness/runWorkflow';
 import { byId, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
-const BOT = byId('bot_tg');
+const BOT = 'bot_tg';
 const V2 = { typeVersion: 2 };
+const V3 = { typeVersion: 3 };
+/** Where the harness says n8n's resume addresses live (see harnessAdditionalData). */
+const LINK_ORIGIN = 'http://127.0.0.1:5678';
 
 interface Button {
 	name: string;
 	url: string;
 }
 
+interface Tap {
+	status: number;
+	body: string;
+	headers: Headers;
+	/** What the node handed n8n to resume the execution with, if anything. */
+	resumedWith?: INodeExecutionData[];
+}
+
 /**
- * The send half of Message → Send and Wait for Response, run by n8n-core's engine: the message and its
- * signed answer links, the waiting execution, the time limit, and the refusals. The resume half
- * (taps, altered links, second taps, the time limit ending the wait) needs n8n's server: the e2e
- * scenario e2e/scenarios/sendAndWaitScenario.ts covers it in a real n8n.
+ * Message → Send and Wait for Response in n8n-core's engine. The send half runs the node in a
+ * workflow (WorkflowExecute) up to its wait. The answer half serves the waiting execution's resume
+ * address over real HTTP on 127.0.0.1: each request is handed to the node's webhook in n8n-core's
+ * WebhookContext with the waiting execution's data (as n8n loads it from its database, JSON), with
+ * the request body parsed as n8n parses forms. What n8n's server adds around it (the link's
+ * signature check, moving the execution from waiting to running, its wait tracker) runs in the
+ * real-n8n e2e scenario e2e/scenarios/sendAndWaitScenario.ts.
  */
-describe('Message → Send and Wait for Response (send half, n8n-core engine)', () => {
+describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	let bed: NodeTestBed;
+	let server: Server;
+	let serverOrigin: string;
 	let clientCounter = 0;
+	const nodeType = new MessengerBotBuilder();
+	/** Waiting executions by id, as n8n stores them. */
+	const waiting = new Map<string, { result: RunResult; data: string; typeVersion: number }>();
+
+	async function handle(request: express.Request, response: express.Response): Promise<void> {
+		const stored = waiting.get(String(request.params.execution));
+		if (!stored) {
+			response.status(404).end();
+			return;
+		}
+		const definition = bed.node.workflow({}, { typeVersion: stored.typeVersion });
+		const node = { ...definition.nodes[1], typeVersion: stored.typeVersion };
+		const workflow = new Workflow({
+			id: 'wf',
+			nodes: [definition.nodes[0], node],
+			connections: definition.connections,
+			active: true,
+			nodeTypes: bed.node.harness.nodeTypes,
+			settings: { executionOrder: 'v1' },
+		});
+		const description = nodeType.description.webhooks!.find((webhook) => webhook.httpMethod === request.method)!;
+		const webhookData: IWebhookData = {
+			httpMethod: request.method as IWebhookData['httpMethod'],
+			node: NODE_NAME,
+			path: 'mbb',
+			webhookDescription: description,
+			workflowId: 'wf',
+			workflowExecuteAdditionalData: harnessAdditionalData({ credentialsHelper: bed.node.harness.credentials }),
+		};
+		const runExecutionData = JSON.parse(stored.data) as IRunExecutionData;
+		const additionalData = harnessAdditionalData({
+			credentialsHelper: bed.node.harness.credentials,
+			executionId: String(request.params.execution),
+			http: { httpRequest: request, httpResponse: response },
+		});
+		const context = new WebhookContext(workflow, workflow.getNode(NODE_NAME)!, additionalData, 'webhook', webhookData, [], runExecutionData);
+		const result = await nodeType.webhook.call(context);
+		if (result.workflowData) response.setHeader('x-test-resumed-with', JSON.stringify(result.workflowData[0]));
+		// n8n sends the node's page itself once the execution resumed (the e2e covers that part).
+		if (!result.noWebhookResponse && !response.headersSent) response.status(200).send(result.webhookResponse);
+	}
 
 	beforeAll(async () => {
 		bed = await startTestBed({ rateLimit: 0 });
+		const app = express();
+		app.use(express.urlencoded({ extended: false }));
+		// Multipart forms as n8n parses them: { data: fields, files }.
+		app.use(async (request, _response, next) => {
+			if (!request.headers['content-type']?.startsWith('multipart/form-data')) return next();
+			const form = await new Response(request as unknown as ReadableStream, { headers: { 'content-type': request.headers['content-type'] } }).formData();
+			request.body = { data: Object.fromEntries([...form.entries()].map(([key, value]) => [key, String(value)])), files: {} };
+			next();
+		});
+		app.all('/webhook-waiting/:execution/:node', (request, response) => {
+			handle(request, response).catch((error: Error) => response.status(500).send(error.stack));
+		});
+		server = app.listen(0, '127.0.0.1');
+		await new Promise((resolve) => server.once('listening', resolve));
+		serverOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	});
-	afterAll(async () => bed.close());
+	afterAll(async () => {
+		await new Promise((resolve) => server.close(resolve));
+		await bed.close();
+	});
 
 	async function newSubscriber(): Promise<string> {
 		const clientid = `ask-${++clientCounter}`;
-		await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid });
+		await bed.api.call('/subscriber/create', { botid: BOT, clientid, messenger: 'telegram' });
 		return clientid;
 	}
 
 	async function chat(clientid: string): Promise<Array<{ text: string; buttons: Button[] }>> {
-		return (await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid })).items;
+		return (await bed.api.call('/subscriber/chat/get', { botid: BOT, clientid })).items;
 	}
 
 	/** What n8n's waiting-webhook handler checks: HMAC-SHA256 of path + query without the signature, with the instance secret. */
@@ -53,87 +136,270 @@ describe('Message → Send and Wait for Response (send half, n8n-core engine)', 
 	const ask = (clientId: string, extra: IDataObject = {}) => ({
 		resource: 'message',
 		operation: 'sendAndWait',
-		botId: BOT,
+		botId: byId(BOT),
 		clientId,
 		message: 'Approve the refund?',
 		...extra,
 	});
 
-	it('sends the question with Approve and Decline links that carry the answer inside the signature, and waits', async () => {
-		const clientId = await newSubscriber();
-		const before = Date.now();
-		const result = await bed.node.execute(ask(clientId), V2);
+	/** Runs the node up to its wait; returns the buttons the subscriber got. */
+	async function askAndWait(clientId: string, extra: IDataObject = {}, options = V3) {
+		const result = await bed.node.execute(ask(clientId, extra), options);
 		expect(result.error).toBeUndefined();
 		expect(result.run.status).toBe('waiting');
+		const [message] = await chat(clientId);
+		const executionId = new URL(message.buttons[0].url).pathname.split('/')[2];
+		waiting.set(executionId, { result, data: JSON.stringify(result.run.data), typeVersion: options.typeVersion });
+		return { result, message, executionId, buttons: message.buttons };
+	}
+
+	/** The link as served by this test's stand-in for n8n's address. */
+	const served = (url: string) => `${serverOrigin}${new URL(url).pathname}${new URL(url).search}`;
+
+	async function tap(url: string, init: RequestInit = {}): Promise<Tap> {
+		const response = await fetch(served(url), { redirect: 'manual', ...init });
+		const resumed = response.headers.get('x-test-resumed-with');
+		return { status: response.status, body: await response.text(), headers: response.headers, resumedWith: resumed ? JSON.parse(resumed) : undefined };
+	}
+
+	const tokenOf = (page: string) => /name="token" value="([0-9a-f]{64})"/.exec(page)?.[1];
+
+	/** A confirmation as the page's form posts it from the link's own origin. */
+	function post(url: string, fields: Record<string, string>, headers: Record<string, string> = { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' }): Promise<Tap> {
+		return tap(url, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+	}
+
+	/** A Custom Form confirmation, posted as its page does: multipart/form-data. */
+	function postMultipart(url: string, fields: Record<string, string>): Promise<Tap> {
+		const body = new FormData();
+		for (const [key, value] of Object.entries(fields)) body.append(key, value);
+		return tap(url, { method: 'POST', body, headers: { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' } });
+	}
+
+	it('sends signed links that carry the question id and the answer, keeps the question with the execution, and waits', async () => {
+		const clientId = await newSubscriber();
+		const { result, buttons, executionId } = await askAndWait(clientId);
 		// No time limit: n8n's "wait indefinitely" date (year 3000).
 		expect(result.run.waitTill?.getUTCFullYear()).toBe(3000);
-
-		const [message] = await chat(clientId);
-		expect(message.text).toBe('Approve the refund?');
-		expect(message.buttons.map((button) => button.name)).toEqual(['Approve', 'Decline']);
-		const [approve, decline] = message.buttons.map((button) => new URL(button.url));
-		expect(approve.pathname).toMatch(/^\/webhook-waiting\/[0-9a-f-]{36}\/mbb$/);
-		expect(Object.fromEntries(approve.searchParams)).toEqual({ answer: 'Approve', approved: 'true', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
-		expect(Object.fromEntries(decline.searchParams)).toEqual({ answer: 'Decline', approved: 'false', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
-		for (const button of message.buttons) expect(signatureIsValid(button.url)).toBe(true);
-		// The signature covers the answer: the Approve link with another answer no longer verifies.
-		const altered = new URL(message.buttons[0].url);
-		altered.searchParams.set('approved', 'false');
+		expect(buttons.map((button) => button.name)).toEqual(['Approve', 'Decline']);
+		const [approve, decline] = buttons.map((button) => new URL(button.url));
+		expect(approve.pathname).toBe(`/webhook-waiting/${executionId}/mbb`);
+		const questionId = approve.searchParams.get('q');
+		expect(questionId).toMatch(/^[0-9a-f-]{36}$/);
+		expect(Object.fromEntries(approve.searchParams)).toEqual({ q: questionId, answer: 'Approve', approved: 'true', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+		expect(Object.fromEntries(decline.searchParams)).toEqual({ q: questionId, answer: 'Decline', approved: 'false', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+		for (const button of buttons) expect(signatureIsValid(button.url)).toBe(true);
+		const altered = new URL(buttons[0].url);
+		altered.searchParams.set('q', randomUUID());
 		expect(signatureIsValid(altered.toString())).toBe(false);
-		expect(result.run.startedAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+		const kept = JSON.parse(result.run.data.executionData!.contextData[`node:${NODE_NAME}`].messengerBotBuilderQuestion as string);
+		expect(kept).toMatchObject({ id: questionId, origin: LINK_ORIGIN, until: null, subscriber: { botId: BOT, clientId, messenger: 'telegram' } });
 	});
 
-	it('own answers become one button each, in order; Approve Only has one button', async () => {
+	it('GET and HEAD show the question and the answer with a confirm button and resume nothing; the page forbids framing and caching', async () => {
 		const clientId = await newSubscriber();
-		await bed.node.execute(
-			ask(clientId, { responseType: 'choice', choices: { values: [{ label: 'Today' }, { label: 'Tomorrow & later' }, { label: 'Never' }] } }),
-			V2,
-		);
-		const [message] = await chat(clientId);
-		expect(message.buttons.map((button) => [button.name, new URL(button.url).searchParams.get('answer'), new URL(button.url).searchParams.has('approved')])).toEqual([
-			['Today', 'Today', false],
-			['Tomorrow & later', 'Tomorrow & later', false],
-			['Never', 'Never', false],
-		]);
-
-		const single = await newSubscriber();
-		await bed.node.execute(ask(single, { approvalOptions: { values: { approvalType: 'single', approveLabel: 'Yes, go' } } }), V2);
-		expect((await chat(single))[0].buttons.map((button) => button.name)).toEqual(['Yes, go']);
+		const { buttons } = await askAndWait(clientId);
+		for (const userAgent of ['TelegramBot (like TwitterBot)', 'Mozilla/5.0 (compatible; Microsoft Outlook SafeLinks)']) {
+			const page = await tap(buttons[0].url, { headers: { 'user-agent': userAgent } });
+			expect(page.status).toBe(200);
+			expect(page.resumedWith).toBeUndefined();
+			expect(page.body).toContain('Approve the refund?');
+			expect(page.body).toContain('<form method="post">');
+			expect(page.body).toContain('Confirm “Approve”');
+			expect(tokenOf(page.body)).toMatch(/^[0-9a-f]{64}$/);
+			expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+			expect(page.headers.get('x-frame-options')).toBe('DENY');
+			expect(page.headers.get('cache-control')).toBe('no-store');
+			expect(page.headers.get('referrer-policy')).toBe('same-origin');
+			const head = await tap(buttons[1].url, { method: 'HEAD', headers: { 'user-agent': userAgent } });
+			expect([head.status, head.body, head.resumedWith]).toEqual([200, '', undefined]);
+		}
 	});
 
-	it('a time limit sets when the wait ends', async () => {
+	it('only a POST from the page resumes: without the page token, cross-site or from another origin it is refused; the output says who answered and when', async () => {
 		const clientId = await newSubscriber();
+		const { buttons } = await askAndWait(clientId);
+		const declineToken = tokenOf((await tap(buttons[1].url)).body)!;
+		const approveToken = tokenOf((await tap(buttons[0].url)).body)!;
+		expect(declineToken).not.toBe(approveToken);
+
+		for (const refused of [
+			await post(buttons[1].url, {}),
+			await post(buttons[1].url, { token: approveToken }),
+			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }),
+			await post(buttons[1].url, { token: declineToken }, { origin: 'https://evil.example' }),
+			await post(buttons[1].url, { token: declineToken }, { origin: 'null' }),
+			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'same-site' }),
+		]) {
+			expect([refused.status, refused.resumedWith]).toEqual([403, undefined]);
+			expect(refused.body).toContain('did not come from the page of the question');
+		}
+
 		const before = Date.now();
-		const result = await bed.node.execute(
-			ask(clientId, { options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' } } } }),
-			V2,
-		);
-		const waitTill = result.run.waitTill!.getTime();
-		expect(waitTill).toBeGreaterThanOrEqual(before + 2 * 3_600_000);
-		expect(waitTill).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000);
+		const received = await post(buttons[1].url, { token: declineToken });
+		expect(received.status).toBe(200);
+		expect(received.body).toContain('Your answer “Decline” has been received.');
+		expect(received.resumedWith).toHaveLength(1);
+		const { data } = received.resumedWith![0].json as { data: IDataObject };
+		expect(data).toEqual({
+			answer: 'Decline',
+			approved: false,
+			timedOut: false,
+			respondedAt: expect.any(String),
+			respondedBy: { botid: BOT, clientid: clientId, messenger: 'telegram' },
+		});
+		expect(Date.parse(String(data.respondedAt))).toBeGreaterThanOrEqual(before);
+		expect(Date.parse(String(data.respondedAt))).toBeLessThanOrEqual(Date.now());
 
-		const at = new Date(Date.now() + 86_400_000).toISOString();
-		const untilDate = await bed.node.execute(
-			ask(await newSubscriber(), { options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: at } } } }),
-			V2,
-		);
-		expect(untilDate.run.waitTill?.toISOString()).toBe(at);
+		const again = await post(buttons[0].url, { token: approveToken });
+		expect([again.status, again.resumedWith]).toEqual([409, undefined]);
+		expect(again.body).toContain('already been answered');
+	});
+
+	it('four simultaneous confirmations: exactly one is received, the others get 409', async () => {
+		const { buttons } = await askAndWait(await newSubscriber());
+		const tokens = await Promise.all(buttons.map(async (button) => tokenOf((await tap(button.url)).body)!));
+		const taps = await Promise.all([0, 1, 0, 1].map((index) => post(buttons[index].url, { token: tokens[index] })));
+		expect(taps.map((result) => result.status).sort()).toEqual([200, 409, 409, 409]);
+		expect(taps.filter((result) => result.resumedWith)).toHaveLength(1);
+	});
+
+	it('a link of another question (an earlier wait of the node, another execution, a made-up id) is refused and resumes nothing', async () => {
+		const first = await askAndWait(await newSubscriber());
+		const secondClient = await newSubscriber();
+		const second = await askAndWait(secondClient);
+		// The first question's link, presented where the second question waits: what a loop's replay is.
+		const replay = new URL(first.buttons[0].url);
+		replay.pathname = `/webhook-waiting/${second.executionId}/mbb`;
+		const firstToken = tokenOf((await tap(first.buttons[0].url)).body)!;
+		for (const refused of [await tap(replay.toString()), await post(replay.toString(), { token: firstToken })]) {
+			expect([refused.status, refused.resumedWith]).toEqual([410, undefined]);
+			expect(refused.body).toContain('replaced by a newer one');
+		}
+		const madeUp = new URL(second.buttons[0].url);
+		madeUp.searchParams.set('q', randomUUID());
+		expect((await tap(madeUp.toString())).status).toBe(410);
+		const noAnswer = new URL(second.buttons[0].url);
+		noAnswer.searchParams.set('answer', 'Maybe');
+		expect((await tap(noAnswer.toString())).status).toBe(400);
+		// The second subscriber's own answer still counts.
+		const token = tokenOf((await tap(second.buttons[0].url)).body)!;
+		const received = await post(second.buttons[0].url, { token });
+		expect((received.resumedWith![0].json.data as IDataObject).respondedBy).toEqual({ botid: BOT, clientid: secondClient, messenger: 'telegram' });
+	});
+
+	it('the deadline is in the signed link: after it, GET and POST get "expired" and nothing resumes', async () => {
+		const { buttons, result } = await askAndWait(await newSubscriber(), {
+			options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.01, resumeUnit: 'minutes' } } },
+		});
+		const until = Number(new URL(buttons[0].url).searchParams.get('until'));
+		expect(until).toBe(result.run.waitTill!.getTime());
+		expect(signatureIsValid(buttons[0].url)).toBe(true);
+		const token = tokenOf((await tap(buttons[0].url)).body)!;
+		expect(token).toBeDefined();
+		while (Date.now() <= until) await new Promise((resolve) => setImmediate(resolve));
+		for (const late of [await tap(buttons[0].url), await post(buttons[0].url, { token })]) {
+			expect([late.status, late.resumedWith]).toEqual([410, undefined]);
+			expect(late.body).toContain('This question has expired');
+		}
+		expect(deadlineOf(String(until), until)).toBe('open');
+		expect(deadlineOf(String(until), until + 1)).toBe('expired');
+		expect(deadlineOf('not a time')).toBe('expired');
+		expect(deadlineOf(undefined)).toBe('open');
+	});
+
+	it('Free Text: one button opens a page with a text box; an empty answer is asked again; the text is the answer', async () => {
+		const clientId = await newSubscriber();
+		const { buttons } = await askAndWait(clientId, { responseType: 'freeText', respondLabel: 'Write back', message: 'What went wrong?' });
+		expect(buttons.map((button) => button.name)).toEqual(['Write back']);
+		expect(new URL(buttons[0].url).searchParams.has('answer')).toBe(false);
+		const page = await tap(buttons[0].url);
+		expect(page.body).toContain('<textarea');
+		const token = tokenOf(page.body)!;
+		const empty = await post(buttons[0].url, { token, text: '   ' });
+		expect([empty.status, empty.resumedWith]).toEqual([422, undefined]);
+		const received = await post(buttons[0].url, { token, text: '  The parcel was <b>late</b>  ' });
+		expect(received.status).toBe(200);
+		expect(received.body).toContain('The parcel was &#60;b&#62;late&#60;/b&#62;');
+		expect((received.resumedWith![0].json.data as IDataObject).answer).toBe('The parcel was <b>late</b>');
+	});
+
+	it('Custom Form: text, number, dropdown and date fields, required ones enforced; values typed in the output', async () => {
+		const formFields = {
+			values: [
+				{ fieldLabel: 'Name', fieldType: 'text', requiredField: true },
+				{ fieldLabel: 'Boxes', fieldType: 'number' },
+				{ fieldLabel: 'Slot', fieldType: 'dropdown', requiredField: true, fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] } },
+				{ fieldLabel: 'Day', fieldType: 'date' },
+			],
+		};
+		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields });
+		expect(buttons.map((button) => button.name)).toEqual(['Respond']);
+		const page = await tap(buttons[0].url);
+		expect(page.body).toContain('type="number"');
+		expect(page.body).toContain('type="date"');
+		expect(page.body).toContain('<option>Evening</option>');
+		expect(page.body).toContain('enctype="multipart/form-data"');
+		const token = tokenOf(page.body)!;
+		const wrong = await postMultipart(buttons[0].url, { token, f0: '', f1: 'many', f2: 'Night', f3: '2026-02-30' });
+		expect([wrong.status, wrong.resumedWith]).toEqual([422, undefined]);
+		for (const message of ['This field is required.', 'Enter a number.', 'Choose one of the options.', 'Enter a date (YYYY-MM-DD).']) {
+			expect(wrong.body).toContain(message);
+		}
+		const received = await postMultipart(buttons[0].url, { token, f0: 'Ana', f1: '3.5', f2: 'Evening', f3: '' });
+		expect(received.status).toBe(200);
+		expect((received.resumedWith![0].json.data as IDataObject).answer).toEqual({ Name: 'Ana', Boxes: 3.5, Slot: 'Evening', Day: null });
+	});
+
+	it('version 2 keeps its output: { answer, approved, timedOut } on an answer, { answer: null, timedOut: true } as the time-out output', async () => {
+		const { buttons, result } = await askAndWait(await newSubscriber(), {}, V2);
+		const stack = result.run.data.executionData!.nodeExecutionStack[0];
+		expect(stack.data.main[0]![0].json).toEqual({ data: { answer: null, timedOut: true } });
+		const token = tokenOf((await tap(buttons[0].url)).body)!;
+		const received = await post(buttons[0].url, { token });
+		expect(received.resumedWith![0].json).toEqual({ data: { answer: 'Approve', approved: true, timedOut: false } });
+	});
+
+	it('version 3 time-out output says nobody answered', async () => {
+		const { result } = await askAndWait(await newSubscriber());
+		expect(result.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].json).toEqual({
+			data: { answer: null, timedOut: true, respondedAt: null, respondedBy: null },
+		});
+	});
+
+	it('cross-site rules and claims, one by one', () => {
+		expect(crossSiteReason({}, LINK_ORIGIN)).toBeUndefined();
+		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
+		expect(crossSiteReason({ 'sec-fetch-site': 'none' }, LINK_ORIGIN)).toBeUndefined();
+		// A same-origin form of a page that sends no referrer is posted with Origin: null; Sec-Fetch-Site decides.
+		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: 'null' }, LINK_ORIGIN)).toBeUndefined();
+		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
+		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site' }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
+		expect(crossSiteReason({ origin: 'null' }, LINK_ORIGIN)).toBe('Origin is null');
+		const question = randomUUID();
+		expect([claimAnswer('e1', question, 0), claimAnswer('e1', question, 1), claimAnswer('e2', question, 1)]).toEqual([true, false, true]);
+		// A claim lapses after two minutes (n8n could not resume the execution): the question can be answered again.
+		expect(claimAnswer('e1', question, 120_001)).toBe(true);
 	});
 
 	it('refuses what it cannot do honestly, before sending anything', async () => {
 		const clientId = await newSubscriber();
-		const twoItems = await bed.node.failure(ask(clientId), { ...V2, items: [{}, {}] });
+		const twoItems = await bed.node.failure(ask(clientId), { ...V3, items: [{}, {}] });
 		expect(twoItems.message).toBe('Send and Wait for Response waits for one answer, but got 2 items');
 		const past = await bed.node.failure(
 			ask(clientId, { options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00.000Z' } } } }),
-			V2,
+			V3,
 		);
 		expect(past.message).toContain('is in the past');
-		const sameTexts = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: { values: [{ label: 'A' }, { label: 'A' }] } }), V2);
+		const sameTexts = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: { values: [{ label: 'A' }, { label: 'A' }] } }), V3);
 		expect(sameTexts.message).toBe('Two answers in "Answers" have the same text');
-		const noAnswers = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: {} }), V2);
+		const noAnswers = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: {} }), V3);
 		expect(noAnswers.message).toBe('Every answer in "Answers" needs a text');
-		const noQuestion = await bed.node.failure(ask(clientId, { message: '={{ $json.missing }}' }), V2);
+		const noFields = await bed.node.failure(ask(clientId, { responseType: 'customForm', formFields: {} }), V3);
+		expect(noFields.message).toBe('A Custom Form needs at least one field in "Form Fields"');
+		const emptyDropdown = await bed.node.failure(ask(clientId, { responseType: 'customForm', formFields: { values: [{ fieldLabel: 'Slot', fieldType: 'dropdown' }] } }), V3);
+		expect(emptyDropdown.message).toBe('The dropdown "Slot" of "Form Fields" has no options');
+		const noQuestion = await bed.node.failure(ask(clientId, { message: '={{ $json.missing }}' }), V3);
 		expect(noQuestion.message).toBe('The field "Message" is empty');
 		expect(await chat(clientId)).toEqual([]);
 	});

@@ -4,7 +4,7 @@ import type { Operation } from '../types';
 import { botField, clientIdFields } from './fields';
 import { subscriberKey } from './params';
 import { recipientOf, requestBesides } from './recipient';
-import { isVersion1 } from './versions';
+import { namesRecipients } from './versions';
 
 interface SubscriberOperationSpec {
 	value: string;
@@ -42,7 +42,7 @@ export function subscriberOperation(spec: SubscriberOperationSpec): Operation {
 			const answer = await apiRequest.call(this, { method: spec.method, path: spec.path, params, itemIndex });
 			const output = spec.output ? spec.output(answer) : answer;
 			// Version 1 puts out what it always did.
-			if (spec.method === 'GET' || Array.isArray(output) || isVersion1(this)) return output;
+			if (spec.method === 'GET' || Array.isArray(output) || !namesRecipients(this)) return output;
 			const request = requestBesides(params, RECIPIENT_FIELDS);
 			return { ...output, recipient: await recipientOf.call(this, params, answer), ...(Object.keys(request).length ? { request } : {}) };
 		},

@@ -10,6 +10,12 @@ export const fromVersion2 = { '@version': [{ _cnd: { gte: 2 } }] };
 /** True for workflows saved with version 1 of the node: their outputs and defaults stay as they were. */
 export const isVersion1 = (context: IExecuteFunctions) => context.getNode().typeVersion < 2;
 
+/**
+ * True from version 3: outputs say who got what (recipient, request, audience; who answered a Send and Wait, and
+ * when). Workflows saved with versions 1 and 2 keep the outputs they were built on.
+ */
+export const namesRecipients = (context: Pick<IExecuteFunctions, 'getNode'>) => context.getNode().typeVersion >= 3;
+
 /** The property, shown only in the given versions (on top of its own display rules). */
 export function inVersions(property: INodeProperties, versions: IDisplayOptions['show']): INodeProperties {
 	return { ...property, displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, ...versions } } };

@@ -1,0 +1,122 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { Question } from './sendAndWaitQuestion';
+
+/**
+ * How a link is bound to one question: one wait of one run of the node, for one subscriber.
+ *
+ * n8n signs each answer link (HMAC of its path and query with the instance's secret), and the path
+ * names the execution and the node; that alone lets a link from an earlier wait of the same node in
+ * the same execution (a loop) answer the current one. So each wait gets a random question id, carried
+ * in the signed query, and the question itself (id, subscriber, answers, deadline) is kept in the
+ * node's context of the execution (`getContext('node')`), which n8n saves with the waiting execution.
+ * n8n's webhook context has no getContext, but it evaluates expressions against the waiting
+ * execution, where `$node[<name>].context` reads that same context: the webhook compares the link's
+ * id with the question that is actually waiting, and refuses any other.
+ */
+const CONTEXT_KEY = 'messengerBotBuilderQuestion';
+
+/** Query parameters of an answer link; n8n signs them with the rest of the link. */
+export const LINK = { question: 'q', answer: 'answer', approved: 'approved', until: 'until' } as const;
+
+/** Form field of the confirm pages that carries the page's token. */
+export const TOKEN_FIELD = 'token';
+
+export function keepQuestion(this: IExecuteFunctions, question: Question): void {
+	this.getContext('node')[CONTEXT_KEY] = JSON.stringify(question);
+}
+
+/** A string as a JavaScript literal that holds nothing an expression template could read as syntax. */
+const jsString = (value: string) =>
+	`"${value.replace(/[^A-Za-z0-9 _-]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+
+/** The question the execution waits for at this node, or undefined (none kept, or kept by an older version). */
+export function waitingQuestion(this: IWebhookFunctions): Question | undefined {
+	const expression = `{{ $node[${jsString(this.getNode().name)}].context[${jsString(CONTEXT_KEY)}] }}`;
+	let kept: unknown;
+	try {
+		kept = this.evaluateExpression(expression, 0);
+	} catch {
+		return undefined;
+	}
+	if (typeof kept !== 'string' || kept === '') return undefined;
+	try {
+		const question = JSON.parse(kept) as Question;
+		return typeof question?.id === 'string' && typeof question.tokenKey === 'string' ? question : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The signed link of one answer button (or, for the form types, of the page with the form). */
+export function answerLink(this: IExecuteFunctions, question: Question, answer?: { label: string; approved?: boolean }): string {
+	const query: Record<string, string> = { [LINK.question]: question.id };
+	if (answer) {
+		query[LINK.answer] = answer.label;
+		if (answer.approved !== undefined) query[LINK.approved] = String(answer.approved);
+	}
+	if (question.until !== null) query[LINK.until] = String(question.until);
+	return this.getSignedResumeUrl(query);
+}
+
+/** The origin of the links n8n signs for this execution: where the pages are served from. */
+export const linkOrigin = (link: string) => new URL(link).origin;
+
+/**
+ * The token a page gives its confirm form: an HMAC with the question's own key over the question
+ * and what is being confirmed. Only a page of this question can hand it out, so a POST without it
+ * (a scanner, a forged form) resumes nothing.
+ */
+export function pageToken(question: Question, subject: string): string {
+	return createHmac('sha256', question.tokenKey).update(`${question.id}\n${subject}`).digest('hex');
+}
+
+export function tokenIsValid(question: Question, subject: string, token: unknown): boolean {
+	if (typeof token !== 'string') return false;
+	const expected = Buffer.from(pageToken(question, subject));
+	const given = Buffer.from(token);
+	return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export type DeadlineState = 'open' | 'expired';
+
+/**
+ * Whether the link's deadline has passed. The deadline is in the signed link, so a tap after it is
+ * refused even while n8n has not yet ended the wait (its wait tracker may resume up to a minute late).
+ */
+export function deadlineOf(untilParam: unknown, now = Date.now()): DeadlineState {
+	if (untilParam === undefined) return 'open';
+	const until = Number(untilParam);
+	return Number.isFinite(until) && now <= until ? 'open' : 'expired';
+}
+
+/**
+ * Refuses a confirmation posted from another site. Browsers send Sec-Fetch-Site with every request
+ * (only the browser can set it): when present it must say same-origin (or none: typed by the user).
+ * Without it, the Origin of the POST, when sent, must be this page's own origin.
+ */
+export function crossSiteReason(headers: Record<string, string | string[] | undefined>, origin: string): string | undefined {
+	const site = headers['sec-fetch-site'];
+	if (site !== undefined) return site === 'same-origin' || site === 'none' ? undefined : `Sec-Fetch-Site is ${String(site)}`;
+	const from = headers.origin;
+	if (from !== undefined && from !== origin) return `Origin is ${String(from)}`;
+	return undefined;
+}
+
+/**
+ * Answers claimed in this n8n process: of simultaneous confirmations of one question, the first
+ * claims it and the others are told the question was already answered. n8n itself resumes a waiting
+ * execution only once (it moves it from waiting to running atomically); the node's "received" page
+ * is sent only after that move succeeded, so across several processes too only the recorded answer
+ * is told it counted. A claim lapses after CLAIM_MS in case n8n could not resume the execution.
+ */
+const CLAIM_MS = 120_000;
+const claims = new Map<string, number>();
+
+export function claimAnswer(executionId: string, questionId: string, now = Date.now()): boolean {
+	for (const [key, expires] of claims) if (expires < now) claims.delete(key);
+	const key = `${executionId}:${questionId}`;
+	if (claims.has(key)) return false;
+	claims.set(key, now + CLAIM_MS);
+	return true;
+}

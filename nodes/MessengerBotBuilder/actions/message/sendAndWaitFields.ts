@@ -1,0 +1,246 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { botField, clientIdFields } from '../common/fields';
+
+/** The parameters of Message → Send and Wait for Response. */
+const showFor = (...responseTypes: string[]) => ({ show: { responseType: responseTypes } });
+
+export const sendAndWaitProperties: INodeProperties[] = [
+	botField(),
+	...clientIdFields(),
+	{
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		required: true,
+		placeholder: 'e.g. Can we deliver your order tomorrow?',
+		description: 'The question the subscriber gets, with one link button per answer under it (or one button that opens a page to answer on)',
+	},
+	{
+		displayName: 'Response Type',
+		name: 'responseType',
+		type: 'options',
+		default: 'approval',
+		description: 'Which answers the subscriber can give',
+		options: [
+			{ name: 'Approval', value: 'approval', description: 'An Approve button, and a Decline button if you want one' },
+			{ name: 'Choice', value: 'choice', description: 'Your own list of answers, one button each' },
+			{ name: 'Custom Form', value: 'customForm', description: 'A form with your fields (text, number, dropdown, date) on a page' },
+			{ name: 'Free Text', value: 'freeText', description: 'A text the subscriber writes on a page' },
+		],
+	},
+	{
+		displayName: 'Approval Options',
+		name: 'approvalOptions',
+		type: 'fixedCollection',
+		placeholder: 'Add option',
+		default: {},
+		description: 'The buttons of an approval and their texts',
+		displayOptions: showFor('approval'),
+		options: [
+			{
+				displayName: 'Values',
+				name: 'values',
+				values: [
+					{
+						displayName: 'Type of Approval',
+						name: 'approvalType',
+						type: 'options',
+						default: 'double',
+						description: 'Whether the subscriber can also decline',
+						options: [
+							{ name: 'Approve and Decline', value: 'double' },
+							{ name: 'Approve Only', value: 'single' },
+						],
+					},
+					{
+						displayName: 'Approve Button Text',
+						name: 'approveLabel',
+						type: 'string',
+						default: 'Approve',
+						description: 'Text of the button that approves',
+					},
+					{
+						displayName: 'Decline Button Text',
+						name: 'disapproveLabel',
+						type: 'string',
+						default: 'Decline',
+						description: 'Text of the button that declines',
+						displayOptions: { show: { approvalType: ['double'] } },
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Answers',
+		name: 'choices',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Answer',
+		default: {},
+		required: true,
+		description: 'The answers the subscriber chooses from, one button each, in this order',
+		displayOptions: showFor('choice'),
+		options: [
+			{
+				displayName: 'Answer',
+				name: 'values',
+				values: [
+					{
+						displayName: 'Text',
+						name: 'label',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. Tomorrow morning',
+						description: 'Text of the button; the workflow receives it as the answer',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Form Fields',
+		name: 'formFields',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		placeholder: 'Add Form Field',
+		default: {},
+		required: true,
+		description: 'The fields of the form, in this order; the output names each value by its label',
+		displayOptions: showFor('customForm'),
+		options: [
+			{
+				displayName: 'Field',
+				name: 'values',
+				values: [
+					{
+						displayName: 'Field Label',
+						name: 'fieldLabel',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. Delivery date',
+						description: 'Shown above the field; the output names the value by it',
+					},
+					{
+						displayName: 'Field Type',
+						name: 'fieldType',
+						type: 'options',
+						default: 'text',
+						description: 'What the field accepts',
+						options: [
+							{ name: 'Date', value: 'date', description: 'A calendar date, put out as YYYY-MM-DD' },
+							{ name: 'Dropdown', value: 'dropdown', description: 'One of your options' },
+							{ name: 'Number', value: 'number', description: 'A number, put out as a number' },
+							{ name: 'Text', value: 'text', description: 'One line of text' },
+						],
+					},
+					{
+						displayName: 'Field Options',
+						name: 'fieldOptions',
+						type: 'fixedCollection',
+						typeOptions: { multipleValues: true, sortable: true },
+						placeholder: 'Add Field Option',
+						default: {},
+						description: 'The choices of the dropdown, in this order',
+						displayOptions: { show: { fieldType: ['dropdown'] } },
+						options: [
+							{
+								displayName: 'Option',
+								name: 'values',
+								values: [
+									{ displayName: 'Option', name: 'option', type: 'string', default: '', description: 'Text of the choice; the output holds it when chosen' },
+								],
+							},
+						],
+					},
+					{
+						displayName: 'Required Field',
+						name: 'requiredField',
+						type: 'boolean',
+						default: false,
+						description: 'Whether the form can only be sent with this field filled in (an empty optional field is put out as null)',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Button Text',
+		name: 'respondLabel',
+		type: 'string',
+		default: 'Respond',
+		description: 'Text of the one button under the message; it opens the page to answer on',
+		displayOptions: showFor('freeText', 'customForm'),
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		description: 'How long to wait for the answer',
+		options: [
+			{
+				displayName: 'Limit Wait Time',
+				name: 'limitWaitTime',
+				type: 'fixedCollection',
+				default: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },
+				description:
+					'Whether to stop waiting after a time: the node then puts out { data: { answer: null, timedOut: true } }',
+				options: [
+					{
+						displayName: 'Values',
+						name: 'values',
+						values: [
+							{
+								displayName: 'Limit Type',
+								name: 'limitType',
+								type: 'options',
+								default: 'afterTimeInterval',
+								description: 'How the end of the wait is given',
+								options: [
+									{ name: 'After Time Interval', value: 'afterTimeInterval', description: 'Waits for a certain amount of time' },
+									{ name: 'At Specified Time', value: 'atSpecifiedTime', description: 'Waits until a date and time' },
+								],
+							},
+							{
+								displayName: 'Amount',
+								name: 'resumeAmount',
+								type: 'number',
+								typeOptions: { minValue: 0, numberPrecision: 2 },
+								default: 1,
+								description: 'How long to wait for the answer',
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+							},
+							{
+								displayName: 'Unit',
+								name: 'resumeUnit',
+								type: 'options',
+								default: 'hours',
+								description: 'Unit of the amount',
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+								// Shortest to longest: the order people read units in.
+								options: [
+									{ name: 'Minutes', value: 'minutes' },
+									{ name: 'Hours', value: 'hours' },
+									{ name: 'Days', value: 'days' },
+								],
+							},
+							{
+								displayName: 'Max Date and Time',
+								name: 'maxDateAndTime',
+								type: 'dateTime',
+								default: '',
+								description: 'When the wait ends if the subscriber has not answered',
+								displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
+							},
+						],
+					},
+				],
+			},
+		],
+	},
+];
+

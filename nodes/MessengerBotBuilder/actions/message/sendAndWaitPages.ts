@@ -1,0 +1,150 @@
+import type { IWebhookFunctions } from 'n8n-workflow';
+import type { FormField } from './sendAndWaitQuestion';
+import { FREE_TEXT_INPUT, formInputName } from './sendAndWaitQuestion';
+import { TOKEN_FIELD } from './sendAndWaitBinding';
+
+/**
+ * The pages a subscriber sees when opening an answer link: plain HTML, no script, no outside
+ * resource, forms that post back to the page's own address. Every page is sent with headers that
+ * forbid framing (a confirm button inside someone else's page), referrers to other sites (the link is
+ * the key) and caching; the policy is also in the page itself, because n8n replaces the header policy of the one
+ * page it sends for the node (the "received" page) with its own sandbox policy.
+ */
+const POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'";
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+export interface Page {
+	status: number;
+	title: string;
+	html: string;
+}
+
+function layout(title: string, body: string): string {
+	return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta name="referrer" content="same-origin">
+<meta http-equiv="Content-Security-Policy" content="${POLICY}">
+<title>${escapeHtml(title)}</title>
+<style>
+body { font-family: system-ui, -apple-system, sans-serif; background: #f5f5f7; color: #1d1d1f; display: flex; min-height: 100vh; margin: 0; align-items: center; justify-content: center; }
+main { background: #fff; border-radius: 12px; padding: 32px 40px; width: min(420px, 86vw); box-sizing: border-box; text-align: center; box-shadow: 0 2px 12px rgba(0, 0, 0, .08); }
+h1 { font-size: 20px; margin: 0 0 12px; }
+p { margin: 0 0 12px; line-height: 1.5; }
+.question { white-space: pre-wrap; text-align: left; background: #f5f5f7; border-radius: 8px; padding: 12px 14px; }
+.answer { font-weight: 600; font-size: 18px; }
+form { margin: 16px 0 0; text-align: left; }
+label { display: block; font-weight: 600; margin: 12px 0 4px; }
+input, select, textarea { width: 100%; box-sizing: border-box; font: inherit; padding: 8px 10px; border: 1px solid #c7c7cc; border-radius: 8px; }
+textarea { min-height: 96px; }
+.error { color: #c00; font-size: 14px; margin: 4px 0 0; }
+button { display: block; width: 100%; margin: 18px 0 0; font: inherit; font-weight: 600; color: #fff; background: #0a66d8; border: 0; border-radius: 8px; padding: 12px; cursor: pointer; }
+</style>
+</head>
+<body><main>${body}</main></body>
+</html>`;
+}
+
+const paragraph = (text: string, className?: string) => `<p${className ? ` class="${className}"` : ''}>${escapeHtml(text)}</p>`;
+
+function messagePage(status: number, title: string, lines: string[]): Page {
+	return { status, title, html: layout(title, `<h1>${escapeHtml(title)}</h1>${lines.map((line) => paragraph(line)).join('')}`) };
+}
+
+const hiddenToken = (token: string) => `<input type="hidden" name="${TOKEN_FIELD}" value="${escapeHtml(token)}">`;
+
+/** GET of an Approval or Choice link: the question, the answer of the link, and a button that confirms it. */
+export function confirmPage(question: string, answer: string, token: string): Page {
+	const title = 'Confirm your answer';
+	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}<p>Your answer:</p>${paragraph(answer, 'answer')}
+<form method="post">${hiddenToken(token)}<button type="submit">Confirm “${escapeHtml(answer)}”</button></form>`;
+	return { status: 200, title, html: layout(title, body) };
+}
+
+/** GET of a Free Text link (or the form shown again when it came back empty). */
+export function freeTextPage(question: string, token: string, error?: string): Page {
+	const title = 'Your answer';
+	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}
+<form method="post">${hiddenToken(token)}<label for="answer-text">Answer</label><textarea id="answer-text" name="${FREE_TEXT_INPUT}" required></textarea>${error ? paragraph(error, 'error') : ''}<button type="submit">Send</button></form>`;
+	return { status: error ? 422 : 200, title, html: layout(title, body) };
+}
+
+function formInput(field: FormField, index: number, value: string): string {
+	const name = formInputName(index);
+	const required = field.required ? ' required' : '';
+	const id = `field-${index}`;
+	if (field.type === 'dropdown') {
+		const options = (field.options ?? [])
+			.map((option) => `<option${option === value ? ' selected' : ''}>${escapeHtml(option)}</option>`)
+			.join('');
+		return `<select id="${id}" name="${name}"${required}><option value="">Choose…</option>${options}</select>`;
+	}
+	const type = field.type === 'number' ? 'number" step="any' : field.type === 'date' ? 'date' : 'text';
+	return `<input id="${id}" type="${type}" name="${name}" value="${escapeHtml(value)}"${required}>`;
+}
+
+/** GET of a Custom Form link (or the form shown again with what was wrong, status 422). */
+export function customFormPage(question: string, fields: FormField[], token: string, entered: Record<string, string> = {}, errors: Record<string, string> = {}): Page {
+	const title = 'Your answer';
+	const inputs = fields
+		.map((field, index) => {
+			const mark = field.required ? ' *' : '';
+			const error = errors[field.label] ? paragraph(errors[field.label], 'error') : '';
+			return `<label for="field-${index}">${escapeHtml(field.label)}${mark}</label>${formInput(field, index, entered[field.label] ?? '')}${error}`;
+		})
+		.join('');
+	// n8n accepts a Custom Form of Send and Wait only as multipart/form-data.
+	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}<form method="post" enctype="multipart/form-data">${hiddenToken(token)}${inputs}<button type="submit">Send</button></form>`;
+	return { status: Object.keys(errors).length ? 422 : 200, title, html: layout(title, body) };
+}
+
+export const receivedPage = (answer: string) =>
+	messagePage(200, 'Thank you', [`Your answer “${answer}” has been received.`, 'You can close this page.']);
+
+export const alreadyAnsweredPage = () =>
+	messagePage(409, 'Already answered', ['This question has already been answered.', 'Your answer was not recorded.']);
+
+export const expiredPage = () =>
+	messagePage(410, 'This question has expired', ['The time to answer has passed.', 'Your answer was not recorded.']);
+
+export const replacedPage = () =>
+	messagePage(410, 'This link no longer answers', [
+		'It belongs to an earlier question, which has been replaced by a newer one.',
+		'Your answer was not recorded. Use the buttons of the latest message.',
+	]);
+
+export const refusedPage = () =>
+	messagePage(403, 'Please confirm on the question’s page', [
+		'This confirmation did not come from the page of the question.',
+		'Open the link from the message again and confirm there. Nothing was recorded.',
+	]);
+
+export const failedPage = () =>
+	messagePage(500, 'Something went wrong', ['Your answer could not be handled and was not recorded.', 'Open the link from the message again.']);
+
+export const incompleteLinkPage = () =>
+	messagePage(400, 'Link not complete', ['This link does not carry an answer. Use the buttons of the message.']);
+
+/** The headers every page is sent with. */
+export function setPageHeaders(context: IWebhookFunctions): void {
+	const response = context.getResponseObject();
+	response.setHeader('Content-Type', 'text/html; charset=utf-8');
+	response.setHeader('Cache-Control', 'no-store');
+	response.setHeader('Content-Security-Policy', `${POLICY}; frame-ancestors 'none'`);
+	response.setHeader('X-Frame-Options', 'DENY');
+	response.setHeader('X-Content-Type-Options', 'nosniff');
+	// Not no-referrer: with it, browsers post the confirm form with `Origin: null`.
+	response.setHeader('Referrer-Policy', 'same-origin');
+}
+
+/** Sends a page as the whole response (one that resumes nothing). */
+export function sendPage(context: IWebhookFunctions, page: Page): void {
+	setPageHeaders(context);
+	const response = context.getResponseObject();
+	response.status(page.status);
+	response.send(page.html);
+}

@@ -1,0 +1,198 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
+
+/**
+ * One question of Send and Wait for Response: what was asked, of whom, which answers count and
+ * until when. The node keeps it with the waiting execution (see sendAndWaitBinding.ts); the
+ * answer pages and the webhook read it back, so every rule below is checked against the question
+ * that is actually waiting, not against what a link claims.
+ */
+export type ResponseType = 'approval' | 'choice' | 'freeText' | 'customForm';
+
+export interface ButtonAnswer {
+	label: string;
+	/** Approval only: whether this button approves. */
+	approved?: boolean;
+}
+
+export type FormFieldType = 'text' | 'number' | 'dropdown' | 'date';
+
+export interface FormField {
+	label: string;
+	type: FormFieldType;
+	required: boolean;
+	/** Dropdown only: the choices, in order. */
+	options?: string[];
+}
+
+export interface Subscriber {
+	botId: string;
+	clientId: string;
+	/** Version 3: the messenger of the subscriber's card. */
+	messenger?: string;
+}
+
+export interface Question {
+	/** Random per wait: a link answers only the question whose id it carries. */
+	id: string;
+	/** Random per wait: the key of the confirm tokens of this question's pages. */
+	tokenKey: string;
+	responseType: ResponseType;
+	message: string;
+	/** Approval and Choice: one link button per answer. */
+	answers: ButtonAnswer[];
+	/** Custom Form: its fields. */
+	fields: FormField[];
+	/** Free Text and Custom Form: the text of the one button that opens the page. */
+	respondLabel: string;
+	/** End of the wait in ms since the epoch, or null without a time limit. */
+	until: number | null;
+	/** Origin of the answer links, the only origin a confirmation may be posted from. */
+	origin: string;
+	subscriber: Subscriber;
+}
+
+export const RESPONSE_TYPES: ResponseType[] = ['approval', 'choice', 'freeText', 'customForm'];
+
+/** Approval and Choice answer with a tap on one of several links; the others on a page with a form. */
+export const answersByButton = (responseType: ResponseType) => responseType === 'approval' || responseType === 'choice';
+
+const UNIT_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+
+function fail(context: IExecuteFunctions, message: string, description?: string): never {
+	throw new NodeOperationError(context.getNode(), message, description ? { description } : {});
+}
+
+export function responseTypeOf(this: IExecuteFunctions): ResponseType {
+	const value = this.getNodeParameter('responseType', 0) as string;
+	if (!(RESPONSE_TYPES as string[]).includes(value)) {
+		fail(this, `The field "Response Type" must be one of ${RESPONSE_TYPES.join(', ')}, not "${value}"`);
+	}
+	return value as ResponseType;
+}
+
+/** The answers offered by Approval and Choice, in button order. */
+export function buttonAnswersOf(this: IExecuteFunctions, responseType: ResponseType): ButtonAnswer[] {
+	if (responseType === 'choice') {
+		const collection = this.getNodeParameter('choices', 0, {}) as { values?: Array<{ label?: unknown }> };
+		const labels = (collection.values ?? []).map((choice) => String(choice.label ?? '').trim());
+		if (labels.length === 0 || labels.some((label) => label === '')) {
+			fail(this, 'Every answer in "Answers" needs a text', 'Add at least one answer and give each a text: it is the text of its button.');
+		}
+		if (new Set(labels).size !== labels.length) {
+			fail(this, 'Two answers in "Answers" have the same text', 'The workflow receives the text of the button tapped, so each answer needs its own.');
+		}
+		return labels.map((label) => ({ label }));
+	}
+	const options = this.getNodeParameter('approvalOptions.values', 0, {}) as IDataObject;
+	const approve = String(options.approveLabel ?? 'Approve').trim() || 'Approve';
+	if (options.approvalType === 'single') return [{ label: approve, approved: true }];
+	const decline = String(options.disapproveLabel ?? 'Decline').trim() || 'Decline';
+	if (decline === approve) {
+		fail(this, 'The approve and decline buttons have the same text', 'Give "Approve Button Text" and "Decline Button Text" different texts.');
+	}
+	return [
+		{ label: approve, approved: true },
+		{ label: decline, approved: false },
+	];
+}
+
+const FIELD_TYPES: FormFieldType[] = ['text', 'number', 'dropdown', 'date'];
+
+/** The fields of a Custom Form, checked: each has a label of its own, dropdowns have choices. */
+export function formFieldsOf(this: IExecuteFunctions): FormField[] {
+	const collection = this.getNodeParameter('formFields', 0, {}) as {
+		values?: Array<{ fieldLabel?: unknown; fieldType?: unknown; requiredField?: unknown; fieldOptions?: { values?: Array<{ option?: unknown }> } }>;
+	};
+	const fields = (collection.values ?? []).map((raw, index): FormField => {
+		const label = String(raw.fieldLabel ?? '').trim();
+		if (!label) fail(this, `Field ${index + 1} of "Form Fields" needs a label`, 'The label is shown above the field and names the value in the output.');
+		const type = String(raw.fieldType ?? 'text') as FormFieldType;
+		if (!FIELD_TYPES.includes(type)) fail(this, `The field "${label}" of "Form Fields" has an unknown type "${type}"`);
+		const field: FormField = { label, type, required: raw.requiredField === true };
+		if (type === 'dropdown') {
+			const options = (raw.fieldOptions?.values ?? []).map((entry) => String(entry.option ?? '').trim()).filter(Boolean);
+			if (options.length === 0) fail(this, `The dropdown "${label}" of "Form Fields" has no options`);
+			if (new Set(options).size !== options.length) fail(this, `The dropdown "${label}" of "Form Fields" has the same option twice`);
+			field.options = options;
+		}
+		return field;
+	});
+	if (fields.length === 0) fail(this, 'A Custom Form needs at least one field in "Form Fields"');
+	if (new Set(fields.map((field) => field.label)).size !== fields.length) {
+		fail(this, 'Two fields in "Form Fields" have the same label', 'The output names each value by its label, so each field needs its own.');
+	}
+	return fields;
+}
+
+/** When the wait ends without an answer: the time limit, or never (n8n's "indefinitely"). */
+export function waitLimitOf(this: IExecuteFunctions): Date {
+	const limit = this.getNodeParameter('options.limitWaitTime.values', 0, {}) as IDataObject;
+	if (!Object.keys(limit).length) return WAIT_INDEFINITELY;
+	let until: Date;
+	if (limit.limitType === 'atSpecifiedTime') {
+		until = new Date(String(limit.maxDateAndTime ?? ''));
+	} else {
+		const amount = Number(limit.resumeAmount ?? 1);
+		const unit = UNIT_MS[String(limit.resumeUnit ?? 'hours')];
+		until = new Date(Date.now() + amount * (unit ?? NaN));
+	}
+	if (Number.isNaN(until.getTime())) {
+		fail(this, 'The "Limit Wait Time" option does not give a valid time', 'Give an amount and a unit, or a date and time.');
+	}
+	if (limit.limitType === 'atSpecifiedTime' && until.getTime() <= Date.now()) {
+		fail(this, `The "Max Date and Time" of "Limit Wait Time" is in the past (${until.toISOString()})`);
+	}
+	return until;
+}
+
+export type FormValues = Record<string, string | number | null>;
+
+export interface FormCheck {
+	/** The values by field label, typed: numbers as numbers, empty optional fields as null. */
+	values: FormValues;
+	/** Problems by field label; empty when the form can be accepted. */
+	errors: Record<string, string>;
+	/** What was typed, by field label, to fill the form again when it is shown with errors. */
+	entered: Record<string, string>;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The submitted value of each field (the form names its inputs f0, f1, … in field order). */
+export const formInputName = (index: number) => `f${index}`;
+
+/** Checks a submitted Custom Form against the question's fields, as a browser form would be. */
+export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
+	const values: FormValues = {};
+	const errors: Record<string, string> = {};
+	const entered: Record<string, string> = {};
+	fields.forEach((field, index) => {
+		const raw = body[formInputName(index)];
+		const text = typeof raw === 'string' ? raw.trim() : '';
+		entered[field.label] = text;
+		if (text === '') {
+			if (field.required) errors[field.label] = 'This field is required.';
+			values[field.label] = null;
+			return;
+		}
+		if (field.type === 'number') {
+			const number = Number(text);
+			if (!Number.isFinite(number)) errors[field.label] = 'Enter a number.';
+			values[field.label] = number;
+		} else if (field.type === 'date') {
+			const valid = DATE.test(text) && !Number.isNaN(new Date(`${text}T00:00:00Z`).getTime()) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+			if (!valid) errors[field.label] = 'Enter a date (YYYY-MM-DD).';
+			values[field.label] = text;
+		} else if (field.type === 'dropdown') {
+			if (!field.options?.includes(text)) errors[field.label] = 'Choose one of the options.';
+			values[field.label] = text;
+		} else {
+			values[field.label] = text;
+		}
+	});
+	return { values, errors, entered };
+}
+
+/** Name of the text box of a Free Text page. */
+export const FREE_TEXT_INPUT = 'text';

@@ -1,0 +1,138 @@
+import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import {
+	LINK,
+	TOKEN_FIELD,
+	claimAnswer,
+	crossSiteReason,
+	deadlineOf,
+	pageToken,
+	tokenIsValid,
+	waitingQuestion,
+} from './sendAndWaitBinding';
+import {
+	alreadyAnsweredPage,
+	confirmPage,
+	failedPage,
+	customFormPage,
+	expiredPage,
+	freeTextPage,
+	incompleteLinkPage,
+	receivedPage,
+	refusedPage,
+	replacedPage,
+	sendPage,
+	setPageHeaders,
+} from './sendAndWaitPages';
+import type { Page } from './sendAndWaitPages';
+import { answeredOutput } from './sendAndWaitOutput';
+import type { ButtonAnswer, Question } from './sendAndWaitQuestion';
+import { FREE_TEXT_INPUT, answersByButton, checkForm } from './sendAndWaitQuestion';
+
+/**
+ * The webhooks of Send and Wait for Response: n8n's resume address of a waiting execution at this
+ * node (`/webhook-waiting/<execution>/<node id>`), which n8n opens only for a link it signed. GET
+ * and HEAD show a page and never resume; only a POST from that page does. Nothing is registered at
+ * the service, so the node has no webhook lifecycle, like n8n's own nodes with this operation.
+ */
+const answerWebhook = (httpMethod: 'GET' | 'HEAD' | 'POST'): IWebhookDescription => ({
+	name: 'default',
+	httpMethod,
+	responseMode: 'onReceived',
+	responseData: '',
+	path: '={{ $nodeId }}',
+	restartWebhook: true,
+	isFullPath: true,
+});
+
+export const sendAndWaitWebhooks: IWebhookDescription[] = [answerWebhook('GET'), answerWebhook('HEAD'), answerWebhook('POST')];
+
+/** Answers with a page and resumes nothing. */
+function shown(context: IWebhookFunctions, page: Page): IWebhookResponseData {
+	sendPage(context, page);
+	return { noWebhookResponse: true };
+}
+
+/**
+ * The fields of the posted form. n8n parses url-encoded forms into the body itself, and multipart forms
+ * (which it demands for a Custom Form) into `{ data: fields, files }`.
+ */
+function submittedFields(body: IDataObject | undefined): IDataObject {
+	if (!body) return {};
+	const { data, files } = body;
+	return files !== undefined && data && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : body;
+}
+
+/** The answer a button link carries, if it is one of the question's answers. */
+function linkAnswer(question: Question, query: IDataObject): ButtonAnswer | undefined {
+	const label = query[LINK.answer];
+	return question.answers.find((answer) => answer.label === label);
+}
+
+const answerByButton = (question: Question) => answersByButton(question.responseType);
+
+/** The subject of a page's token: the answer of the link, or the form. */
+const tokenSubject = (question: Question, answer?: ButtonAnswer) => (answerByButton(question) ? `answer:${answer?.label}` : 'form');
+
+/** The page a GET or HEAD shows: the confirm button, or the form. */
+function questionPage(question: Question, answer: ButtonAnswer | undefined): Page {
+	const token = pageToken(question, tokenSubject(question, answer));
+	if (answerByButton(question)) return confirmPage(question.message, answer!.label, token);
+	if (question.responseType === 'freeText') return freeTextPage(question.message, token);
+	return customFormPage(question.message, question.fields, token);
+}
+
+/** What a confirmed POST answers, or the page that asks again (a form with errors). */
+function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body: IDataObject): { data: IDataObject; shownAs: string } | Page {
+	if (answer) {
+		const data: IDataObject = { answer: answer.label };
+		if (answer.approved !== undefined) data.approved = answer.approved;
+		return { data, shownAs: answer.label };
+	}
+	const token = pageToken(question, tokenSubject(question));
+	if (question.responseType === 'freeText') {
+		const text = typeof body[FREE_TEXT_INPUT] === 'string' ? (body[FREE_TEXT_INPUT] as string).trim() : '';
+		if (!text) return freeTextPage(question.message, token, 'Write an answer before sending.');
+		return { data: { answer: text }, shownAs: text };
+	}
+	const check = checkForm(question.fields, body);
+	if (Object.keys(check.errors).length) return customFormPage(question.message, question.fields, token, check.entered, check.errors);
+	return { data: { answer: check.values }, shownAs: 'your form' };
+}
+
+function handle(context: IWebhookFunctions): IWebhookResponseData {
+	const request = context.getRequestObject();
+	const query = context.getQueryData() as IDataObject;
+	const question = waitingQuestion.call(context);
+	// A link of another question: an earlier wait of this node (a loop), or one sent by an older version.
+	if (!question || query[LINK.question] !== question.id) return shown(context, replacedPage());
+	if (deadlineOf(query[LINK.until]) === 'expired') return shown(context, expiredPage());
+	const answer = answerByButton(question) ? linkAnswer(question, query) : undefined;
+	if (answerByButton(question) && !answer) return shown(context, incompleteLinkPage());
+	if (request.method !== 'POST') return shown(context, questionPage(question, answer));
+
+	const body = submittedFields(context.getBodyData());
+	if (crossSiteReason(request.headers, question.origin) || !tokenIsValid(question, tokenSubject(question, answer), body[TOKEN_FIELD])) {
+		return shown(context, refusedPage());
+	}
+	const posted = postedAnswer(question, answer, body);
+	if ('html' in posted) return shown(context, posted);
+	if (!claimAnswer(context.getExecutionId(), question.id)) return shown(context, alreadyAnsweredPage());
+
+	// n8n sends this page only once it has moved the execution from waiting to running: a tap that
+	// loses that race in another n8n process gets n8n's conflict answer instead of "received".
+	setPageHeaders(context);
+	return {
+		webhookResponse: receivedPage(posted.shownAs).html,
+		workflowData: [[{ json: answeredOutput(context, question, posted.data), pairedItem: { item: 0 } }]],
+	};
+}
+
+/** The request on an answer link. Never throws: an error here would end the waiting execution as failed. */
+export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	try {
+		return handle(this);
+	} catch (error) {
+		this.logger.warn(`Send and Wait for Response could not handle a request on its link: ${(error as Error).message}`);
+		return shown(this, failedPage());
+	}
+}
