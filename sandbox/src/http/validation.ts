@@ -24,6 +24,15 @@ function locationOf(instancePath: string): string {
 
 const quote = (names: string[]) => names.map((name) => `"${name}"`).join(' with ');
 
+/** For a parameter whose words come from a fixed list (scopes, event kinds): the words given that are not in it. */
+function unknownWords(spec: ParamSpec, value: unknown): string {
+  const branches = (spec.schema.anyOf as Record<string, unknown>[] | undefined) ?? [spec.schema];
+  const allowed = branches.map((branch) => (branch.items as { enum?: unknown[] } | undefined)?.enum ?? branch.enum).find(Array.isArray);
+  if (!allowed) return '';
+  const unknown = (Array.isArray(value) ? value : [value]).filter((word) => !allowed.includes(word));
+  return unknown.length > 0 ? `; unknown: ${unknown.map((word) => JSON.stringify(word)).join(', ')}` : '';
+}
+
 /**
  * Checks every call's parameters against the schemas the OpenAPI document publishes (the same definitions, see
  * src/openapi/params.ts), before the method runs: a refusal is a 422 that names the parameter. What a schema
@@ -76,9 +85,13 @@ export class RequestValidation {
       }
       return new ApiError(422, 'invalid_body', 'The parameters must be a JSON object');
     }
-    const location = locationOf(first.instancePath);
-    const name = location.split(/[[.]/)[0];
+    const at = locationOf(first.instancePath);
+    const name = at.split(/[[.]/)[0];
     const spec = method.params[name];
+    const { additionalProperty, missingProperty } = first.params as { additionalProperty?: string; missingProperty?: string };
+    const location = additionalProperty !== undefined ? `${at}.${additionalProperty}` : missingProperty !== undefined ? `${at}.${missingProperty}` : at;
+    // `param` names the parameter; for a list of records (rows, items) the record or its field at fault, e.g. items[2].price.
+    const param = spec.namesEntries ? location : name;
     const value = source[name];
     if (spec.tooManyCode && first.keyword === 'maxItems' && first.instancePath === `/${name}`) {
       const max = (first.params as { limit: number }).limit;
@@ -89,9 +102,11 @@ export class RequestValidation {
         { param: name, max },
       );
     }
-    const at = location === name ? '' : ` (${location} ${first.message ?? 'is wrong'})`;
-    const max = first.keyword === 'maximum' && location === name ? { max: (first.params as { limit: number }).limit } : {};
-    return new ApiError(422, 'invalid_param', `Parameter "${name}" ${spec.expect}${at}`, { param: name, ...max });
+    const detail = location === name ? '' : ` (${location} ${missingProperty !== undefined ? 'is missing' : additionalProperty !== undefined ? 'is not allowed' : 'is wrong'})`;
+    const maximum = ((spec.schema.anyOf as Record<string, unknown>[] | undefined)?.[0]?.maximum ?? spec.schema.maximum) as number | undefined;
+    const max = maximum !== undefined && location === name ? { max: maximum } : {};
+    const code = missingProperty !== undefined && spec.namesEntries ? 'missing_param' : 'invalid_param';
+    return new ApiError(422, code, `Parameter "${name}" ${spec.expect}${detail}${unknownWords(spec, value)}`, { param, ...max });
   }
 
   /** A rule across parameters failed: `needs` come first in the schema's allOf, then `exclusive`. */
@@ -99,8 +114,11 @@ export class RequestValidation {
     const needs = contract.needs ?? [];
     if (index < needs.length) {
       // Every value given is valid (checked first), so a group failed for want of a parameter.
+      // The alternative the caller started (most of its parameters given) names the one missing.
       const alternatives = needs[index];
-      const missing = alternatives[0].find((name) => source[name] === undefined) ?? alternatives[0][0];
+      const given = (names: string[]) => names.filter((name) => source[name] !== undefined).length;
+      const started = alternatives.reduce((best, names) => (given(names) > given(best) ? names : best), alternatives[0]);
+      const missing = started.find((name) => source[name] === undefined) ?? started[0];
       return new ApiError(422, 'missing_param', `Parameter ${alternatives.map(quote).join(' or ')} is required`, { param: missing });
     }
     const [first, second] = (contract.exclusive ?? [])[index - needs.length];

@@ -153,7 +153,10 @@ function shapedAnswer(path: string, answer: Schema, options: ContractOptions): S
 function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponses: ErrorResponses) {
   const contract = endpointContracts[endpoint.path];
   const isRead = endpoint.scope.endsWith(':read');
-  const notes = [contract.extension, contract.methodsNote].filter(Boolean).join(' ');
+  const methodNote = (method: 'get' | 'post') => {
+    const notes = [contract.extension, contract.methodsNote?.method === method ? contract.methodsNote.note : undefined].filter(Boolean);
+    return notes.length > 0 ? { [SANDBOX_MARK]: notes.join(' ') } : {};
+  };
   const description = [
     contract.description,
     contract.rules,
@@ -191,16 +194,15 @@ function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponse
     summary: contract.summary,
     description,
     'x-scope': endpoint.scope,
-    ...(notes ? { [SANDBOX_MARK]: notes } : {}),
     responses,
   };
   const headers = headerParameters(contract);
   const item: Record<string, unknown> = {
-    post: { ...base, operationId: camel(endpoint.path), ...(headers.length > 0 ? { parameters: headers } : {}), requestBody: requestBody(contract, options) },
+    post: { ...base, ...methodNote('post'), operationId: camel(endpoint.path), ...(headers.length > 0 ? { parameters: headers } : {}), requestBody: requestBody(contract, options) },
   };
   if (endpoint.methods === 'GET or POST') {
     const { '413': _tooLarge, '415': _charset, ...getResponses } = responses;
-    item.get = { ...base, operationId: `${camel(endpoint.path)}ViaGet`, parameters: [...queryParameters(contract, options), ...headers], responses: getResponses };
+    item.get = { ...base, ...methodNote('get'), operationId: `${camel(endpoint.path)}ViaGet`, parameters: [...queryParameters(contract, options), ...headers], responses: getResponses };
   }
   return item;
 }

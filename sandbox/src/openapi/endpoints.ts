@@ -3,7 +3,7 @@ import { ALL_SCOPES } from '../domain/keys';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
 import { apiKeyProperties, hookProperties } from './components';
 import { CELL, choice, day, dayOrTime, dictionary, flag, integer, list, nonBlank, oneOrMany, optional, required, text, type ParamSpec } from './params';
-import { arrayOf, bool, describe, int, isoTime, nullable, num, object, oneOf, ref, sandbox, sandboxObject, str, strings, type Schema } from './schema';
+import { arrayOf, bool, describe, int, isoTime, nullable, num, object, oneOf, ref, sandbox, sandboxObject, scalar, str, strings, type Schema } from './schema';
 
 /** What the contract says about one method of the API (its path, HTTP methods and scope come from the registry). */
 export interface EndpointContract {
@@ -26,8 +26,8 @@ export interface EndpointContract {
   answer: Schema;
   /** Set for the sandbox's extensions, which the service's documentation does not have. */
   extension?: string;
-  /** Where the sandbox's HTTP methods for this path are its own reading of the documentation. */
-  methodsNote?: string;
+  /** The HTTP method the sandbox takes on its own reading of the documentation (marked `x-sandbox` on that operation). */
+  methodsNote?: { method: 'get' | 'post'; note: string };
   /** Rules that JSON Schema cannot state (across parameters, against stored state): said in the description. */
   rules?: string;
 }
@@ -151,7 +151,7 @@ const ok = (extra: Record<string, Schema> = {}) => sandboxObject({ ok: bool, ...
 const result = (extra: Record<string, Schema> = {}) => object({ result: str }, extra);
 /** A brief card in the CRM board. */
 const briefCard = object({ id: int, botid: str, clientid: str, messenger: str, name: str });
-const variables = { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } };
+const variables = { type: 'object', additionalProperties: scalar };
 
 /** Every method of the API, by path. A registry endpoint missing here (or a path here missing from it) fails the build of the document. */
 export const endpointContracts: Record<string, EndpointContract> = {
@@ -197,7 +197,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Account',
     summary: 'Bots with their BotIDs',
     description: 'The bots the key may touch.',
-    methodsNote: 'The documentation lists /bot/list as POST; being a read, the sandbox also takes GET like every read.',
+    methodsNote: { method: 'get', note: 'The documentation lists /bot/list as POST; being a read, the sandbox also takes GET like every read.' },
     params: {},
     answer: sandboxObject({ items: arrayOf(ref('Bot')) }),
   },
@@ -446,7 +446,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'CRM',
     summary: 'Subscribers across the funnel',
     description: 'The subscribers of each stage, in funnel order, and those in none.',
-    methodsNote: 'The documentation lists /crm/board as GET; the sandbox also takes POST like every read.',
+    methodsNote: { method: 'post', note: 'The documentation lists /crm/board as GET; the sandbox also takes POST like every read.' },
     params: { botid: optional(ID, 'One bot.') },
     errors: CARD_ERRORS,
     answer: sandboxObject({
@@ -459,7 +459,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Statistics',
     summary: 'Subscribers and sent messages by day',
     description: 'New subscribers and sent messages for every day from `from` to `to` (both included), in the account\'s time zone.',
-    methodsNote: 'The documentation lists /stat/get as GET; the sandbox also takes POST like every read.',
+    methodsNote: { method: 'post', note: 'The documentation lists /stat/get as GET; the sandbox also takes POST like every read.' },
     params: { from: required(day, 'First day, YYYY-MM-DD.'), to: required(day, 'Last day, YYYY-MM-DD.'), botid: optional(ID, 'One bot.', 'A sandbox addition.') },
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'invalid_range'] },
     rules: `\`to\` must not be before \`from\`, and the range holds at most ${LIMITS.statDays} days (otherwise 422 invalid_range, on \`to\`).`,
@@ -516,7 +516,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Lists',
     summary: 'Rows matching conditions (a scan of the whole list)',
     description: 'The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list.',
-    methodsNote: 'The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both.',
+    methodsNote: { method: 'get', note: 'The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both.' },
     params: {
       ...LIST_TARGET,
       where: optional(dictionary(CELL, 'must be an object of column name to value, with at least one column', { min: 1 }), 'Column to value; conditions combine with AND.'),
@@ -600,7 +600,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     params: {
       ...LIST_TARGET,
       rowid: optional(integer(1), 'One row.'),
-      rowids: optional(list(integer(1).schema, 'must be a non-empty array of row numbers (positive integers)', { min: 1 }), 'Several rows.'),
+      rowids: optional(list({ type: 'integer', minimum: 1 }, 'must be a non-empty array of row numbers (positive integers)', { min: 1 }), 'Several rows: JSON integers.'),
     },
     needs: [LIST_TARGET_RULE, [['rowid'], ['rowids']]],
     exclusive: [['rowid', 'rowids']],
@@ -696,7 +696,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Catalog',
     summary: 'Delete a web app',
     description: 'Deletes a web app with its catalog. The service cannot create one again.',
-    methodsNote: 'The documentation lists /webapp/delete as GET or POST, against its own rule that changes take POST only; the sandbox follows the table and takes GET too.',
+    methodsNote: { method: 'get', note: 'The documentation lists /webapp/delete as GET or POST, against its own rule that changes take POST only; the sandbox follows the table and takes GET too.' },
     params: { id: required(ID, 'Web app id.') },
     errors: LIST_ERRORS,
     answer: result({ deleted: int }),

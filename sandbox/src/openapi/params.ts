@@ -16,6 +16,8 @@ export interface ParamSpec {
   sandbox?: string;
   /** An array with more entries than `maxItems` is refused with this code (and `max`) instead of invalid_param. */
   tooManyCode?: string;
+  /** A list of records (rows, catalog items): a refusal's `param` names the record or field at fault, e.g. items[2].price. */
+  namesEntries?: boolean;
 }
 
 /** A parameter before it is said to be required or optional. */
@@ -94,7 +96,7 @@ export function integer(min = 1, max?: number): ParamShape {
   const bounds = { minimum: min, ...(max !== undefined ? { maximum: max } : {}) };
   return {
     schema: { anyOf: [{ type: 'integer', ...bounds }, { type: 'string', pattern: integerPattern(min, max) }] },
-    expect: max === undefined ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}`,
+    expect: max === undefined ? `must be an integer of at least ${min}` : `must be an integer of at least ${min} and at most ${max}`,
   };
 }
 
@@ -141,7 +143,7 @@ export function list(items: Schema, expect: string, bounds: { min?: number; max?
       ...(bounds.unique ? { uniqueItems: true } : {}),
     },
     expect,
-    ...(bounds.tooManyCode ? { tooManyCode: bounds.tooManyCode } : {}),
+    ...(bounds.tooManyCode ? { tooManyCode: bounds.tooManyCode, namesEntries: true } : {}),
   };
 }
 
