@@ -106,15 +106,11 @@ function requestBody(contract: EndpointContract, options: ContractOptions) {
   };
 }
 
+/** The query string of the GET form: its scalars and lists (an object parameter, e.g. `where`, goes in the JSON body of POST). */
 function queryParameters(contract: EndpointContract, options: ContractOptions) {
-  return Object.entries(paramsOf(contract, options)).map(([name, spec]) => ({
-    name,
-    in: 'query',
-    required: spec.required,
-    description: spec.description,
-    schema: marked(spec),
-    ...(spec.schema.type === 'object' ? { style: 'deepObject', explode: true } : {}),
-  }));
+  return Object.entries(paramsOf(contract, options))
+    .filter(([, spec]) => spec.schema.type !== 'object')
+    .map(([name, spec]) => ({ name, in: 'query', required: spec.required, description: spec.description, schema: marked(spec) }));
 }
 
 function headerParameters(contract: EndpointContract) {

@@ -516,7 +516,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Lists',
     summary: 'Rows matching conditions (a scan of the whole list)',
     description: 'The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list.',
-    methodsNote: { method: 'get', note: 'The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both.' },
+    methodsNote: { method: 'get', note: 'The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both. The GET form takes `column` and `value` (`where`, an object, goes in the JSON body of POST).' },
     params: {
       ...LIST_TARGET,
       where: optional(dictionary(CELL, 'must be an object of column name to value, with at least one column', { min: 1 }), 'Column to value; conditions combine with AND.'),

@@ -3951,10 +3951,6 @@ export interface operations {
                 listid?: number | string;
                 /** @description List name, instead of `listid`. */
                 list?: string | number;
-                /** @description Column to value; conditions combine with AND. */
-                where?: {
-                    [key: string]: string | number | boolean | null;
-                };
                 /** @description One condition: column. */
                 column?: string | number;
                 /** @description One condition: value (with `column`). */
