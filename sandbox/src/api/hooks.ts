@@ -8,8 +8,9 @@ import { readPayment, recordPayment } from '../domain/hooksPayments';
 import { ApiError, invalidParam, notFound } from '../http/errors';
 import { paginate, type Params } from '../http/params';
 import { sandboxRoute } from '../http/sandboxRoute';
+import { LIMITS } from '../openapi/limits';
 
-const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = LIMITS.hookName;
 
 const dispatchers = new WeakMap<SandboxContext, DeliveryDispatcher>();
 
@@ -19,7 +20,7 @@ export function dispatcherOf(context: SandboxContext): DeliveryDispatcher {
   if (!dispatcher) throw new ApiError(503, 'not_started', 'Hook deliveries are not running');
   return dispatcher;
 }
-const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = LIMITS.url;
 
 function readHookUrl(params: Params): string {
   const value = params.requiredString('url').trim();

@@ -26,11 +26,12 @@ import {
   requireSubscriber,
 } from '../domain/subscribersParams';
 import { seedSubscribers } from '../domain/subscribersSeed';
-import { ApiError, invalidParam, notFound } from '../http/errors';
+import { ApiError, conflictingParam, invalidParam, notFound } from '../http/errors';
 import { pageOf, paginate } from '../http/params';
 import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
+import { LIMITS } from '../openapi/limits';
 
-const MAX_CLIENTID_LENGTH = 100;
+const MAX_CLIENTID_LENGTH = LIMITS.clientid;
 
 /** /subscriber/get: by `subscriber` (internal number) or by botid + clientid [+ messenger]. */
 function getSubscriber(call: ApiCall) {
@@ -137,7 +138,7 @@ function createSubscriber(call: ApiCall) {
   if (clientid.length > MAX_CLIENTID_LENGTH) throw invalidParam('clientid', `must be at most ${MAX_CLIENTID_LENGTH} characters`);
   const messenger = params.string('messenger');
   if (messenger !== undefined && messenger !== bot.messenger) {
-    throw invalidParam('messenger', `must be the bot's messenger "${bot.messenger}"`);
+    throw conflictingParam('messenger', `must be the bot's messenger "${bot.messenger}"`);
   }
   const fields = { name: optionalText(params, 'name'), username: optionalText(params, 'username'), note: optionalText(params, 'note') };
   const existing = findSubscriber(store, bot.id, clientid);

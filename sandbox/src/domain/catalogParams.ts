@@ -1,7 +1,8 @@
 import type { ApiCall } from '../api/endpoint';
-import { ApiError, invalidParam, missingParam, notFound } from '../http/errors';
+import { ApiError, conflictingParam, invalidParam, missingParam, notFound } from '../http/errors';
 import type { Params } from '../http/params';
 import { findApp, findItem, readItemFields, type CatalogItem, type ItemFields, type WebApp } from './catalog';
+import { LIMITS } from '../openapi/limits';
 
 /**
  * Reading and checking the parameters of the catalog methods. Each reader throws a 422 naming the
@@ -9,7 +10,7 @@ import { findApp, findItem, readItemFields, type CatalogItem, type ItemFields, t
  */
 
 /** Items one bulk request may carry (the service names no limit; the sandbox takes the lists' one). */
-export const MAX_ITEMS_PER_REQUEST = 500;
+export const MAX_ITEMS_PER_REQUEST = LIMITS.itemsPerRequest;
 
 export function appOf(store: ApiCall['store'], params: Params, param = 'webappid'): WebApp {
   const webappid = params.requiredString(param);
@@ -65,7 +66,7 @@ export function bulkItemids(store: ApiCall['store'], items: Record<string, unkno
   return items.map((item, index) => {
     const param = `items[${index}].itemid`;
     const itemid = itemNumber(item.itemid, param);
-    if (seen.has(itemid)) throw invalidParam(param, `repeats item ${itemid}`);
+    if (seen.has(itemid)) throw conflictingParam(param, `repeats item ${itemid}`);
     seen.add(itemid);
     itemOf(store, itemid, param, app);
     return itemid;

@@ -1,10 +1,11 @@
 import type { ApiCall } from '../api/endpoint';
-import { ApiError, invalidParam, missingParam, notFound } from '../http/errors';
+import { ApiError, conflictingParam, invalidParam, missingParam, notFound } from '../http/errors';
 import type { Params } from '../http/params';
 import { directory, findBot } from './directory';
 import { fingerprintOf } from './idempotency';
 import { cellOf, columnIndex, draftFromObject, draftFromValues, unknownColumn } from './listInput';
 import { findListById, findListByName, formatCreationDate, rowIndex, type List, type RowCondition, type RowDraft, type ServiceValues } from './lists';
+import { LIMITS } from '../openapi/limits';
 
 /**
  * Reading and checking the parameters of the list methods. Each reader throws a 422 naming the
@@ -12,7 +13,7 @@ import { findListById, findListByName, formatCreationDate, rowIndex, type List, 
  */
 
 /** Rows one /list/rows/add request may carry. */
-export const MAX_ROWS_PER_REQUEST = 500;
+export const MAX_ROWS_PER_REQUEST = LIMITS.rowsPerRequest;
 export const ROW_ORDERS = ['old', 'new'] as const;
 
 /** The rows of /list/rows/add: 1 to 500, else the whole request is refused (422 too_many_rows). */
@@ -43,7 +44,7 @@ export function targetList({ store, params }: ApiCall): List {
   if (name === undefined) return byId!;
   const byName = findListByName(store, name);
   if (!byName) throw notFound(`List "${name}"`, 'list');
-  if (byId && byId !== byName) throw invalidParam('list', `names list ${byName.id}, but listid is ${listid}`);
+  if (byId && byId !== byName) throw conflictingParam('list', `names list ${byName.id}, but listid is ${listid}`);
   return byName;
 }
 

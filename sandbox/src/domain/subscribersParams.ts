@@ -1,6 +1,7 @@
 import type { ApiCall } from '../api/endpoint';
-import { ApiError, invalidParam, notFound } from '../http/errors';
+import { ApiError, conflictingParam, invalidParam, notFound } from '../http/errors';
 import type { Params } from '../http/params';
+import { LIMITS } from '../openapi/limits';
 import { findBot, findChain, type Bot, type Chain } from './directory';
 import type { LinkButton } from './messagingChat';
 import { dayKey } from './statsCounters';
@@ -11,10 +12,10 @@ import { findSubscriber, type Subscriber, type Variables } from './subscribers';
  * Each reader throws a 4xx naming the parameter before any state is touched.
  */
 
-export const MAX_TEXT_LENGTH = 4096;
-export const MAX_FIELD_LENGTH = 1000;
-export const MAX_TAG_LENGTH = 100;
-export const MAX_BUTTONS = 10;
+export const MAX_TEXT_LENGTH = LIMITS.text;
+export const MAX_FIELD_LENGTH = LIMITS.field;
+export const MAX_TAG_LENGTH = LIMITS.tag;
+export const MAX_BUTTONS = LIMITS.buttons;
 
 /** `botid` (required): the key must be allowed the bot, and the bot must exist. */
 export function requireBot(call: ApiCall): Bot {
@@ -56,7 +57,7 @@ export function assertNotBlocked(card: Subscriber): void {
 }
 
 /** An optional text field; an empty string is kept (it clears the field). */
-export function optionalText(params: Params, name: string, maxLength = MAX_FIELD_LENGTH): string | undefined {
+export function optionalText(params: Params, name: string, maxLength: number = MAX_FIELD_LENGTH): string | undefined {
   const value = params.raw(name);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' && typeof value !== 'number') throw invalidParam(name, 'must be a string');
@@ -113,7 +114,7 @@ export function readChain(params: Params, store: ApiCall['store'], botid: string
   if (chaincode === undefined) return undefined;
   const chain = findChain(store, chaincode);
   if (!chain) throw notFound(`Chain ${chaincode}`, 'chaincode');
-  if (chain.botid !== botid) throw invalidParam('chaincode', `names chain ${chaincode} of bot ${chain.botid}, not of bot ${botid}`);
+  if (chain.botid !== botid) throw conflictingParam('chaincode', `names chain ${chaincode} of bot ${chain.botid}, not of bot ${botid}`);
   return chain;
 }
 

@@ -176,6 +176,7 @@ function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponse
       'invalid_param',
       'invalid_body',
       ...(errors[422] ?? []),
+      ...[...(contract.rules ?? '').matchAll(/422 ([a-z_]+)/g)].map((match) => match[1]),
     ]),
     '429': errorResponses.ref('429', `Too many requests for this key; the request did nothing.${options.retryAfter === 'none' ? ' This sandbox runs with --retry-after none: no Retry-After header.' : ''}`, ['rate_limited'], rateHeaders),
     '503': errorResponses.ref('503', 

@@ -2,6 +2,7 @@ import { EVENT_TYPES } from '../domain/hooks';
 import { ALL_SCOPES } from '../domain/keys';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
 import { apiKeyProperties, hookProperties } from './components';
+import { LIMITS } from './limits';
 import { CELL, choice, day, dayOrTime, dictionary, flag, integer, list, nonBlank, oneOrMany, optional, required, text, type ParamSpec } from './params';
 import { arrayOf, bool, describe, int, isoTime, nullable, num, object, oneOf, ref, sandbox, sandboxObject, scalar, str, strings, type Schema } from './schema';
 
@@ -28,7 +29,7 @@ export interface EndpointContract {
   extension?: string;
   /** The HTTP method the sandbox takes on its own reading of the documentation (marked `x-sandbox` on that operation). */
   methodsNote?: { method: 'get' | 'post'; note: string };
-  /** Rules that JSON Schema cannot state (across parameters, against stored state): said in the description. */
+  /** Rules that JSON Schema cannot state (against stored state, across entries): said in the description, with the code of their refusal (`422 <code>`). */
   rules?: string;
 }
 
@@ -38,23 +39,6 @@ export const PAGE_PARAMS = {
   offset: optional(integer(0), 'Items to skip.'),
 };
 const PAGE = PAGE_PARAMS;
-
-/** Lengths the sandbox keeps to (the documentation names none). */
-export const LIMITS = {
-  text: 4096,
-  field: 1000,
-  tag: 100,
-  buttons: 10,
-  clientid: 100,
-  hookName: 200,
-  url: 2048,
-  broadcastName: 200,
-  rowsPerRequest: 500,
-  itemsPerRequest: 500,
-  keyDays: 3650,
-  idempotencyKey: 255,
-  statDays: 366,
-} as const;
 
 const ID = text();
 const CARD = {
@@ -78,6 +62,9 @@ const LIST_TARGET = {
   list: optional(ID, 'List name, instead of `listid`.'),
 };
 const LIST_TARGET_RULE: string[][] = [['listid'], ['list']];
+const SAME_LIST = 'When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict).';
+/** The rules of a method that names a list, and its own. */
+const listRules = (own?: string) => [SAME_LIST, own].filter(Boolean).join(' ');
 const TAG = nonBlank(LIMITS.tag);
 const TAGS = oneOrMany(TAG, `must be a tag or a non-empty array of tags (not blank, at most ${LIMITS.tag} characters each)`);
 const VARIABLES = dictionary(
@@ -311,6 +298,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
       ...CARD_FIELDS,
     },
     errors: CARD_ERRORS,
+    rules: '`messenger`, when given, must be the bot\'s messenger (otherwise 422 param_conflict).',
     answer: object({ subscriber: ref('Subscriber'), created: bool }),
   },
   '/subscriber/update': {
@@ -347,7 +335,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
       chaincode: optional(ID, 'Write into one chain only.'),
     },
     errors: CARD_ERRORS,
-    rules: '`chaincode` must name a chain of the subscriber\'s bot (otherwise 422 invalid_param).',
+    rules: '`chaincode` must name a chain of the subscriber\'s bot (otherwise 422 param_conflict).',
     answer: object({ ok: bool, chains: int }),
   },
   '/subscriber/block': { tag: 'Subscribers', summary: 'Block a subscriber', description: 'Blocks a card: the bot sends it nothing until unblocked.', params: CARD, errors: CARD_ERRORS, answer: object({ subscriber: ref('Subscriber') }) },
@@ -389,7 +377,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
       data: optional(VARIABLES, 'Variables for the scenario.'),
     },
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'subscriber_blocked'] },
-    rules: '`chaincode` must name a chain of the subscriber\'s bot, and the step must have blocks (otherwise 422 invalid_param).',
+    rules: '`chaincode` must name a chain of the subscriber\'s bot, and the step must have blocks (otherwise 422 param_conflict).',
     answer: object({ ok: bool, block: str }),
   },
   '/chain/start': {
@@ -398,7 +386,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     description: 'Starts a chain from its first step for one subscriber; `data` is written into the chain\'s variables first.',
     params: { ...CARD, chaincode: required(ID, 'Chain code.'), data: optional(VARIABLES, 'Variables for the scenario.') },
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'subscriber_blocked'] },
-    rules: '`chaincode` must name a chain of the subscriber\'s bot that has steps (otherwise 422 invalid_param).',
+    rules: '`chaincode` must name a chain of the subscriber\'s bot that has steps (otherwise 422 param_conflict).',
     answer: object({ ok: bool }),
   },
   '/chain/stop': {
@@ -407,7 +395,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     description: 'Stops one chain for a subscriber, or all of them when `chaincode` is empty or absent.',
     params: { ...CARD, chaincode: optional(text({ blank: true }), 'Chain code; empty stops all.') },
     errors: CARD_ERRORS,
-    rules: '`chaincode` must name a chain of the subscriber\'s bot (otherwise 422 invalid_param).',
+    rules: '`chaincode` must name a chain of the subscriber\'s bot (otherwise 422 param_conflict).',
     answer: object({ ok: bool, stopped: int }),
   },
   '/broadcast/send': {
@@ -499,7 +487,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     params: LIST_TARGET,
     needs: [LIST_TARGET_RULE],
     errors: LIST_ERRORS,
-    rules: 'When both `listid` and `list` are given they must name the same list (otherwise 422 invalid_param).',
+    rules: listRules(),
     answer: ok({ cleared: int, list: ref('List') }),
   },
   '/list/rows/get': {
@@ -509,7 +497,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     params: { ...LIST_TARGET, ...PAGE, sort: optional(ROW_ORDER, '`old` (default) or `new`.') },
     needs: [LIST_TARGET_RULE],
     errors: LIST_ERRORS,
-    rules: 'When both `listid` and `list` are given they must name the same list (otherwise 422 invalid_param).',
+    rules: listRules(),
     answer: documentedPage(ref('Row')),
   },
   '/list/rows/find': {
@@ -530,7 +518,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     needs: [LIST_TARGET_RULE, [['where'], ['column', 'value']]],
     dependent: { column: ['value'] },
     errors: { 422: ['not_found', 'unknown_column'] },
-    rules: 'Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column.',
+    rules: listRules('Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column.'),
     answer: sandbox(documentedPage(ref('Row')), 'The documentation says "rows"; the sandbox answers a page.'),
   },
   '/list/row/add': {
@@ -553,7 +541,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     needs: [LIST_TARGET_RULE, [['row'], ['values']]],
     exclusive: [['row', 'values']],
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'unknown_column', 'idempotency_mismatch'] },
-    rules: '`values` holds at most one value per column of the list (otherwise 422 invalid_param).',
+    rules: listRules('`values` holds at most one value per column of the list (otherwise 422 param_conflict).'),
     answer: object({ row: ref('Row'), trimmed: bool }),
   },
   '/list/rows/add': {
@@ -574,7 +562,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     },
     needs: [LIST_TARGET_RULE],
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'unknown_column', 'too_many_rows'] },
-    rules: 'A row in column order holds at most one value per column of the list (otherwise 422 invalid_param).',
+    rules: listRules('A row in column order holds at most one value per column of the list (otherwise 422 param_conflict).'),
     answer: sandboxObject({ rows: arrayOf(ref('Row')), count: int, trimmed: bool, removed: int }),
   },
   '/list/row/edit': {
@@ -590,7 +578,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     needs: [LIST_TARGET_RULE, [['row'], ['values']]],
     exclusive: [['row', 'values']],
     errors: { 422: ['not_found', 'unknown_column'] },
-    rules: '`values` holds exactly one value per column of the list (otherwise 422 invalid_param).',
+    rules: listRules('`values` holds exactly one value per column of the list (otherwise 422 param_conflict).'),
     answer: sandboxObject({ row: ref('Row') }),
   },
   '/list/row/delete': {
@@ -605,6 +593,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     needs: [LIST_TARGET_RULE, [['rowid'], ['rowids']]],
     exclusive: [['rowid', 'rowids']],
     errors: LIST_ERRORS,
+    rules: listRules(),
     answer: ok({ deleted: int, rowids: arrayOf(int) }),
   },
 
@@ -655,7 +644,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
       ),
     },
     errors: { 422: ['not_found', 'too_many_items'] },
-    rules: 'An item appears once (otherwise 422 invalid_param).',
+    rules: 'An item appears once (otherwise 422 param_conflict).',
     answer: result({ updated: int }),
   },
   '/catalog/item/bulk/delete': {
@@ -673,7 +662,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
       ),
     },
     errors: { 422: ['not_found', 'too_many_items'] },
-    rules: 'An item appears once (otherwise 422 invalid_param).',
+    rules: 'An item appears once (otherwise 422 param_conflict).',
     answer: result({ deleted: int }),
   },
   '/catalog/items/delete': {

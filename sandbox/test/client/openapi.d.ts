@@ -83,7 +83,7 @@ export interface paths {
         put?: never;
         /**
          * Start a block of a chain step
-         * @description Starts a block of a step of a chain for one subscriber; `data` is written into the chain's variables first. `chaincode` must name a chain of the subscriber's bot, and the step must have blocks (otherwise 422 invalid_param). Scope: `chains:write`.
+         * @description Starts a block of a step of a chain for one subscriber; `data` is written into the chain's variables first. `chaincode` must name a chain of the subscriber's bot, and the step must have blocks (otherwise 422 param_conflict). Scope: `chains:write`.
          */
         post: operations["blockStart"];
         delete?: never;
@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Delete several items
-         * @description Deletes 1 to 500 items at once; every item must exist, or nothing is deleted. An item appears once (otherwise 422 invalid_param). Scope: `catalog:write`.
+         * @description Deletes 1 to 500 items at once; every item must exist, or nothing is deleted. An item appears once (otherwise 422 param_conflict). Scope: `catalog:write`.
          */
         post: operations["catalogItemBulkDelete"];
         delete?: never;
@@ -231,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * Change several items (all or nothing)
-         * @description Changes 1 to 500 items at once; one refused item refuses them all. An item appears once (otherwise 422 invalid_param). Scope: `catalog:write`.
+         * @description Changes 1 to 500 items at once; one refused item refuses them all. An item appears once (otherwise 422 param_conflict). Scope: `catalog:write`.
          */
         post: operations["catalogItemBulkEdit"];
         delete?: never;
@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Start a chain from its first step
-         * @description Starts a chain from its first step for one subscriber; `data` is written into the chain's variables first. `chaincode` must name a chain of the subscriber's bot that has steps (otherwise 422 invalid_param). Scope: `chains:write`.
+         * @description Starts a chain from its first step for one subscriber; `data` is written into the chain's variables first. `chaincode` must name a chain of the subscriber's bot that has steps (otherwise 422 param_conflict). Scope: `chains:write`.
          */
         post: operations["chainStart"];
         delete?: never;
@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Stop one chain, or all
-         * @description Stops one chain for a subscriber, or all of them when `chaincode` is empty or absent. `chaincode` must name a chain of the subscriber's bot (otherwise 422 invalid_param). Scope: `chains:write`.
+         * @description Stops one chain for a subscriber, or all of them when `chaincode` is empty or absent. `chaincode` must name a chain of the subscriber's bot (otherwise 422 param_conflict). Scope: `chains:write`.
          */
         post: operations["chainStop"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Remove every row of a list
-         * @description Removes every row; the list stays. When both `listid` and `list` are given they must name the same list (otherwise 422 invalid_param). Scope: `lists:write`.
+         * @description Removes every row; the list stays. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Scope: `lists:write`.
          */
         post: operations["listClear"];
         delete?: never;
@@ -631,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Add a row (honours Idempotency-Key)
-         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. `values` holds at most one value per column of the list (otherwise 422 invalid_param). Scope: `lists:write`.
+         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds at most one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
          */
         post: operations["listRowAdd"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Delete rows
-         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. Scope: `lists:write`.
+         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Scope: `lists:write`.
          */
         post: operations["listRowDelete"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Change a row
-         * @description Changes the columns given in `row`, or replaces the whole row with `values`. `values` holds exactly one value per column of the list (otherwise 422 invalid_param). Scope: `lists:write`.
+         * @description Changes the columns given in `row`, or replaces the whole row with `values`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds exactly one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
          */
         post: operations["listRowEdit"];
         delete?: never;
@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Add up to 500 rows at once (all or nothing)
-         * @description Adds 1 to 500 rows, each an object (column name to value) or an array (column order); more is refused whole with `too_many_rows`. A row in column order holds at most one value per column of the list (otherwise 422 invalid_param). Scope: `lists:write`.
+         * @description Adds 1 to 500 rows, each an object (column name to value) or an array (column order); more is refused whole with `too_many_rows`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). A row in column order holds at most one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
          */
         post: operations["listRowsAdd"];
         delete?: never;
@@ -709,13 +709,13 @@ export interface paths {
         };
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
          */
         get: operations["listRowsFindViaGet"];
         put?: never;
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
          */
         post: operations["listRowsFind"];
         delete?: never;
@@ -733,13 +733,13 @@ export interface paths {
         };
         /**
          * Rows of a list
-         * @description A page of a list's rows, oldest or newest first. `listid` or `list` is required. When both `listid` and `list` are given they must name the same list (otherwise 422 invalid_param). Scope: `lists:read`.
+         * @description A page of a list's rows, oldest or newest first. `listid` or `list` is required. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Scope: `lists:read`.
          */
         get: operations["listRowsGetViaGet"];
         put?: never;
         /**
          * Rows of a list
-         * @description A page of a list's rows, oldest or newest first. `listid` or `list` is required. When both `listid` and `list` are given they must name the same list (otherwise 422 invalid_param). Scope: `lists:read`.
+         * @description A page of a list's rows, oldest or newest first. `listid` or `list` is required. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Scope: `lists:read`.
          */
         post: operations["listRowsGet"];
         delete?: never;
@@ -915,7 +915,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update a subscriber
-         * @description Creates the card for botid + clientid, or updates the fields given when it exists (`created` tells which). A new card emits `subscriber.new`. Scope: `subscribers:write`.
+         * @description Creates the card for botid + clientid, or updates the fields given when it exists (`created` tells which). A new card emits `subscriber.new`. `messenger`, when given, must be the bot's messenger (otherwise 422 param_conflict). Scope: `subscribers:write`.
          */
         post: operations["subscriberCreate"];
         delete?: never;
@@ -959,7 +959,7 @@ export interface paths {
         put?: never;
         /**
          * Write variables
-         * @description Writes variables into every chain of the card's bot, or into one chain; null removes a variable. `chaincode` must name a chain of the subscriber's bot (otherwise 422 invalid_param). Scope: `subscribers:write`.
+         * @description Writes variables into every chain of the card's bot, or into one chain; null removes a variable. `chaincode` must name a chain of the subscriber's bot (otherwise 422 param_conflict). Scope: `subscribers:write`.
          */
         post: operations["subscriberDataSet"];
         delete?: never;
@@ -2132,14 +2132,14 @@ export interface components {
             };
         };
         /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
-        Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlocked: {
+        Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlockedParamConflict: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "subscriber_blocked";
+                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "subscriber_blocked" | "param_conflict";
                 };
             };
         };
@@ -2168,6 +2168,30 @@ export interface components {
             };
         };
         /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
+        Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItemsParamConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "too_many_items" | "param_conflict";
+                };
+            };
+        };
+        /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
+        Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "param_conflict";
+                };
+            };
+        };
+        /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
         Status422MissingParamInvalidParamInvalidBodyNotFoundListExists: {
             headers: {
                 [name: string]: unknown;
@@ -2180,38 +2204,50 @@ export interface components {
             };
         };
         /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
-        Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnIdempotencyMismatch: {
+        Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnIdempotencyMismatchParamConflict: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "idempotency_mismatch";
+                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "idempotency_mismatch" | "param_conflict";
                 };
             };
         };
         /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
-        Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumn: {
+        Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column";
+                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "param_conflict";
                 };
             };
         };
         /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
-        Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnTooManyRows: {
+        Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnTooManyRowsParamConflict: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "too_many_rows";
+                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "too_many_rows" | "param_conflict";
+                };
+            };
+        };
+        /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
+        Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlocked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {string} */
+                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "subscriber_blocked";
                 };
             };
         };
@@ -2455,7 +2491,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlocked"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlockedParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -2759,7 +2795,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItems"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItemsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -2813,7 +2849,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItems"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItemsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3057,7 +3093,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlocked"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlockedParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3097,7 +3133,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3678,7 +3714,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3781,7 +3817,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnIdempotencyMismatch"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnIdempotencyMismatchParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3831,7 +3867,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3887,7 +3923,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumn"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3939,7 +3975,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnTooManyRows"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnTooManyRowsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -3982,7 +4018,7 @@ export interface operations {
             400: components["responses"]["Status400InvalidJsonAbortedInvalidBody"];
             401: components["responses"]["Status401Unauthorized"];
             403: components["responses"]["Status403Forbidden"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumn"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -4053,7 +4089,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumn"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -4090,7 +4126,7 @@ export interface operations {
             400: components["responses"]["Status400InvalidJsonAbortedInvalidBody"];
             401: components["responses"]["Status401Unauthorized"];
             403: components["responses"]["Status403Forbidden"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -4141,7 +4177,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -4622,7 +4658,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -4739,7 +4775,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
