@@ -1,5 +1,5 @@
 import type { Endpoint } from '../api/endpoint';
-import type { ResolvedOptions } from '../config';
+import { SANDBOX_READING, type VariantOptions } from '../config';
 import { listResourceName } from '../http/listAnswers';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
 import { componentSchemas } from './components';
@@ -11,17 +11,7 @@ import { ref, SANDBOX_MARK, type Schema } from './schema';
 export const OPENAPI_PATH = '/openapi.json';
 
 /** How the sandbox was started, as far as its contract depends on it (the variant flags). */
-export type ContractOptions = Pick<ResolvedOptions, 'maxPage' | 'maxPageMode' | 'omitTotal' | 'retryAfter' | 'failReads' | 'listShape'>;
-
-/** The sandbox's own reading of the documentation's gaps: the contract of a sandbox started without variant flags. */
-export const DEFAULT_CONTRACT_OPTIONS: ContractOptions = {
-  maxPage: MAX_PAGE_SIZE,
-  maxPageMode: 'reject',
-  omitTotal: false,
-  retryAfter: 'seconds',
-  failReads: 0,
-  listShape: 'items',
-};
+export type ContractOptions = VariantOptions;
 
 const pascal = (words: string) => words.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word[0].toUpperCase() + word.slice(1)).join('');
 
@@ -255,7 +245,7 @@ function variantNote(options: ContractOptions): string[] {
  * methods, scopes) and the contract tables (parameters, answers). Fails when the two disagree, so a new
  * endpoint cannot be served without being documented.
  */
-export function openApiDocument(endpoints: Endpoint[], options: ContractOptions = DEFAULT_CONTRACT_OPTIONS) {
+export function openApiDocument(endpoints: Endpoint[], options: ContractOptions = SANDBOX_READING) {
   const registered = new Set(endpoints.map((endpoint) => endpoint.path));
   const undocumented = [...registered].filter((path) => !endpointContracts[path]);
   const unknown = Object.keys(endpointContracts).filter((path) => !registered.has(path));
