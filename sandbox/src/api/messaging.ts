@@ -16,9 +16,6 @@ import {
 } from '../domain/subscribersParams';
 import { conflictingParam, notFound } from '../http/errors';
 import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
-import { LIMITS } from '../openapi/limits';
-
-const MAX_BROADCAST_NAME = LIMITS.broadcastName;
 
 function sendMessage(call: ApiCall) {
   const card = requireSubscriber(call);
@@ -87,7 +84,7 @@ function sendBroadcast(call: ApiCall) {
   const bot = optionalBot(call);
   const tags = readTags(params, 'tag', false);
   const dialogOnly = params.bool('dialog') ?? false;
-  const name = optionalText(params, 'name', MAX_BROADCAST_NAME) || null;
+  const name = optionalText(params, 'name') || null;
   const recipients = subscribersState(call.store).subscribers.filter(
     (card) =>
       (bot ? card.botid === bot.id : call.botAllowed(card.botid)) &&

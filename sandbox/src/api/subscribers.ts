@@ -26,12 +26,10 @@ import {
   requireSubscriber,
 } from '../domain/subscribersParams';
 import { seedSubscribers } from '../domain/subscribersSeed';
-import { ApiError, conflictingParam, invalidParam, notFound } from '../http/errors';
+import { ApiError, conflictingParam, notFound } from '../http/errors';
 import { pageOf, paginate } from '../http/params';
 import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
-import { LIMITS } from '../openapi/limits';
 
-const MAX_CLIENTID_LENGTH = LIMITS.clientid;
 
 /** /subscriber/get: by `subscriber` (internal number) or by botid + clientid [+ messenger]. */
 function getSubscriber(call: ApiCall) {
@@ -135,7 +133,6 @@ function createSubscriber(call: ApiCall) {
   const { params, store, clock, options, events } = call;
   const bot = requireBot(call);
   const clientid = params.requiredString('clientid');
-  if (clientid.length > MAX_CLIENTID_LENGTH) throw invalidParam('clientid', `must be at most ${MAX_CLIENTID_LENGTH} characters`);
   const messenger = params.string('messenger');
   if (messenger !== undefined && messenger !== bot.messenger) {
     throw conflictingParam('messenger', `must be the bot's messenger "${bot.messenger}"`);

@@ -1,3 +1,4 @@
+import { ITEM_FIELD_KINDS } from '../domain/catalog';
 import { EVENT_TYPES } from '../domain/hooks';
 import { ALL_SCOPES } from '../domain/keys';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
@@ -89,25 +90,18 @@ const ROW_OBJECT: Schema = { type: 'object', additionalProperties: CELL };
 const ROW_VALUES: Schema = { type: 'array', items: CELL };
 const ROW_ORDER = choice(['old', 'new']);
 
-/** Catalog item fields as the service types them; null means "not given". */
+/** Catalog item fields as the service types them (src/domain/catalog.ts names each field's kind); null means "not given". */
 const ITEM_TEXT: Schema = { type: ['string', 'number', 'null'] };
-const ITEM_FIELD_SCHEMAS: Record<string, Schema> = {
-  title: ITEM_TEXT,
-  description: ITEM_TEXT,
-  price: ITEM_TEXT,
-  oldprice: ITEM_TEXT,
-  hide: { enum: [true, false, 'true', 'false', 1, 0, '1', '0', null] },
-  pieces: ITEM_TEXT,
-  code: ITEM_TEXT,
-  rubric: ITEM_TEXT,
-  szpieces: describe(
+const ITEM_KIND_SCHEMAS: Record<(typeof ITEM_FIELD_KINDS)[keyof typeof ITEM_FIELD_KINDS], Schema> = {
+  text: ITEM_TEXT,
+  numberOrText: ITEM_TEXT,
+  boolean: { enum: [true, false, 'true', 'false', 1, 0, '1', '0', null] },
+  sizeStock: describe(
     { type: ['string', 'null'], pattern: '^(?:\\s*|\\s*[^:,\\s][^:,]*:\\s*[0-9]+\\s*(?:,\\s*[^:,\\s][^:,]*:\\s*[0-9]+\\s*)*)$' },
     'Stock by size: size:quantity pairs separated by commas, e.g. "S:3,M:5".',
   ),
-  sizes: ITEM_TEXT,
-  colors: ITEM_TEXT,
-  order: ITEM_TEXT,
 };
+const ITEM_FIELD_SCHEMAS: Record<string, Schema> = Object.fromEntries(Object.entries(ITEM_FIELD_KINDS).map(([field, kind]) => [field, ITEM_KIND_SCHEMAS[kind]]));
 const ITEM_EXPECT: Record<string, string> = { hide: 'must be true or false', szpieces: 'must be size:quantity pairs separated by commas, e.g. "S:3,M:5"' };
 const ITEM_FIELDS: Record<string, ParamSpec> = Object.fromEntries(
   Object.entries(ITEM_FIELD_SCHEMAS).map(([field, schema]) => [
@@ -705,7 +699,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
           pattern: '^https?://[^\\s/?#@]+(?:[/?#]\\S*)?$',
           what: 'an absolute http or https URL without a user name or password',
         }),
-        'Receiver URL.',
+        'Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them).',
       ),
       events: required(oneOrMany({ type: 'string', enum: [...EVENT_TYPES] }, `must be an event kind or a non-empty array of them (${EVENT_TYPES.join(', ')})`), 'Event kinds.'),
     },

@@ -3317,7 +3317,7 @@ export interface operations {
                     name: string | number;
                     /**
                      * Format: uri
-                     * @description Receiver URL.
+                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them).
                      */
                     url: string;
                     /** @description Event kinds. */
