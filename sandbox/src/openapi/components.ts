@@ -59,13 +59,15 @@ export const componentSchemas: Record<string, Schema> = {
   Error: {
     type: 'object',
     description:
-      'Every error answer: a machine-readable `code` and a human-readable `error`. The sandbox adds `param` (the parameter at fault), `scope` (the missing scope of a 403) and `retryAfter` (seconds, on 429) where they apply.',
+      'Every error answer: a machine-readable `code` and a human-readable `error`. The sandbox adds `param` (the parameter at fault), `scope` (the missing scope of a 403), `retryAfter` (seconds, on 429), `max` (the largest value or count allowed) and `column` (an unknown column) where they apply.',
     properties: {
       code: str,
       error: str,
       param: sandbox(str),
       scope: sandbox(str),
       retryAfter: sandbox(num),
+      max: sandbox(int),
+      column: sandbox(str),
     },
     required: ['code', 'error'],
   },

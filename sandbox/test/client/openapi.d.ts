@@ -1476,13 +1476,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Every error answer: a machine-readable `code` and a human-readable `error`. The sandbox adds `param` (the parameter at fault), `scope` (the missing scope of a 403) and `retryAfter` (seconds, on 429) where they apply. */
+        /** @description Every error answer: a machine-readable `code` and a human-readable `error`. The sandbox adds `param` (the parameter at fault), `scope` (the missing scope of a 403), `retryAfter` (seconds, on 429), `max` (the largest value or count allowed) and `column` (an unknown column) where they apply. */
         Error: {
             code: string;
             error: string;
             param?: string;
             scope?: string;
             retryAfter?: number;
+            max?: number;
+            column?: string;
         };
         Subscriber: {
             botid: string;
