@@ -64,6 +64,46 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('the served document follows the flags the sandbox was started with', () => {
+  async function served(options: Parameters<typeof openSandbox>[0]) {
+    const { sandbox, close } = await openSandbox(options);
+    try {
+      return (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as any;
+    } finally {
+      await close();
+    }
+  }
+  const limitOf = (document: any) => document.paths['/list/rows/get'].get.parameters.find((parameter: { name: string }) => parameter.name === 'limit').schema;
+  const responseOf = (document: any, path: string, status: string) => {
+    const ref = document.paths[path].get.responses[status]?.$ref as string | undefined;
+    return ref ? document.components.responses[ref.split('/').pop()!] : undefined;
+  };
+
+  test('list shapes, totals, page caps, injected 503s and Retry-After', async () => {
+    const plain = await served({});
+    expect(plain.components.schemas.ListRowsGetAnswer.required).toEqual(['items', 'total']);
+    expect(limitOf(plain).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
+    expect(responseOf(plain, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['stopping']);
+    expect(Object.keys(responseOf(plain, '/account/balance/get', '429').headers)).toEqual(['Retry-After']);
+
+    const variant = await served({ listShape: 'named', omitTotal: true, maxPage: 50, maxPageMode: 'reject', failReads: 0.2, retryAfter: 'none' });
+    expect(variant.info.description).toContain('This sandbox runs with --max-page 50 --max-page-mode reject --omit-total --list-shape named --fail-reads 0.2 --retry-after none');
+    expect(plain.info.description).not.toContain('This sandbox runs with');
+    expect(variant.components.schemas.ListRowsGetAnswer.required).toEqual(['rows']);
+    expect(variant.components.schemas.SubscriberListAnswer.properties.subscribers.items).toEqual({ $ref: '#/components/schemas/Subscriber' });
+    expect(limitOf(variant).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
+    expect(responseOf(variant, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['unavailable', 'stopping']);
+    // Writes never meet the injected 503s.
+    expect(variant.paths['/list/create'].post.responses['503'].$ref).toBe(plain.paths['/list/create'].post.responses['503'].$ref);
+    expect(responseOf(variant, '/account/balance/get', '429').headers).toBeUndefined();
+
+    const bare = await served({ listShape: 'bare', maxPage: 50, maxPageMode: 'cap' });
+    expect(bare.components.schemas.ListRowsGetAnswer).toEqual(expect.objectContaining({ type: 'array', items: { $ref: '#/components/schemas/Row' } }));
+    // Capped pages: any larger limit is served at the cap, so the document bounds it below only.
+    expect(limitOf(bare).anyOf[0]).toEqual({ type: 'integer', minimum: 1 });
+  });
+});
+
 describe('GET /openapi.json and the answer checker', () => {
   test('the sandbox serves the document', async () => {
     const { sandbox, close } = await openSandbox();
