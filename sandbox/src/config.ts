@@ -54,10 +54,11 @@ export type ResolvedOptions = Required<Omit<SandboxOptions, 'dataFile' | 'adminK
 
 export const DEFAULT_RETRY_SCHEDULE = [5, 30, 120, 600, 3600];
 
-type VariantOptions = Pick<ResolvedOptions, 'maxPage' | 'maxPageMode' | 'omitTotal' | 'retryAfter' | 'failReads' | 'listShape'>;
+/** The options that change what the sandbox answers where the documentation is silent (and so its OpenAPI document). */
+export type VariantOptions = Pick<ResolvedOptions, 'maxPage' | 'maxPageMode' | 'omitTotal' | 'retryAfter' | 'failReads' | 'listShape'>;
 
 /** The sandbox's own reading of the documentation's gaps: what its OpenAPI document describes. */
-const SANDBOX_READING: VariantOptions = {
+export const SANDBOX_READING: VariantOptions = {
   maxPage: MAX_PAGE_SIZE,
   maxPageMode: 'reject',
   omitTotal: false,

@@ -54,7 +54,7 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<RunningS
   );
 
   const endpoints = modules.flatMap((module) => module.endpoints);
-  const contract = openApiDocument(endpoints);
+  const contract = openApiDocument(endpoints, options);
   const answerListeners: ((answer: SentAnswer) => void)[] = [];
 
   const app = express();

@@ -156,7 +156,7 @@ describe('sandbox catalog: items, bulk operations, download links, web apps', ()
     const failures = [
       [[{ itemid: first, price: 10 }, { itemid: 9999, price: 20 }], 'not_found', 'items[1].itemid'],
       [[{ itemid: first, price: 10 }, { price: 20 }], 'missing_param', 'items[1].itemid'],
-      [[{ itemid: first, price: 10 }, { itemid: first, price: 20 }], 'invalid_param', 'items[1].itemid'],
+      [[{ itemid: first, price: 10 }, { itemid: first, price: 20 }], 'param_conflict', 'items[1].itemid'],
       [[{ itemid: first, price: 10 }, { itemid: second, hide: 'x' }], 'invalid_param', 'items[1].hide'],
     ] as const;
     for (const [items, code, param] of failures) {

@@ -183,7 +183,7 @@ export const GOOD_CHANGES: ChangeCase[] = [
   },
   { path: '/list/rows/add', body: (memory) => ({ listid: memory.listid, rows: [{ Имя: 'b' }, ['', '', '', '', 'c']] }), fields: ['rows'] },
   { path: '/list/row/edit', body: () => ({ list: 'Contract', rowid: '1', row: { Имя: 'x' } }), fields: ['row'] },
-  { path: '/list/row/delete', body: (memory) => ({ listid: memory.listid, rowids: ['2', 3] }), fields: ['ok'] },
+  { path: '/list/row/delete', body: (memory) => ({ listid: memory.listid, rowids: [2, 3] }), fields: ['ok'] },
   { path: '/list/clear', body: (memory) => ({ listid: memory.listid }), fields: ['ok'] },
   {
     path: '/catalog/item/create',

@@ -70,7 +70,7 @@ describe('sandbox list rows: add, get, find, edit, delete', () => {
 
   test.each([
     [{ row: { Name: 'x', Email: 'e' } }, 'unknown_column', 'row', 'Email'],
-    [{ values: ['1', '2', '3', '4', '5', '6', '7'] }, 'invalid_param', 'values', undefined],
+    [{ values: ['1', '2', '3', '4', '5', '6', '7'] }, 'param_conflict', 'values', undefined],
     [{ row: { Name: { first: 'x' } } }, 'invalid_param', 'row', undefined],
     [{ row: { Name: 'x' }, values: ['x'] }, 'invalid_param', 'values', undefined],
     [{}, 'missing_param', 'row', undefined],
@@ -128,7 +128,7 @@ describe('sandbox list rows: add, get, find, edit, delete', () => {
     expect(badColumn.status).toBe(422);
     expect(badColumn.body).toEqual(expect.objectContaining({ code: 'unknown_column', param: 'rows[250]', column: 'Fax' }));
     const tooLong = await api.post('/list/rows/add', { listid, rows: [['a', 'b'], ['a', 'b', 'c']] });
-    expect(tooLong.body).toEqual(expect.objectContaining({ code: 'invalid_param', param: 'rows[1]' }));
+    expect(tooLong.body).toEqual(expect.objectContaining({ code: 'param_conflict', param: 'rows[1]' }));
     const notRow = await api.post('/list/rows/add', { listid, rows: [['a'], 5] });
     expect(notRow.body).toEqual(expect.objectContaining({ code: 'invalid_param', param: 'rows[1]' }));
     const empty = await api.post('/list/rows/add', { listid, rows: [] });
@@ -253,7 +253,7 @@ describe('sandbox list rows: add, get, find, edit, delete', () => {
       expect(replaced.body.row.values).toEqual(['Z', '9', 'z']);
       const short = await api.post('/list/row/edit', { listid, rowid: 3, values: ['only'] });
       expect(short.status).toBe(422);
-      expect(short.body).toEqual(expect.objectContaining({ code: 'invalid_param', param: 'values', error: expect.stringContaining('3 columns') }));
+      expect(short.body).toEqual(expect.objectContaining({ code: 'param_conflict', param: 'values', error: expect.stringContaining('3 columns') }));
       expect((await allRows(api, listid)).items[2].values).toEqual(['Z', '9', 'z']);
     });
 
@@ -262,7 +262,7 @@ describe('sandbox list rows: add, get, find, edit, delete', () => {
       [{ rowid: 99, row: { Name: 'x' } }, 'not_found', 'rowid'],
       [{ row: { Name: 'x' } }, 'missing_param', 'rowid'],
       [{ rowid: 2 }, 'missing_param', 'row'],
-      [{ rowid: 2, values: ['a', 'b', 'c', 'd'] }, 'invalid_param', 'values'],
+      [{ rowid: 2, values: ['a', 'b', 'c', 'd'] }, 'param_conflict', 'values'],
     ])('/list/row/edit %j is a 422 %s naming %s and changes nothing', async (body, code, param) => {
       const response = await api.post('/list/row/edit', { listid, ...body });
       expect(response.status).toBe(422);
@@ -273,7 +273,7 @@ describe('sandbox list rows: add, get, find, edit, delete', () => {
     test('rowid deletes one row, rowids several', async () => {
       const one = await api.post('/list/row/delete', { listid, rowid: 2 });
       expect(one.body).toEqual({ ok: true, deleted: 1, rowids: [2] });
-      const many = await api.post('/list/row/delete', { listid, rowids: [4, '1', 4] });
+      const many = await api.post('/list/row/delete', { listid, rowids: [4, 1, 4] });
       expect(many.body).toEqual({ ok: true, deleted: 2, rowids: [4, 1] });
       expect((await allRows(api, listid)).items.map((row) => row.id)).toEqual([3]);
     });

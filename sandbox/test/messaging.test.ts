@@ -160,7 +160,7 @@ describe('sandbox messaging: messages, chains, blocks, deferred steps, broadcast
     test('/chain/start errors: chain of this bot, data an object, subscriber not blocked', async () => {
       const base = { botid: 'bot_tg', clientid: '100001' };
       expect((await api.post('/chain/start', base)).body).toMatchObject({ code: 'missing_param', param: 'chaincode' });
-      expect((await api.post('/chain/start', { ...base, chaincode: '2001' })).body).toMatchObject({ code: 'invalid_param', param: 'chaincode' });
+      expect((await api.post('/chain/start', { ...base, chaincode: '2001' })).body).toMatchObject({ code: 'param_conflict', param: 'chaincode' });
       expect((await api.post('/chain/start', { ...base, chaincode: '4040' })).body).toMatchObject({ code: 'not_found', param: 'chaincode' });
       expect((await api.post('/chain/start', { ...base, chaincode: '1001', data: { a: [1] } })).body).toMatchObject({ code: 'invalid_param', param: 'data' });
       expect((await api.post('/chain/start', { botid: 'bot_tg', clientid: '100004', chaincode: '1001' })).body).toMatchObject({ code: 'subscriber_blocked' });

@@ -11,6 +11,10 @@ import { DOCUMENTED_METHODS, EXTENSION_METHODS } from './contractCases';
 const endpoints = modules.flatMap((module) => module.endpoints);
 const generated = () => openApiDocument(endpoints);
 
+/** Where the documentation's tables name one HTTP method and the sandbox takes the other too (or follows a table against the POST-only rule). */
+const POST_BY_THE_SANDBOX = ['/crm/board', '/stat/get'];
+const GET_BY_THE_SANDBOX = ['/bot/list', '/list/rows/find', '/webapp/delete'];
+
 describe('the OpenAPI document', () => {
   test('is a valid OpenAPI 3.1 document (swagger-parser), and the validator refuses a broken one', async () => {
     const api = await SwaggerParser.validate(structuredClone(generated()) as never);
@@ -37,7 +41,8 @@ describe('the OpenAPI document', () => {
         methods === 'GET or POST' ? ['get', 'post'] : ['post'],
       ]);
       const marked = item.post['x-sandbox'] !== undefined;
-      expect([path, marked]).toEqual([path, path in EXTENSION_METHODS]);
+      expect([path, marked]).toEqual([path, path in EXTENSION_METHODS || POST_BY_THE_SANDBOX.includes(path)]);
+      if (item.get) expect([path, item.get['x-sandbox'] !== undefined]).toEqual([path, path in EXTENSION_METHODS || GET_BY_THE_SANDBOX.includes(path)]);
     }
     // Everything outside /api is the sandbox's own.
     const outside = Object.entries(paths).filter(([, item]) => item.servers);
@@ -56,6 +61,46 @@ describe('the OpenAPI document', () => {
     expect(schemas.CrmBoardAnswer['x-sandbox']).toEqual(expect.any(String));
     const limit = document.paths['/subscriber/list'].get.parameters.find((parameter: { name: string }) => parameter.name === 'limit');
     expect(limit.schema['x-sandbox']).toMatch(/at most 1000/);
+  });
+});
+
+describe('the served document follows the flags the sandbox was started with', () => {
+  async function served(options: Parameters<typeof openSandbox>[0]) {
+    const { sandbox, close } = await openSandbox(options);
+    try {
+      return (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as any;
+    } finally {
+      await close();
+    }
+  }
+  const limitOf = (document: any) => document.paths['/list/rows/get'].get.parameters.find((parameter: { name: string }) => parameter.name === 'limit').schema;
+  const responseOf = (document: any, path: string, status: string) => {
+    const ref = document.paths[path].get.responses[status]?.$ref as string | undefined;
+    return ref ? document.components.responses[ref.split('/').pop()!] : undefined;
+  };
+
+  test('list shapes, totals, page caps, injected 503s and Retry-After', async () => {
+    const plain = await served({});
+    expect(plain.components.schemas.ListRowsGetAnswer.required).toEqual(['items', 'total']);
+    expect(limitOf(plain).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
+    expect(responseOf(plain, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['stopping']);
+    expect(Object.keys(responseOf(plain, '/account/balance/get', '429').headers)).toEqual(['Retry-After']);
+
+    const variant = await served({ listShape: 'named', omitTotal: true, maxPage: 50, maxPageMode: 'reject', failReads: 0.2, retryAfter: 'none' });
+    expect(variant.info.description).toContain('This sandbox runs with --max-page 50 --max-page-mode reject --omit-total --list-shape named --fail-reads 0.2 --retry-after none');
+    expect(plain.info.description).not.toContain('This sandbox runs with');
+    expect(variant.components.schemas.ListRowsGetAnswer.required).toEqual(['rows']);
+    expect(variant.components.schemas.SubscriberListAnswer.properties.subscribers.items).toEqual({ $ref: '#/components/schemas/Subscriber' });
+    expect(limitOf(variant).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
+    expect(responseOf(variant, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['unavailable', 'stopping']);
+    // Writes never meet the injected 503s.
+    expect(variant.paths['/list/create'].post.responses['503'].$ref).toBe(plain.paths['/list/create'].post.responses['503'].$ref);
+    expect(responseOf(variant, '/account/balance/get', '429').headers).toBeUndefined();
+
+    const bare = await served({ listShape: 'bare', maxPage: 50, maxPageMode: 'cap' });
+    expect(bare.components.schemas.ListRowsGetAnswer).toEqual(expect.objectContaining({ type: 'array', items: { $ref: '#/components/schemas/Row' } }));
+    // Capped pages: any larger limit is served at the cap, so the document bounds it below only.
+    expect(limitOf(bare).anyOf[0]).toEqual({ type: 'integer', minimum: 1 });
   });
 });
 

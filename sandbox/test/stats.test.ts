@@ -92,8 +92,8 @@ describe('sandbox statistics by day', () => {
       [{ from: '2026-02-29', to: '2026-03-01' }, 'invalid_param', 'from'],
       [{ from: '2026-01-01', to: '01.02.2026' }, 'invalid_param', 'to'],
       [{ from: '2026-01-01T00:00:00Z', to: '2026-01-02' }, 'invalid_param', 'from'],
-      [{ from: '2026-03-02', to: '2026-03-01' }, 'invalid_param', 'to'],
-      [{ from: '2024-01-01', to: '2025-01-02' }, 'invalid_param', 'to'],
+      [{ from: '2026-03-02', to: '2026-03-01' }, 'invalid_range', 'to'],
+      [{ from: '2024-01-01', to: '2025-01-02' }, 'invalid_range', 'to'],
       [{ from: '2026-01-01', to: '2026-01-02', botid: 'bot_none' }, 'not_found', 'botid'],
     ];
     for (const [query, code, param] of cases) {

@@ -157,7 +157,7 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
       expect(noClient.body).toMatchObject({ code: 'missing_param', param: 'clientid' });
       const wrongMessenger = await api.post('/subscriber/create', { botid: 'bot_tg', clientid: 'c-2', messenger: 'whatsapp' });
       expect(wrongMessenger.status).toBe(422);
-      expect(wrongMessenger.body).toMatchObject({ code: 'invalid_param', param: 'messenger' });
+      expect(wrongMessenger.body).toMatchObject({ code: 'param_conflict', param: 'messenger' });
       const badName = await api.post('/subscriber/create', { botid: 'bot_tg', clientid: 'c-2', name: { first: 'x' } });
       expect(badName.body).toMatchObject({ code: 'invalid_param', param: 'name' });
       expect((await api.get('/subscriber/get', { botid: 'bot_tg', clientid: 'c-2' })).body).toMatchObject({ code: 'not_found', param: 'clientid' });
@@ -223,7 +223,7 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
       expect((await api.post('/subscriber/data/set', base)).body).toMatchObject({ code: 'missing_param', param: 'data' });
       expect((await api.post('/subscriber/data/set', { ...base, data: [1] })).body).toMatchObject({ code: 'invalid_param', param: 'data' });
       expect((await api.post('/subscriber/data/set', { ...base, data: { nested: { a: 1 } } })).body).toMatchObject({ code: 'invalid_param', param: 'data' });
-      expect((await api.post('/subscriber/data/set', { ...base, data: { a: 1 }, chaincode: '2001' })).body).toMatchObject({ code: 'invalid_param', param: 'chaincode' });
+      expect((await api.post('/subscriber/data/set', { ...base, data: { a: 1 }, chaincode: '2001' })).body).toMatchObject({ code: 'param_conflict', param: 'chaincode' });
       expect((await api.post('/subscriber/data/set', { ...base, data: { a: 1 }, chaincode: '9999' })).body).toMatchObject({ code: 'not_found', param: 'chaincode' });
       expect((await api.get('/subscriber/data/get', { ...base, chaincode: '9999' })).body).toMatchObject({ code: 'not_found', param: 'chaincode' });
       const unchanged = await api.get('/subscriber/data/get', { ...base, chaincode: '1001' });

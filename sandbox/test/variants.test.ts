@@ -59,7 +59,7 @@ describe('sandbox variants', () => {
       const listid = await listOf(api, 30);
       const refused = await api.get('/list/rows/get', { listid, limit: 11 });
       expect(refused.status).toBe(422);
-      expect(refused.body).toEqual({ code: 'invalid_param', error: 'Parameter "limit" must be at most 10', param: 'limit', max: 10 });
+      expect(refused.body).toEqual({ code: 'invalid_param', error: 'Parameter "limit" must be an integer of at least 1 and at most 10', param: 'limit', max: 10 });
       expect((await api.get('/list/rows/get', { listid, limit: 10 })).body.items).toHaveLength(10);
       expect((await api.get('/log/get', { limit: 11 })).status).toBe(422);
     });

@@ -8,7 +8,6 @@ import {
   findApp,
   findItem,
   findLink,
-  ITEM_FIELDS,
   newItem,
   readItemFields,
   updateItem,
@@ -70,7 +69,7 @@ export const catalogModule: SandboxModule = {
       scope: 'catalog:write',
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
-        const fields = readItemFields((field) => params.raw(field), (field) => field);
+        const fields = readItemFields((field) => params.raw(field));
         const item = newItem(store, app.id, fields, clock.iso());
         return { id: item.id, result: OK };
       },
@@ -82,7 +81,7 @@ export const catalogModule: SandboxModule = {
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
         const item = itemOf(store, params.requiredInt('itemid', { min: 1 }), 'itemid', app);
-        const fields = readItemFields((field) => params.raw(field), (field) => field);
+        const fields = readItemFields((field) => params.raw(field));
         updateItem(store, item, fields, clock.iso());
         return { result: OK };
       },
@@ -103,7 +102,7 @@ export const catalogModule: SandboxModule = {
       scope: 'catalog:write',
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
-        const fields = bulkItems(params, ITEM_FIELDS).map(fieldsOfBulkItem);
+        const fields = bulkItems(params).map(fieldsOfBulkItem);
         const now = clock.iso();
         const ids = fields.map((itemFields) => newItem(store, app.id, itemFields, now).id);
         return { id: ids, result: OK };
@@ -115,7 +114,7 @@ export const catalogModule: SandboxModule = {
       scope: 'catalog:write',
       handle: ({ store, params, clock }) => {
         const app = appOf(store, params);
-        const items = bulkItems(params, ['itemid', ...ITEM_FIELDS]);
+        const items = bulkItems(params);
         const itemids = bulkItemids(store, items, app);
         const fields = items.map(fieldsOfBulkItem);
         const now = clock.iso();
@@ -128,7 +127,7 @@ export const catalogModule: SandboxModule = {
       methods: 'POST',
       scope: 'catalog:write',
       handle: ({ store, params }) => {
-        const itemids = new Set(bulkItemids(store, bulkItems(params, ['itemid'])));
+        const itemids = new Set(bulkItemids(store, bulkItems(params)));
         const deleted = deleteItems(store, (item) => itemids.has(item.id));
         return { result: OK, deleted };
       },

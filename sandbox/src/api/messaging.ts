@@ -14,10 +14,8 @@ import {
   requireSubscriber,
   requireText,
 } from '../domain/subscribersParams';
-import { invalidParam, notFound } from '../http/errors';
+import { conflictingParam, notFound } from '../http/errors';
 import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
-
-const MAX_BROADCAST_NAME = 200;
 
 function sendMessage(call: ApiCall) {
   const card = requireSubscriber(call);
@@ -33,7 +31,7 @@ function readBlockIndex(call: ApiCall, chain: Chain, stepIndex: number): number 
   const blocks = chain.steps[stepIndex].blocks;
   const value = call.params.string('block');
   if (value === undefined) {
-    if (blocks.length === 0) throw invalidParam('stepcode', 'names a step without blocks');
+    if (blocks.length === 0) throw conflictingParam('stepcode', 'names a step without blocks');
     return 0;
   }
   const byId = blocks.findIndex((block) => block.id === value);
@@ -62,7 +60,7 @@ function startBlock(call: ApiCall) {
 function startChain(call: ApiCall) {
   const card = requireSubscriber(call);
   const chain = readChain(call.params, call.store, card.botid, true);
-  if (chain.steps.length === 0) throw invalidParam('chaincode', `names chain ${chain.code}, which has no steps`);
+  if (chain.steps.length === 0) throw conflictingParam('chaincode', `names chain ${chain.code}, which has no steps`);
   const data = readVariables(call.params, 'data', false);
   assertNotBlocked(card);
   if (data) {
@@ -86,7 +84,7 @@ function sendBroadcast(call: ApiCall) {
   const bot = optionalBot(call);
   const tags = readTags(params, 'tag', false);
   const dialogOnly = params.bool('dialog') ?? false;
-  const name = optionalText(params, 'name', MAX_BROADCAST_NAME) || null;
+  const name = optionalText(params, 'name') || null;
   const recipients = subscribersState(call.store).subscribers.filter(
     (card) =>
       (bot ? card.botid === bot.id : call.botAllowed(card.botid)) &&

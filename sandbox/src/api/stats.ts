@@ -1,11 +1,10 @@
 import { withDueSteps } from '../domain/messagingChains';
 import { countsOn } from '../domain/statsCounters';
 import { optionalBot, readDay } from '../domain/subscribersParams';
-import { invalidParam } from '../http/errors';
+import { ApiError } from '../http/errors';
+import { LIMITS } from '../openapi/limits';
 import type { ApiCall, SandboxModule } from './endpoint';
 
-/** The longest range one /stat/get call may ask for. */
-export const MAX_STAT_DAYS = 366;
 const DAY_MS = 86_400_000;
 
 /** Every calendar day from `from` to `to`, both included. */
@@ -20,9 +19,12 @@ function daysBetween(from: string, to: string): string[] {
 function statistics(call: ApiCall) {
   const from = readDay(call.params, 'from', true)!;
   const to = readDay(call.params, 'to', true)!;
-  if (to < from) throw invalidParam('to', `must not be before "from" (${from})`);
+  // Rules across the two days (the OpenAPI document states them in words): their own code, invalid_range.
+  if (to < from) throw new ApiError(422, 'invalid_range', `Parameter "to" must not be before "from" (${from})`, { param: 'to' });
   const days = daysBetween(from, to);
-  if (days.length > MAX_STAT_DAYS) throw invalidParam('to', `must be at most ${MAX_STAT_DAYS} days after "from"`);
+  if (days.length > LIMITS.statDays) {
+    throw new ApiError(422, 'invalid_range', `Parameter "to" must be within ${LIMITS.statDays} days of "from" (both included)`, { param: 'to', max: LIMITS.statDays });
+  }
   const bot = optionalBot(call);
   const includeBot = (botid: string) => (bot ? botid === bot.id : call.botAllowed(botid));
   const items = days.map((date) => ({ date, ...countsOn(call.store, date, includeBot) }));

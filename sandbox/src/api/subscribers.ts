@@ -26,11 +26,10 @@ import {
   requireSubscriber,
 } from '../domain/subscribersParams';
 import { seedSubscribers } from '../domain/subscribersSeed';
-import { ApiError, invalidParam, notFound } from '../http/errors';
+import { ApiError, conflictingParam, notFound } from '../http/errors';
 import { pageOf, paginate } from '../http/params';
 import type { ApiCall, Endpoint, SandboxModule } from './endpoint';
 
-const MAX_CLIENTID_LENGTH = 100;
 
 /** /subscriber/get: by `subscriber` (internal number) or by botid + clientid [+ messenger]. */
 function getSubscriber(call: ApiCall) {
@@ -134,10 +133,9 @@ function createSubscriber(call: ApiCall) {
   const { params, store, clock, options, events } = call;
   const bot = requireBot(call);
   const clientid = params.requiredString('clientid');
-  if (clientid.length > MAX_CLIENTID_LENGTH) throw invalidParam('clientid', `must be at most ${MAX_CLIENTID_LENGTH} characters`);
   const messenger = params.string('messenger');
   if (messenger !== undefined && messenger !== bot.messenger) {
-    throw invalidParam('messenger', `must be the bot's messenger "${bot.messenger}"`);
+    throw conflictingParam('messenger', `must be the bot's messenger "${bot.messenger}"`);
   }
   const fields = { name: optionalText(params, 'name'), username: optionalText(params, 'username'), note: optionalText(params, 'note') };
   const existing = findSubscriber(store, bot.id, clientid);

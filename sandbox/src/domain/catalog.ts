@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { invalidParam } from '../http/errors';
 import type { Store } from '../store';
 
 /** How each optional item field is typed by the service. */
-const ITEM_FIELD_KINDS = {
+export const ITEM_FIELD_KINDS = {
   title: 'text',
   description: 'text',
   price: 'numberOrText',
@@ -97,40 +96,22 @@ export function itemsOf(store: Store, webappid: string): CatalogItem[] {
   return itemsState(store).items.filter((item) => item.webappid === webappid);
 }
 
-const SIZE_STOCK_PAIR = /^[^:,]+:\s*\d+$/;
-
-function fieldValue(field: ItemFieldName, value: unknown, param: string): ItemFields[ItemFieldName] {
+/** A field's value as the request validation let it through (src/openapi/endpoints.ts types each kind), converted. */
+function fieldValue(field: ItemFieldName, value: unknown): ItemFields[ItemFieldName] {
   const kind = ITEM_FIELD_KINDS[field];
-  if (kind === 'boolean') {
-    if (typeof value === 'boolean') return value;
-    if (value === 'true' || value === '1' || value === 1) return true;
-    if (value === 'false' || value === '0' || value === 0) return false;
-    throw invalidParam(param, 'must be true or false');
-  }
-  if (kind === 'numberOrText') {
-    if (typeof value === 'string') return value;
-    if (typeof value === 'number' && Number.isFinite(value)) return value;
-    throw invalidParam(param, 'must be a number or a string');
-  }
-  // Text fields: a number is accepted and kept as its text (the service declares scalars as strings).
-  const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
-  if (text === undefined) throw invalidParam(param, 'must be a string');
-  if (kind === 'sizeStock' && text.trim() !== '' && !text.split(',').every((pair) => SIZE_STOCK_PAIR.test(pair.trim()))) {
-    throw invalidParam(param, 'must be size:quantity pairs separated by commas, e.g. "S:3,M:5"');
-  }
-  return text;
+  if (kind === 'boolean') return value === true || value === 'true' || value === '1' || value === 1;
+  if (kind === 'numberOrText') return value as string | number;
+  // Text fields: a number is kept as its text (the service declares scalars as strings).
+  return String(value);
 }
 
-/**
- * The item fields present in a request, validated. `read` gives a field's raw value (absent or null
- * means not given); `paramOf` names the field in errors (e.g. `items[2].price`).
- */
-export function readItemFields(read: (field: ItemFieldName) => unknown, paramOf: (field: ItemFieldName) => string): ItemFields {
+/** The item fields present in a request. `read` gives a field's raw value (absent or null means not given). */
+export function readItemFields(read: (field: ItemFieldName) => unknown): ItemFields {
   const fields: Record<string, unknown> = {};
   for (const field of ITEM_FIELDS) {
     const value = read(field);
     if (value === undefined || value === null) continue;
-    fields[field] = fieldValue(field, value, paramOf(field));
+    fields[field] = fieldValue(field, value);
   }
   return fields as ItemFields;
 }

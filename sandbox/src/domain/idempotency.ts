@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { ApiError, invalidParam } from '../http/errors';
 import type { Store } from '../store';
+import { LIMITS } from '../openapi/limits';
 
 /** How long a response is remembered under its Idempotency-Key (business time). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const MAX_KEY_LENGTH = 255;
+const MAX_KEY_LENGTH = LIMITS.idempotencyKey;
 /** Expired entries are swept at most this often, so a busy caller does not pay a scan per request. */
 const SWEEP_INTERVAL_MS = 60 * 1000;
 

@@ -1,4 +1,4 @@
-import { ApiError, invalidParam } from '../http/errors';
+import { ApiError, conflictingParam, invalidParam } from '../http/errors';
 import type { CellValue, List, RowDraft } from './lists';
 
 /** 422 for a column name the list does not have; names the parameter and the column. */
@@ -39,7 +39,7 @@ export function draftFromObject(list: List, columns: Map<string, number>, object
 export function draftFromValues(list: List, values: unknown[], param: string, wholeRow = false): RowDraft {
   const columns = list.headers.length;
   if (values.length > columns || (wholeRow && values.length !== columns)) {
-    throw invalidParam(param, `has ${values.length} values but list "${list.name}" has ${columns} columns`);
+    throw conflictingParam(param, `has ${values.length} values but list "${list.name}" has ${columns} columns`);
   }
   const draft: RowDraft = new Array(columns).fill(undefined);
   values.forEach((value, index) => {

@@ -1,5 +1,5 @@
 import type { ApiCall } from '../api/endpoint';
-import { ApiError, invalidParam, missingParam, notFound } from '../http/errors';
+import { ApiError, conflictingParam, missingParam, notFound } from '../http/errors';
 import type { Params } from '../http/params';
 import { directory, findBot } from './directory';
 import { fingerprintOf } from './idempotency';
@@ -11,23 +11,17 @@ import { findListById, findListByName, formatCreationDate, rowIndex, type List, 
  * parameter before any state is touched.
  */
 
-/** Rows one /list/rows/add request may carry. */
-export const MAX_ROWS_PER_REQUEST = 500;
 export const ROW_ORDERS = ['old', 'new'] as const;
 
-/** The rows of /list/rows/add: 1 to 500, else the whole request is refused (422 too_many_rows). */
+/*
+ * The readers below take values the request validation has let through (src/openapi/endpoints.ts: 1 to 500 rows,
+ * distinct non-blank headers, `row` or `values` and not both, `where` or `column` with `value`, row numbers): they
+ * resolve them against the stored lists, where the rules a schema cannot state are checked.
+ */
+
+/** The rows of /list/rows/add. */
 export function rowsToAdd(params: Params): unknown[] {
-  const rows = params.requiredArray('rows');
-  if (rows.length === 0) throw invalidParam('rows', 'must hold at least one row');
-  if (rows.length > MAX_ROWS_PER_REQUEST) {
-    throw new ApiError(
-      422,
-      'too_many_rows',
-      `Parameter "rows" holds ${rows.length} rows; at most ${MAX_ROWS_PER_REQUEST} are accepted per request, nothing was added`,
-      { param: 'rows', max: MAX_ROWS_PER_REQUEST },
-    );
-  }
-  return rows;
+  return params.requiredArray('rows');
 }
 
 const eitherMissing = (first: string, second: string) =>
@@ -43,7 +37,7 @@ export function targetList({ store, params }: ApiCall): List {
   if (name === undefined) return byId!;
   const byName = findListByName(store, name);
   if (!byName) throw notFound(`List "${name}"`, 'list');
-  if (byId && byId !== byName) throw invalidParam('list', `names list ${byName.id}, but listid is ${listid}`);
+  if (byId && byId !== byName) throw conflictingParam('list', `names list ${byName.id}, but listid is ${listid}`);
   return byName;
 }
 
@@ -51,7 +45,6 @@ export function targetList({ store, params }: ApiCall): List {
 export function singleDraft(list: List, params: Params, wholeRow: boolean): RowDraft {
   const row = params.object('row');
   const values = params.array('values');
-  if (row && values) throw invalidParam('values', 'cannot be given together with "row"');
   if (row) return draftFromObject(list, columnIndex(list), row, 'row');
   if (values) return draftFromValues(list, values, 'values', wholeRow);
   throw eitherMissing('row', 'values');
@@ -74,15 +67,7 @@ export function serviceValues(call: ApiCall, now: number): ServiceValues {
 }
 
 export function headersOf(params: Params): string[] {
-  const headers = params.requiredArray('headers');
-  if (headers.length === 0) throw invalidParam('headers', 'must name at least one column');
-  const seen = new Set<string>();
-  for (const header of headers) {
-    if (typeof header !== 'string' || header.trim() === '') throw invalidParam('headers', 'must hold non-empty strings only');
-    if (seen.has(header)) throw invalidParam('headers', `names column "${header}" twice`);
-    seen.add(header);
-  }
-  return headers as string[];
+  return params.requiredArray('headers') as string[];
 }
 
 export function groupOf({ store, params }: ApiCall): string | undefined {
@@ -97,12 +82,9 @@ export function groupOf({ store, params }: ApiCall): string | undefined {
 export function conditionsOf(list: List, params: Params): RowCondition[] {
   const where = params.object('where');
   const column = params.string('column');
-  if (where && column !== undefined) throw invalidParam('column', 'cannot be given together with "where"');
   const columns = columnIndex(list);
   if (where) {
-    const entries = Object.entries(where);
-    if (entries.length === 0) throw invalidParam('where', 'must name at least one column');
-    return entries.map(([name, value]) => {
+    return Object.entries(where).map(([name, value]) => {
       const index = columns.get(name);
       if (index === undefined) throw unknownColumn(list, 'where', name);
       return { column: index, value: cellOf(value, 'where', name) };
@@ -119,20 +101,12 @@ export function conditionsOf(list: List, params: Params): RowCondition[] {
 /** Row numbers of /list/row/delete: `rowid` or `rowids`, each of an existing row; duplicates count once. */
 export function rowidsOf(list: List, params: Params): number[] {
   const single = params.int('rowid', { min: 1 });
-  const many = params.array('rowids');
-  if (single !== undefined && many) throw invalidParam('rowids', 'cannot be given together with "rowid"');
+  const many = params.array('rowids') as number[] | undefined;
   if (single === undefined && !many) throw eitherMissing('rowid', 'rowids');
-  if (many && many.length === 0) throw invalidParam('rowids', 'must hold at least one row number');
-  const rowids = single !== undefined ? [single] : [...new Set(many!.map(rowNumber))];
+  const rowids = single !== undefined ? [single] : [...new Set(many!)];
   const absent = rowids.find((rowid) => rowIndex(list, rowid) < 0);
   if (absent !== undefined) throw notFound(`Row ${absent} of list "${list.name}"`, single !== undefined ? 'rowid' : 'rowids');
   return rowids;
-}
-
-function rowNumber(value: unknown): number {
-  const parsed = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  if (!Number.isInteger(parsed) || parsed < 1) throw invalidParam('rowids', 'must hold row numbers (positive integers)');
-  return parsed;
 }
 
 /** The parameters that make two /list/row/add requests "the same" for Idempotency-Key. */

@@ -7,6 +7,7 @@ import { RateLimiter } from '../rateLimit';
 import { ApiError, forbiddenBot, forbiddenScope, unauthorized } from './errors';
 import { applyPageLimit, shapeListAnswer } from './listAnswers';
 import { Params } from './params';
+import { RequestValidation } from './validation';
 
 const JSON_LIMIT = '10mb';
 
@@ -122,6 +123,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
   // List answers take the shape the options ask for (items, bare, named; with or without total).
   const shaped = endpoints.map((endpoint) => ({ ...endpoint, handle: (call: ApiCall) => shapeListAnswer(context.options, endpoint.path, endpoint.handle(call)) }));
   const byPath = new Map(shaped.map((endpoint) => [endpoint.path, endpoint]));
+  const validation = new RequestValidation(endpoints, context.options);
 
   router.use((_req, res, next) => {
     res.locals.started = performance.now();
@@ -154,6 +156,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
       if (typeof body !== 'object' || Array.isArray(body)) {
         throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
       }
+      validation.check(endpoint.path, body as Record<string, unknown>, req.headers);
       const source = applyPageLimit(context.options, endpoint.path, body as Record<string, unknown>);
       // One transaction per call, its log entry included: committed before the answer, or not at all.
       const result = context.store.transaction(() => {

@@ -13,6 +13,7 @@ import { listsState } from '../domain/lists';
 import { subscribersState } from '../domain/subscribers';
 import { apiCall, sendError, toApiError } from './app';
 import { chatList } from './consoleChats';
+import { RequestValidation } from './validation';
 import { ApiError, invalidParam } from './errors';
 import { Params } from './params';
 
@@ -168,7 +169,7 @@ function overview(context: SandboxContext, apiBase: string) {
 }
 
 /** Runs a method as the account key: what the console may read, and the two changes that cause events. */
-async function runMethod(context: SandboxContext, byPath: Map<string, Endpoint>, req: Request, res: Response) {
+async function runMethod(context: SandboxContext, byPath: Map<string, Endpoint>, validation: RequestValidation, req: Request, res: Response) {
   const body = req.body ?? {};
   if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
   const request = new Params(body as Record<string, unknown>);
@@ -180,12 +181,15 @@ async function runMethod(context: SandboxContext, byPath: Map<string, Endpoint>,
   const account = keysState(context.store).keys.find((key) => key.id === 'account');
   if (!account) throw new ApiError(500, 'internal', 'The account key is missing');
   res.locals.apiMethod = path;
-  return context.store.transaction(() => endpoint.handle(apiCall(context, account, request.object('params') ?? {}, req.headers)));
+  const params = request.object('params') ?? {};
+  validation.check(path, params, {});
+  return context.store.transaction(() => endpoint.handle(apiCall(context, account, params, req.headers)));
 }
 
 /** The console: a page for a developer watching an integration, and the JSON routes it reads. */
 export function mountConsole(app: Router, context: SandboxContext, endpoints: Endpoint[], apiBase: () => string): void {
   const byPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+  const validation = new RequestValidation(endpoints, context.options);
   const page = readFileSync(join(ASSETS_DIR, 'index.html'), 'utf8');
   const securityHeaders = (res: Response) => {
     res.setHeader('cache-control', 'no-store');
@@ -212,5 +216,5 @@ export function mountConsole(app: Router, context: SandboxContext, endpoints: En
   });
   app.get('/console/overview', consoleJson(context, () => overview(context, apiBase())));
   app.get('/console/chats', consoleJson(context, (req) => chatList(context.store, new Params(req.query as Record<string, unknown>))));
-  app.post('/console/call', express.json({ type: () => true }), consoleJson(context, (req, res) => runMethod(context, byPath, req, res)));
+  app.post('/console/call', express.json({ type: () => true }), consoleJson(context, (req, res) => runMethod(context, byPath, validation, req, res)));
 }

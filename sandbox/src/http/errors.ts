@@ -26,6 +26,13 @@ export const missingParam = (name: string) =>
 export const invalidParam = (name: string, why: string) =>
   new ApiError(422, 'invalid_param', `Parameter "${name}" ${why}`, { param: name });
 
+/**
+ * A well-formed parameter that does not fit what is stored or the rest of the request (a list's columns, a chain of
+ * another bot, an item named twice): a rule the OpenAPI document states in words, since a schema cannot.
+ */
+export const conflictingParam = (name: string, why: string) =>
+  new ApiError(422, 'param_conflict', `Parameter "${name}" ${why}`, { param: name });
+
 export const notFound = (what: string, param?: string) =>
   param
     ? new ApiError(422, 'not_found', `Parameter "${param}": ${what} not found`, { param })

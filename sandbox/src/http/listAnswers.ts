@@ -1,5 +1,4 @@
 import type { ResolvedOptions } from '../config';
-import { ApiError } from './errors';
 
 /**
  * List methods and the resource name a `named` answer puts their records under. Paged ones take
@@ -19,16 +18,17 @@ const LIST_METHODS: Record<string, { name: string; paged: boolean }> = {
   '/group/list': { name: 'groups', paged: false },
 };
 
+/** The resource name a `named` list answer puts the records of `path` under; undefined for other methods. */
+export const listResourceName = (path: string): string | undefined => LIST_METHODS[path]?.name;
+
 /**
- * The parameters of a paged call as the configured service reads them: a `limit` above
- * `maxPage` is refused (422 on `limit`, naming the maximum) or silently lowered to it.
+ * The parameters of a paged call as the configured service reads them: with `--max-page-mode cap` a `limit` above
+ * `maxPage` is silently lowered to it. (With `reject`, the OpenAPI document bounds `limit` and the request
+ * validation refuses more.)
  */
 export function applyPageLimit(options: ResolvedOptions, path: string, source: Record<string, unknown>): Record<string, unknown> {
-  if (!LIST_METHODS[path]?.paged || source.limit === undefined || source.limit === '') return source;
-  const limit = Number(source.limit);
-  if (!Number.isFinite(limit) || limit <= options.maxPage) return source;
-  if (options.maxPageMode === 'cap') return { ...source, limit: options.maxPage };
-  throw new ApiError(422, 'invalid_param', `Parameter "limit" must be at most ${options.maxPage}`, { param: 'limit', max: options.maxPage });
+  if (options.maxPageMode !== 'cap' || !LIST_METHODS[path]?.paged || source.limit === undefined) return source;
+  return Number(source.limit) > options.maxPage ? { ...source, limit: options.maxPage } : source;
 }
 
 /** A list answer in the configured shape: without `total`, a bare array, or records under the resource's name. */

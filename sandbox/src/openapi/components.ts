@@ -1,6 +1,5 @@
 import {
   anyObject,
-  anything,
   arrayOf,
   bool,
   describe,
@@ -12,6 +11,7 @@ import {
   oneOf,
   ref,
   sandbox,
+  scalar,
   sandboxObject,
   str,
   strings,
@@ -59,13 +59,15 @@ export const componentSchemas: Record<string, Schema> = {
   Error: {
     type: 'object',
     description:
-      'Every error answer: a machine-readable `code` and a human-readable `error`. The sandbox adds `param` (the parameter at fault), `scope` (the missing scope of a 403) and `retryAfter` (seconds, on 429) where they apply.',
+      'Every error answer: a machine-readable `code` and a human-readable `error`. The sandbox adds `param` (the parameter at fault), `scope` (the missing scope of a 403), `retryAfter` (seconds, on 429), `max` (the largest value or count allowed) and `column` (an unknown column) where they apply.',
     properties: {
       code: str,
       error: str,
       param: sandbox(str),
       scope: sandbox(str),
       retryAfter: sandbox(num),
+      max: sandbox(int),
+      column: sandbox(str),
     },
     required: ['code', 'error'],
   },
@@ -82,7 +84,10 @@ export const componentSchemas: Record<string, Schema> = {
       blocked: bool,
       dialog: bool,
       subscribed: sandbox(isoTime, 'The documentation names a subscription date; its field name and format are the sandbox\'s.'),
-      variables: sandbox({ type: 'object', additionalProperties: { type: 'object' } }, 'Variables grouped by chain code.'),
+      variables: sandbox(
+        { type: 'object', additionalProperties: { type: 'object', additionalProperties: scalar } },
+        'Variables grouped by chain code: chain code to (variable name to value).',
+      ),
     },
     { id: describe(int, 'Internal card number (`subscriber` in /subscriber/get).'), stage: nullable(str) },
   ),
@@ -90,11 +95,22 @@ export const componentSchemas: Record<string, Schema> = {
   Group: sandboxObject({ code: str, name: str }),
   Chain: sandbox({
     type: 'object',
-    properties: { code: str, name: str, botid: str, trigger: nullable(str), steps: arrayOf(anyObject) },
+    properties: {
+      code: str,
+      name: str,
+      botid: str,
+      trigger: nullable(str),
+      steps: arrayOf(object({ code: str, name: str, blocks: arrayOf(object({ id: str, text: str })) })),
+    },
     required: ['code', 'name', 'botid'],
   }),
   List: object({ id: int, name: str, headers: strings, count: int }, { group: nullable(str) }),
-  Row: object({ id: int, values: arrayOf(anything), row: { type: 'object' }, created: isoTime }),
+  Row: object({
+    id: int,
+    values: describe(arrayOf(scalar), 'Values in column order.'),
+    row: describe({ type: 'object', additionalProperties: scalar }, 'Column name to value.'),
+    created: isoTime,
+  }),
   CatalogItem: sandbox({
     type: 'object',
     properties: {

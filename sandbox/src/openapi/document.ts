@@ -1,67 +1,116 @@
 import type { Endpoint } from '../api/endpoint';
+import { SANDBOX_READING, type VariantOptions } from '../config';
+import { listResourceName } from '../http/listAnswers';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
 import { componentSchemas } from './components';
-import { endpointContracts, type ParamKind, type ParamSpec } from './endpoints';
+import { endpointContracts, PAGE_PARAMS, type EndpointContract } from './endpoints';
+import { integer, optional, type ParamSpec } from './params';
 import { outsideApiRoutes, type RouteContract } from './routes';
 import { ref, SANDBOX_MARK, type Schema } from './schema';
 
 export const OPENAPI_PATH = '/openapi.json';
 
-const ERROR_RESPONSE = { $ref: '#/components/responses/Error' };
+/** How the sandbox was started, as far as its contract depends on it (the variant flags). */
+export type ContractOptions = VariantOptions;
 
-/** Parameters that are arrays or objects look the same in a JSON body and in a query string. */
-const STRUCTURED: Partial<Record<ParamKind, Schema>> = {
-  textOrList: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
-  object: { type: 'object' },
-  array: { type: 'array' },
-};
-/** Scalars in a JSON body: the sandbox takes them as strings, numbers or booleans alike. */
-const BODY_SCALARS: Partial<Record<ParamKind, Schema>> = {
-  text: { type: ['string', 'number', 'boolean'] },
-  int: { type: ['integer', 'string'] },
-  number: { type: ['number', 'string'] },
-  bool: { type: ['boolean', 'string', 'integer'] },
-};
-const QUERY_SCALARS: Partial<Record<ParamKind, Schema>> = {
-  text: { type: 'string' },
-  int: { type: 'integer' },
-  number: { type: 'number' },
-  bool: { type: 'boolean' },
-};
+const pascal = (words: string) => words.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word[0].toUpperCase() + word.slice(1)).join('');
 
-const bodySchema = (spec: ParamSpec): Schema => STRUCTURED[spec.kind] ?? BODY_SCALARS[spec.kind]!;
-const querySchema = (spec: ParamSpec): Schema => STRUCTURED[spec.kind] ?? QUERY_SCALARS[spec.kind]!;
+/**
+ * Error answers, each kept once in components.responses under a name that says its status and codes
+ * (e.g. `Status422MissingParamInvalidParamInvalidBodyNotFound`): operations refer to them.
+ */
+class ErrorResponses {
+  readonly components: Record<string, unknown> = {};
 
-const marked = (spec: ParamSpec, schema: Schema): Schema => (spec.sandbox ? { ...schema, [SANDBOX_MARK]: spec.sandbox } : schema);
-
-function requestBody(params: Record<string, ParamSpec>, optional: boolean) {
-  const properties = Object.fromEntries(
-    Object.entries(params).map(([name, spec]) => [name, { ...marked(spec, bodySchema(spec)), description: spec.description }]),
-  );
-  const required = Object.entries(params).filter(([, spec]) => spec.required).map(([name]) => name);
-  return {
-    required: !optional,
-    content: {
-      'application/json': {
-        schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) },
+  ref(status: string, description: string, codes: string[], headers?: Record<string, unknown>): Schema {
+    const unique = [...new Set(codes)];
+    const name = `Status${status}${unique.map(pascal).join('')}${headers ? '' : status === '429' ? 'NoRetryAfter' : ''}`;
+    this.components[name] ??= {
+      description,
+      ...(headers ? { headers } : {}),
+      content: {
+        'application/json': { schema: { allOf: [ref('Error'), { type: 'object', properties: { code: { type: 'string', enum: unique } } }] } },
       },
-    },
+    };
+    return { $ref: `#/components/responses/${name}` };
+  }
+}
+
+/** Refusals of the request body itself, before any method runs. */
+const bodyErrors = (errors: ErrorResponses) => ({
+  '400': errors.ref('400', 'The body is not valid JSON, ended early, or does not match its Content-Type or Content-Encoding.', ['invalid_json', 'aborted', 'invalid_body']),
+  '413': errors.ref('413', 'The body is larger than 10 MB.', ['too_large']),
+  '415': errors.ref('415', 'The body\'s charset or Content-Encoding is not supported.', ['unsupported_charset', 'unsupported_encoding']),
+});
+
+/** The operation's `limit` under the page flags (`--max-page`, `--max-page-mode`). */
+function pageLimit(options: ContractOptions): ParamSpec {
+  if (options.maxPageMode === 'cap') {
+    return optional(integer(1), 'Page size.', `Default ${DEFAULT_PAGE_SIZE}; a larger value is served as ${options.maxPage} (this sandbox runs with --max-page ${options.maxPage} --max-page-mode cap).`);
+  }
+  return optional(integer(1, options.maxPage), 'Page size.', `Default ${DEFAULT_PAGE_SIZE}, at most ${options.maxPage} (more is a 422).`);
+}
+
+/** The parameters of a method as this sandbox takes them. */
+export function paramsOf(contract: EndpointContract, options: ContractOptions): Record<string, ParamSpec> {
+  return Object.fromEntries(Object.entries(contract.params).map(([name, spec]) => [name, spec === PAGE_PARAMS.limit ? pageLimit(options) : spec]));
+}
+
+const marked = (spec: ParamSpec): Schema => (spec.sandbox ? { ...spec.schema, [SANDBOX_MARK]: spec.sandbox } : spec.schema);
+
+/** A group of required parameters as a schema that also types them (so generated clients know them). */
+const group = (names: string[], params: Record<string, ParamSpec>): Schema => ({
+  type: 'object',
+  properties: Object.fromEntries(names.map((name) => [name, params[name].schema])),
+  required: names,
+});
+
+/**
+ * The JSON Schema of a method's parameters (a JSON body, or the query string read as an object): each parameter's
+ * schema, the required ones, and the rules across parameters (one of two groups, not both, one needs another).
+ */
+export function requestSchema(contract: EndpointContract, options: ContractOptions): Schema {
+  const params = paramsOf(contract, options);
+  const required = Object.entries(params).filter(([, spec]) => spec.required).map(([name]) => name);
+  const rules: Schema[] = [
+    ...(contract.needs ?? []).map((alternatives) => ({ anyOf: alternatives.map((names) => group(names, params)) })),
+    ...(contract.exclusive ?? []).map((pair) => ({ not: { required: pair } })),
+  ];
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(params).map(([name, spec]) => [name, { ...marked(spec), description: spec.description }])),
+    ...(required.length > 0 ? { required } : {}),
+    ...(contract.dependent ? { dependentRequired: contract.dependent } : {}),
+    ...(rules.length > 0 ? { allOf: rules } : {}),
+    [SANDBOX_MARK]: 'Parameters the method does not name are ignored.',
   };
 }
 
-function queryParameters(params: Record<string, ParamSpec>) {
-  return Object.entries(params).map(([name, spec]) => ({
-    name,
-    in: 'query',
-    required: spec.required,
-    description: spec.description,
-    schema: marked(spec, querySchema(spec)),
-    ...(spec.kind === 'object' ? { style: 'deepObject', explode: true } : {}),
-  }));
+function requestBody(contract: EndpointContract, options: ContractOptions) {
+  const schema = requestSchema(contract, options);
+  const hasRequired = (schema.required as string[] | undefined)?.length || contract.needs;
+  return {
+    required: Boolean(hasRequired),
+    description: 'The parameters as a JSON object.',
+    content: { 'application/json': { schema } },
+  };
 }
 
+/** The query string of the GET form: its scalars and lists (an object parameter, e.g. `where`, goes in the JSON body of POST). */
+function queryParameters(contract: EndpointContract, options: ContractOptions) {
+  return Object.entries(paramsOf(contract, options))
+    .filter(([, spec]) => spec.schema.type !== 'object')
+    .map(([name, spec]) => ({ name, in: 'query', required: spec.required, description: spec.description, schema: marked(spec) }));
+}
+
+function headerParameters(contract: EndpointContract) {
+  return Object.entries(contract.headers ?? {}).map(([name, spec]) => ({ name, in: 'header', required: spec.required, description: spec.description, schema: marked(spec) }));
+}
+
+/** An operationId: the path's words in camelCase, e.g. accountBalanceGet. */
 const camel = (path: string) =>
   path
-    .split(/[/._-]+/)
+    .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((part, index) => (index === 0 ? part : part[0].toUpperCase() + part.slice(1)))
     .join('');
@@ -72,45 +121,123 @@ const answerName = (path: string) => {
   return `${name[0].toUpperCase()}${name.slice(1)}Answer`;
 };
 
-function apiPathItem(endpoint: Endpoint) {
+/** The answer of a list method in the shape the list flags ask for (`--list-shape`, `--omit-total`). */
+function shapedAnswer(path: string, answer: Schema, options: ContractOptions): Schema {
+  const name = listResourceName(path);
+  const properties = answer.properties as Record<string, Schema> | undefined;
+  if (!name || !properties?.items) return answer;
+  const { items, total: _total, ...rest } = properties;
+  const total = options.omitTotal ? {} : properties.total ? { total: properties.total } : {};
+  const note = `This sandbox runs with${options.listShape !== 'items' ? ` --list-shape ${options.listShape}` : ''}${options.omitTotal ? ' --omit-total' : ''}.`;
+  if (options.listShape === 'bare') return { ...items, [SANDBOX_MARK]: `${note} The records, without an envelope.` };
+  const key = options.listShape === 'named' ? name : 'items';
+  const shapedProperties = { [key]: items, ...rest, ...total };
+  const shaped: Schema = { ...answer, properties: shapedProperties, required: Object.keys(shapedProperties) };
+  return options.listShape === 'items' && !options.omitTotal ? answer : { ...shaped, [SANDBOX_MARK]: note };
+}
+
+function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponses: ErrorResponses) {
   const contract = endpointContracts[endpoint.path];
-  const hasRequired = Object.values(contract.params).some((spec) => spec.required);
+  const isRead = endpoint.scope.endsWith(':read');
+  const methodNote = (method: 'get' | 'post') => {
+    const notes = [contract.extension, contract.methodsNote?.method === method ? contract.methodsNote.note : undefined].filter(Boolean);
+    return notes.length > 0 ? { [SANDBOX_MARK]: notes.join(' ') } : {};
+  };
+  const description = [
+    contract.description,
+    contract.rules,
+    `Scope: \`${endpoint.scope}\`.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const errors = contract.errors ?? {};
+  const rateHeaders =
+    options.retryAfter === 'none'
+      ? undefined
+      : { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 }, [SANDBOX_MARK]: 'The header is the sandbox\'s.' } };
+  const responses: Record<string, unknown> = {
+    '200': { description: 'Success', content: { 'application/json': { schema: ref(answerName(endpoint.path)) } } },
+    ...bodyErrors(errorResponses),
+    '401': errorResponses.ref('401', 'No API key, or an unknown, revoked or expired one.', ['unauthorized']),
+    '403': errorResponses.ref('403', 'The key lacks the scope (`scope` names it), or may not touch the bot.', ['forbidden', ...(errors[403] ?? [])]),
+    ...(errors[409] ? { '409': errorResponses.ref('409', 'A conflict with the current state.', errors[409]) } : {}),
+    '422': errorResponses.ref('422', 'A parameter is missing or wrong (`param` names it), or names something that does not exist.', [
+      'missing_param',
+      'invalid_param',
+      'invalid_body',
+      ...(errors[422] ?? []),
+      ...[...(contract.rules ?? '').matchAll(/422 ([a-z_]+)/g)].map((match) => match[1]),
+    ]),
+    '429': errorResponses.ref('429', `Too many requests for this key; the request did nothing.${options.retryAfter === 'none' ? ' This sandbox runs with --retry-after none: no Retry-After header.' : ''}`, ['rate_limited'], rateHeaders),
+    '503': errorResponses.ref('503', 
+      isRead && options.failReads > 0
+        ? `Briefly unavailable; the request did nothing (this sandbox runs with --fail-reads ${options.failReads}).`
+        : 'The sandbox is stopping; the request did nothing.',
+      isRead && options.failReads > 0 ? ['unavailable', 'stopping'] : ['stopping'],
+    ),
+  };
   const base = {
     tags: [contract.tag],
     summary: contract.summary,
+    description,
     'x-scope': endpoint.scope,
-    ...(contract.extension ? { [SANDBOX_MARK]: contract.extension } : {}),
-    responses: {
-      '200': { description: 'Success', content: { 'application/json': { schema: ref(answerName(endpoint.path)) } } },
-      '429': { $ref: '#/components/responses/RateLimited' },
-      '4XX': ERROR_RESPONSE,
-    },
+    responses,
   };
+  const headers = headerParameters(contract);
   const item: Record<string, unknown> = {
-    post: { ...base, operationId: camel(endpoint.path), requestBody: requestBody(contract.params, !hasRequired) },
+    post: { ...base, ...methodNote('post'), operationId: camel(endpoint.path), ...(headers.length > 0 ? { parameters: headers } : {}), requestBody: requestBody(contract, options) },
   };
   if (endpoint.methods === 'GET or POST') {
-    item.get = { ...base, operationId: `${camel(endpoint.path)}ViaGet`, parameters: queryParameters(contract.params) };
+    const { '413': _tooLarge, '415': _charset, ...getResponses } = responses;
+    item.get = { ...base, ...methodNote('get'), operationId: `${camel(endpoint.path)}ViaGet`, parameters: [...queryParameters(contract, options), ...headers], responses: getResponses };
   }
   return item;
 }
 
 function routePathItem(route: RouteContract) {
+  const operationId = camel(`${route.method} ${route.path}`);
   const operation = {
     tags: [route.tag],
     summary: route.summary,
-    operationId: camel(`${route.method} ${route.path}`.replace(/[{}]/g, '')),
+    description: `${route.summary}. ${route.extension}`,
+    operationId,
     [SANDBOX_MARK]: route.extension,
     ...(route.security ? { security: route.security } : { security: [] }),
     ...(route.parameters ? { parameters: route.parameters } : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
     responses: {
       '200': route.answer === 'html' ? { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } : { description: 'Success', content: { 'application/json': { schema: route.answer } } },
-      ...(route.errors ? { '4XX': ERROR_RESPONSE } : {}),
+      ...(route.errors ? { '4XX': { description: 'An error', content: { 'application/json': { schema: ref('Error') } } } } : {}),
       ...route.otherResponses,
     },
   };
   return { [route.method]: operation };
+}
+
+const TAGS: Record<string, string> = {
+  Account: 'The account, its balance, bots, projects and the log of API calls.',
+  Keys: 'API keys with restricted rights.',
+  Subscribers: 'Subscriber cards, tags, variables, chat history and running chains.',
+  Messaging: 'Messages, blocks, chains and broadcasts.',
+  CRM: 'The CRM funnel.',
+  Statistics: 'Subscribers and messages by day.',
+  Lists: 'Lists (tables of rows) that bots use as a working database.',
+  Catalog: 'Web-app catalogs of goods.',
+  Hooks: 'Event subscriptions and their signed deliveries.',
+  Sandbox: 'The sandbox\'s own routes outside /api.',
+  Console: 'The sandbox\'s browser console.',
+};
+
+/** What the document says about the variant flags the sandbox was started with. */
+function variantNote(options: ContractOptions): string[] {
+  const flags = [
+    options.maxPage !== MAX_PAGE_SIZE || options.maxPageMode !== 'reject' ? `--max-page ${options.maxPage} --max-page-mode ${options.maxPageMode}` : '',
+    options.omitTotal ? '--omit-total' : '',
+    options.listShape !== 'items' ? `--list-shape ${options.listShape}` : '',
+    options.failReads > 0 ? `--fail-reads ${options.failReads}` : '',
+    options.retryAfter !== 'seconds' ? `--retry-after ${options.retryAfter}` : '',
+  ].filter(Boolean);
+  return flags.length > 0 ? [`This sandbox runs with ${flags.join(' ')}: the document describes the answers those flags give.`] : [];
 }
 
 /**
@@ -118,7 +245,7 @@ function routePathItem(route: RouteContract) {
  * methods, scopes) and the contract tables (parameters, answers). Fails when the two disagree, so a new
  * endpoint cannot be served without being documented.
  */
-export function openApiDocument(endpoints: Endpoint[]) {
+export function openApiDocument(endpoints: Endpoint[], options: ContractOptions = SANDBOX_READING) {
   const registered = new Set(endpoints.map((endpoint) => endpoint.path));
   const undocumented = [...registered].filter((path) => !endpointContracts[path]);
   const unknown = Object.keys(endpointContracts).filter((path) => !registered.has(path));
@@ -126,7 +253,8 @@ export function openApiDocument(endpoints: Endpoint[]) {
     throw new Error(`OpenAPI contract and endpoint registry disagree: undocumented ${undocumented.join(', ') || 'none'}; not served ${unknown.join(', ') || 'none'}`);
   }
   const paths: Record<string, unknown> = {};
-  for (const endpoint of [...endpoints].sort((a, b) => a.path.localeCompare(b.path))) paths[endpoint.path] = apiPathItem(endpoint);
+  const errorResponses = new ErrorResponses();
+  for (const endpoint of [...endpoints].sort((a, b) => a.path.localeCompare(b.path))) paths[endpoint.path] = apiPathItem(endpoint, options, errorResponses);
   for (const route of outsideApiRoutes) {
     paths[route.path] = { ...(paths[route.path] as object), servers: [{ url: '/', description: 'The sandbox itself, outside /api' }], ...routePathItem(route) };
   }
@@ -135,15 +263,19 @@ export function openApiDocument(endpoints: Endpoint[]) {
     info: {
       title: 'Messenger Bot Builder API (sandbox)',
       version: '2.0',
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'Messenger Bot Builder integrations team', email: 'integrations@messenger-bot-builder.dev' },
       description: [
         'The messenger-bot builder service\'s HTTP API as its documentation describes it, and the sandbox\'s extensions.',
         `What carries \`${SANDBOX_MARK}\` is the sandbox's own decision where the documentation is silent (answer shapes, \`total\`, page limits, scopes) or a route the service does not have: clients must not depend on it where the real service may differ.`,
         'Methods that only read accept GET (query string) and POST (JSON body); methods that change data accept POST only and answer 405 to other methods. An unknown path, or a method a route outside /api does not take, answers 404 `{code: "not_found"}`.',
+        'Every call is checked against this document before its method runs: a request the document refuses is answered 422 (`missing_param` or `invalid_param`, with `param`), and the checks of the methods themselves only concern what a schema cannot say (what exists, rules across parameters, stored state).',
+        ...variantNote(options),
       ].join('\n\n'),
     },
     servers: [{ url: '/api', description: 'The base URL: it ends in /api; every API path is relative to it.' }],
     security: [{ apiKey: [] }],
-    tags: ['Account', 'Keys', 'Subscribers', 'Messaging', 'CRM', 'Statistics', 'Lists', 'Catalog', 'Hooks', 'Sandbox', 'Console'].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {
@@ -157,17 +289,10 @@ export function openApiDocument(endpoints: Endpoint[]) {
           [SANDBOX_MARK]: 'The console.',
         },
       },
-      responses: {
-        Error: { description: 'An error', content: { 'application/json': { schema: ref('Error') } } },
-        RateLimited: {
-          description: 'Too many requests for this key; the request did nothing.',
-          headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' }, [SANDBOX_MARK]: 'The header is the sandbox\'s.' } },
-          content: { 'application/json': { schema: ref('Error') } },
-        },
-      },
+      responses: errorResponses.components,
       schemas: {
         ...componentSchemas,
-        ...Object.fromEntries(endpoints.map((endpoint) => [answerName(endpoint.path), endpointContracts[endpoint.path].answer])),
+        ...Object.fromEntries(endpoints.map((endpoint) => [answerName(endpoint.path), shapedAnswer(endpoint.path, endpointContracts[endpoint.path].answer, options)])),
       },
     },
   };

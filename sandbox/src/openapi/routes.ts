@@ -158,9 +158,9 @@ export const outsideApiRoutes: RouteContract[] = [
   },
   {
     method: 'get',
-    path: '/console/',
+    path: '/console',
     tag: 'Console',
-    summary: 'The console page (loopback clients, the sandbox\'s own Host only)',
+    summary: 'The console page, at /console/ (loopback clients, the sandbox\'s own Host only)',
     extension: CONSOLE,
     answer: 'html',
     errors: true,

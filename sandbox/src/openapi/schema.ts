@@ -13,8 +13,10 @@ export const num: Schema = { type: 'number' };
 export const bool: Schema = { type: 'boolean' };
 export const isoTime: Schema = { type: 'string', format: 'date-time' };
 export const strings: Schema = { type: 'array', items: str };
-export const anyObject: Schema = { type: 'object' };
-export const anything: Schema = {};
+/** An object whose properties the contract leaves open (documented as such, so generated types keep them readable). */
+export const anyObject: Schema = { type: 'object', additionalProperties: true };
+/** A value a variable or a list cell holds. */
+export const scalar: Schema = { type: ['string', 'number', 'boolean'] };
 
 export const nullable = (schema: Schema): Schema =>
   typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : { anyOf: [schema, { type: 'null' }] };
