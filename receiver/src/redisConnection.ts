@@ -41,6 +41,9 @@ export async function closeOwned(redis: OwnedRedisClient): Promise<void> {
   else redis.disconnect();
 }
 
+/** The least time the persistence check gives each of its commands. */
+const PERSISTENCE_CHECK_TIMEOUT_MS = 10_000;
+
 /**
  * Reads `INFO persistence` (and `CONFIG GET save` when AOF is off, `CONFIG GET appendfsync` when it is on) and says
  * what a restart of this Redis would forget, or nothing when its AOF is synced `always` or `everysec` (at most the
@@ -48,7 +51,10 @@ export async function closeOwned(redis: OwnedRedisClient): Promise<void> {
  * tell, and stay silent). `appendfsync no` is warned about: the OS flushes when it likes (typically every 30 s), so
  * a power cut or an OS crash forgets what it had not flushed.
  */
-export async function persistenceWarning(client: RedisCommandClient, timeoutMs: number, what: string): Promise<string | undefined> {
+export async function persistenceWarning(client: RedisCommandClient, commandTimeoutMs: number, what: string): Promise<string | undefined> {
+  // A check at start, off every delivery's path: the first command also waits for the connection, which a busy
+  // machine can make slower than a delivery's command timeout; a check that timed out would say nothing.
+  const timeoutMs = Math.max(commandTimeoutMs, PERSISTENCE_CHECK_TIMEOUT_MS);
   let info: string;
   let save: string;
   try {
