@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { outDir, repoRoot } from './paths.ts';
+import { isAlive } from '../../scripts/lib/installLock.ts';
 
 export interface DevInstance {
   pid: number;
@@ -17,15 +18,6 @@ export interface DevInstance {
 }
 
 const registry = path.join(outDir, 'dev-running');
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The live instances of this clone (records of processes that died without cleaning up are removed). */
 export function runningDevInstances(): DevInstance[] {

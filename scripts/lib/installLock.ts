@@ -7,17 +7,18 @@ const WAIT_LIMIT_MS = 45 * 60_000;
 /** A lock folder without its owner's pid yet is given this long before it counts as abandoned. */
 const UNCLAIMED_GRACE_MS = 10_000;
 
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid is running (one of another user counts: signalling it is refused, not unknown). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** The lock's owner, alive; false when the lock was left behind by a process that is gone. */
