@@ -1,5 +1,5 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { refusalStatus, UnverifiedHintGate, verifyDelivery, type DeliveryEvent, type Verdict } from './delivery';
+import { heldBackNote, refusalStatus, UnverifiedHintGate, verifyDelivery, type DeliveryEvent, type Verdict } from './delivery';
 import { ALL_EVENTS, botOfEvent, EVENT_KINDS, isKnownEventKind, outputIndexOf } from './events';
 import { OUTPUT_ENVELOPE } from './description';
 import { readHookState } from './hookState';
@@ -64,8 +64,10 @@ function logRefusal(context: IWebhookFunctions, verdict: Extract<Verdict, { ok: 
 		context.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${reason} (an unverified hint held back: at most one a minute)`, { code });
 		return;
 	}
-	const since = heldBack > 0 ? ` (${heldBack} more unverified ${heldBack === 1 ? 'hint was' : 'hints were'} held back since the last one)` : '';
-	context.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}${since}`, { code, unverified: true });
+	context.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}${heldBackNote(heldBack)}`, {
+		code,
+		unverified: true,
+	});
 }
 
 /**

@@ -1,4 +1,4 @@
-import { UnverifiedHintGate } from './core';
+import { heldBackNote, UnverifiedHintGate } from './core';
 import type { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import type { SignatureScheme } from './options';
@@ -163,8 +163,7 @@ export class Listeners {
       heldBack = passed;
     }
     if (this.#errorHandlers.length === 0) {
-      const since = heldBack > 0 ? ` (${heldBack} more unverified ${heldBack === 1 ? 'hint was' : 'hints were'} held back since the last one)` : '';
-      console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}${since}`);
+      console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}${heldBackNote(heldBack)}`);
       return;
     }
     void this.#toErrorHandlers(error, undefined, `a refused delivery (${error.code})`);

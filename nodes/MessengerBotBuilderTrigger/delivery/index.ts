@@ -25,6 +25,7 @@ export {
 	DEFAULT_TOLERANCE_SECONDS,
 	HOOK_PUBLIC_KEY_PREFIX,
 	HOOK_SECRET_PREFIX,
+	heldBackNote,
 	UNVERIFIED_HINT_INTERVAL_MS,
 	UnverifiedHintGate,
 } from './core';

@@ -133,3 +133,8 @@ export class UnverifiedHintGate {
     return heldBack;
   }
 }
+
+/** What a log line adds about the hints held back before it (nothing when none was). */
+export function heldBackNote(heldBack: number): string {
+  return heldBack > 0 ? ` (${heldBack} more unverified ${heldBack === 1 ? 'hint was' : 'hints were'} held back since the last one)` : '';
+}
