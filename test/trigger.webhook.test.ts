@@ -3,6 +3,7 @@ import { NodeHelpers, Workflow } from 'n8n-workflow';
 import { MessengerBotBuilderTrigger } from '../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
 import { HarnessNodeTypes, PACKAGE } from './harness/nodeTypes';
 import { generateHookSecret, signDelivery } from '../receiver/src/sign';
+import { UNVERIFIED_HINT_INTERVAL_MS } from '../nodes/MessengerBotBuilderTrigger/delivery';
 import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
 import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
 import { Logger } from '@n8n/backend-common';
@@ -289,5 +290,53 @@ describe('webhook(): One Output per Event Kind', () => {
 		expect(outputsFor({ outputPerEvent: true, passUnknownEvents: true })).toEqual(
 			[...names, 'Other Events'].map((displayName) => ({ type: 'main', displayName })),
 		);
+	});
+});
+
+describe('webhook(): an unsigned request cannot make its chosen event id a verified fact in the log', () => {
+	const CHOSEN_ID = 'evt_chosen_by_the_sender_91ab';
+	const REFUSED = 'Messenger Bot Builder Trigger refused a delivery (invalid_signature): webhook-signature matches none of the configured keys. ';
+	const UNVERIFIED_HINT =
+		'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
+		'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
+		"not this hook's, or the bytes changed on the way (most often a JSON body parser that re-serialized the body: verify the raw " +
+		'request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody })))';
+
+	it('logs a hint marked unverified, without the id, at most once a minute, counting those held back', async () => {
+		triggerWith({ events: ['*'] });
+		const logger = Container.get(Logger);
+		const warn = jest.spyOn(logger, 'warn').mockImplementation(() => {});
+		const debug = jest.spyOn(logger, 'debug').mockImplementation(() => {});
+		// The hint gate lives for the n8n process: start well past any window an earlier test opened.
+		const realNow = Date.now.bind(Date);
+		let offsetMs = 10 * UNVERIFIED_HINT_INTERVAL_MS;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+		try {
+			const forge = () => send(event('subscriber.new', subscriber(), { id: CHOSEN_ID }), { secret: generateHookSecret(), scheme: 'standard-webhooks' });
+			for (let i = 0; i < 3; i += 1) expect((await forge()).body).toEqual({ code: 'invalid_signature', error: 'webhook-signature matches none of the configured keys' });
+			offsetMs += UNVERIFIED_HINT_INTERVAL_MS;
+			expect((await forge()).status).toBe(401);
+			expect(warn.mock.calls).toEqual([
+				[`${REFUSED}${UNVERIFIED_HINT}`, { code: 'invalid_signature', unverified: true }],
+				[`${REFUSED}${UNVERIFIED_HINT} (2 more unverified hints were held back since the last one)`, { code: 'invalid_signature', unverified: true }],
+			]);
+			const heldBack = debug.mock.calls.filter(([message]) => String(message).startsWith('Messenger Bot Builder Trigger refused'));
+			expect(heldBack).toEqual([
+				[
+					'Messenger Bot Builder Trigger refused a delivery: webhook-signature matches none of the configured keys (an unverified hint held back: at most one a minute)',
+					{ code: 'invalid_signature' },
+				],
+				[
+					'Messenger Bot Builder Trigger refused a delivery: webhook-signature matches none of the configured keys (an unverified hint held back: at most one a minute)',
+					{ code: 'invalid_signature' },
+				],
+			]);
+			for (const [message, meta] of [...warn.mock.calls, ...debug.mock.calls]) expect(JSON.stringify([message, meta])).not.toContain(CHOSEN_ID);
+		} finally {
+			clock.mockRestore();
+			warn.mockRestore();
+			debug.mockRestore();
+		}
+		expect(harness.started).toHaveLength(0);
 	});
 });

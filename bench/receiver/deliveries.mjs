@@ -18,6 +18,7 @@ export const SIGNING = {
   afterListeners: 'jwt',
   'afterListeners-redis': 'jwt',
   queue: 'jwt',
+  'bullmq-raw': 'jwt',
 };
 
 function request(headers, body) {

@@ -1,4 +1,5 @@
 // One benchmark target per process: node server.mjs <scenario> <secret>. Prints its URL on stdout.
+// bullmq-raw is the queue mode's floor: it always loads this checkout's receiver build for the job options and id.
 // BENCH_RECEIVER_MODULE (a path to a build's index.js) loads another build of the receiver, to compare two builds.
 import { pathToFileURL } from 'node:url';
 import express from 'express';
@@ -65,6 +66,35 @@ switch (scenario) {
     const counted = { ...queue, enqueue: (delivery) => queue.enqueue(delivery).then(() => void (handled += 1)) };
     const receiver = createReceiver({ secrets: secret, acknowledge: 'queue', queue: counted });
     app.post('/hooks', receiver.middleware());
+    break;
+  }
+  case 'bullmq-raw': {
+    // The floor of the queue mode: the body parsed and added to BullMQ as it is, unverified, one `add` per request,
+    // with the job options and job id the receiver's queue uses (so Redis does the same work); 200 once it is added.
+    const queueModule = new URL('../../receiver/dist/receiver/src/queue.js', import.meta.url);
+    const [{ Queue }, { default: Redis }, defaults] = await Promise.all([import('bullmq'), import('ioredis'), import(queueModule.href)]);
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    const queue = new Queue('deliveries', { connection, prefix: KEY_PREFIX });
+    cleanups.push(async () => {
+      await queue.close();
+      await connection.quit();
+    });
+    const { jobIdOf, queueJobOptions, DEFAULT_QUEUE_ATTEMPTS, DEFAULT_QUEUE_BACKOFF_MS, DEFAULT_KEEP_COMPLETED_SECONDS } = defaults;
+    const jobOptions = queueJobOptions(DEFAULT_QUEUE_ATTEMPTS, DEFAULT_QUEUE_BACKOFF_MS, DEFAULT_KEEP_COMPLETED_SECONDS);
+    app.post('/hooks', (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString());
+        queue.add(event.type, { event, scheme: 'jwt' }, { ...jobOptions, jobId: jobIdOf(event.id) }).then(
+          () => {
+            handled += 1;
+            res.status(200).json({ received: true, id: event.id, queued: true });
+          },
+          (error) => res.status(503).json({ code: 'queue_unavailable', error: error.message }),
+        );
+      });
+    });
     break;
   }
   case 'octokit': {

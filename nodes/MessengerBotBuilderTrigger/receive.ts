@@ -1,5 +1,5 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { refusalStatus, verifyDelivery, type DeliveryEvent } from './delivery';
+import { heldBackNote, refusalStatus, UnverifiedHintGate, verifyDelivery, type DeliveryEvent, type Verdict } from './delivery';
 import { ALL_EVENTS, botOfEvent, EVENT_KINDS, isKnownEventKind, outputIndexOf } from './events';
 import { OUTPUT_ENVELOPE } from './description';
 import { readHookState } from './hookState';
@@ -42,6 +42,34 @@ function skipReason(context: IWebhookFunctions, event: DeliveryEvent, options: T
 	return undefined;
 }
 
+/** Hints drawn from unverified requests (anyone can send those): at most one a minute in n8n's log, per n8n process. */
+export const unverifiedHints = new UnverifiedHintGate();
+
+/**
+ * A diagnostic (clocks apart, a re-serialized body) is for whoever runs n8n: in the log, not in the answer. One drawn
+ * from a request whose signature matched no key is marked so (its text begins "Unverified request") and rate-limited.
+ */
+function logRefusal(context: IWebhookFunctions, verdict: Extract<Verdict, { ok: false }>): void {
+	const { code, reason, diagnostic } = verdict;
+	if (diagnostic === undefined) {
+		context.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${reason}`, { code });
+		return;
+	}
+	if (!verdict.diagnosticUnverified) {
+		context.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}`, { code });
+		return;
+	}
+	const heldBack = unverifiedHints.pass();
+	if (heldBack === undefined) {
+		context.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${reason} (an unverified hint held back: at most one a minute)`, { code });
+		return;
+	}
+	context.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}${heldBackNote(heldBack)}`, {
+		code,
+		unverified: true,
+	});
+}
+
 /**
  * Handles one delivery: verify it with the hook's secret (or its `v1a` public key), answer 401 (starting nothing) when it is
  * not genuine, 2xx without a new execution when it repeats an accepted event or is filtered out,
@@ -58,14 +86,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		{ secrets: state.secret ? [state.secret] : undefined, publicKeys: state.publicKey ? [state.publicKey] : undefined, audience: [state.hookId] },
 	);
 	if (!verdict.ok) {
-		// A diagnostic (clocks apart, a re-serialized body) is for whoever runs n8n: in the log, not in the answer.
-		if (verdict.diagnostic) {
-			this.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${verdict.code}): ${verdict.reason}. ${verdict.diagnostic}`, {
-				code: verdict.code,
-			});
-		} else {
-			this.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${verdict.reason}`, { code: verdict.code });
-		}
+		logRefusal(this, verdict);
 		return refuse(this, refusalStatus(verdict.code), verdict.code, verdict.reason);
 	}
 	const { event } = verdict;

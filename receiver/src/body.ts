@@ -102,9 +102,10 @@ export function readNodeBody(request: IncomingMessage, limit: number, timeoutMs:
   const timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
   request.on('data', onData);
   request.on('end', () => settle(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks));
-  request.on('error', (error: Error) => settle(clientAborted(error)));
+  // Every request closes, also an answered one: the refusal (an Error, with its stack) is only built when it is one.
+  request.on('error', (error: Error) => settled || settle(clientAborted(error)));
   // 'close' before 'end': the client went away mid-body.
-  request.on('close', () => settle(clientAborted()));
+  request.on('close', () => settled || settle(clientAborted()));
 }
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

@@ -1,3 +1,4 @@
+import { heldBackNote, UnverifiedHintGate } from './core';
 import type { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import type { SignatureScheme } from './options';
@@ -84,6 +85,7 @@ export class Listeners {
   readonly #handlers = new Map<string, EventHandler<never>[]>();
   readonly #anyHandlers: EventHandler<DeliveryEvent>[] = [];
   readonly #errorHandlers: ErrorHandler[] = [];
+  readonly #unverifiedHints = new UnverifiedHintGate();
 
   on<T extends KnownEventType>(type: T, handler: EventHandler<EventMap[T]>): void {
     if (typeof handler !== 'function') throw new TypeError('handler must be a function');
@@ -149,10 +151,19 @@ export class Listeners {
     void this.#toErrorHandlers(error, event, `${event.type} ${event.id}`);
   }
 
-  /** A refused delivery whose error carries a diagnostic: to every error handler (no event: none was accepted), or the log. */
+  /**
+   * A refused delivery whose error carries a diagnostic: to every error handler (no event: none was accepted), or the
+   * log. A diagnostic drawn from an unverified request (anyone can send one) is passed on at most once a minute.
+   */
   reportRefusal(error: DeliveryError): void {
+    let heldBack = 0;
+    if (error.diagnosticUnverified) {
+      const passed = this.#unverifiedHints.pass();
+      if (passed === undefined) return;
+      heldBack = passed;
+    }
     if (this.#errorHandlers.length === 0) {
-      console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}`);
+      console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}${heldBackNote(heldBack)}`);
       return;
     }
     void this.#toErrorHandlers(error, undefined, `a refused delivery (${error.code})`);

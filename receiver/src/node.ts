@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { UNVERIFIED_HINT_PREFIX } from './core';
 import { DeliveryError } from './errors';
 
 /** A Node request as Express (4 or 5), Connect or plain `node:http` hand it over. */
@@ -39,10 +40,13 @@ const SIGNATURE_OVER_BYTES = new Set(['invalid_signature', 'body_hash_mismatch']
  */
 export function explainReserializedFailure(error: DeliveryError): DeliveryError {
   if (!SIGNATURE_OVER_BYTES.has(error.code)) return error;
+  // A body hash that does not match follows a JWT signature that did; a signature that matches nothing proves nothing.
+  const unverified = error.code === 'invalid_signature';
   return new DeliveryError(error.code, error.message, {
     diagnostic:
-      'A JSON body parser ran before the receiver and kept no raw bytes, so the body was re-serialized: mount the receiver before ' +
-      'express.json(), or use express.json({ verify: captureRawBody })',
+      `${unverified ? UNVERIFIED_HINT_PREFIX : ''}A JSON body parser ran before the receiver and kept no raw bytes, so the body was re-serialized: ` +
+      'mount the receiver before express.json(), or use express.json({ verify: captureRawBody })',
+    diagnosticUnverified: unverified,
   });
 }
 

@@ -1,4 +1,4 @@
-import { concatBytes, type PlatformCrypto, type PublicKeyAlgorithm } from './core';
+import { base64, base64url, concatBytes, utf8, type DigestEncoding, type MessagePart, type PlatformCrypto, type PublicKeyAlgorithm } from './core';
 
 /**
  * The core's cryptography on Web Crypto (`crypto.subtle`) alone: for runtimes without `node:crypto` (workerd /
@@ -21,10 +21,14 @@ function subtle(): SubtleCryptoLike {
 const IMPORT_ALGORITHM: Record<PublicKeyAlgorithm, unknown> = { ES256: { name: 'ECDSA', namedCurve: 'P-256' }, EdDSA: { name: 'Ed25519' } };
 const VERIFY_ALGORITHM: Record<PublicKeyAlgorithm, unknown> = { ES256: { name: 'ECDSA', hash: 'SHA-256' }, EdDSA: { name: 'Ed25519' } };
 
+const encodeDigest = (digest: ArrayBuffer, encoding: DigestEncoding) => (encoding === 'base64' ? base64 : base64url)(new Uint8Array(digest));
+
+const asBytes = (part: MessagePart) => (typeof part === 'string' ? utf8(part) : part);
+
 export const webCrypto: PlatformCrypto = {
   importHmacKey: (bytes) => subtle().importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
-  hmacSha256: async (key, parts) => new Uint8Array(await subtle().sign('HMAC', key, parts.length === 1 ? parts[0] : parts.reduce(concatBytes))),
-  sha256: async (data) => new Uint8Array(await subtle().digest('SHA-256', data)),
+  hmacSha256: async (key, parts, encoding) => encodeDigest(await subtle().sign('HMAC', key, parts.map(asBytes).reduce(concatBytes)), encoding),
+  sha256: async (data, encoding) => encodeDigest(await subtle().digest('SHA-256', data), encoding),
   importPublicKey: (jwk, alg) => subtle().importKey('jwk', jwk, IMPORT_ALGORITHM[alg], false, ['verify']),
   verifySignature: (alg, key, data, signature) => subtle().verify(VERIFY_ALGORITHM[alg], key, signature, data),
 };

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createReceiver, DeliveryError, sampleEvent, type DeliveryEvent } from '../src';
-import { jwtOnly, newSecret, signedDelivery, standardWebhooksOnly } from './helpers';
+import express from 'express';
+import { jwtOnly, newSecret, serve, signedDelivery, standardWebhooksOnly } from './helpers';
 
 /**
  * What a developer learns from a refusal: the clock difference, or a body changed on its way, in `onError` (with no
@@ -82,5 +83,131 @@ describe('diagnostics of refused deliveries', () => {
     expect(JSON.parse(answer.body).code).toBe('body_hash_mismatch');
     await new Promise((resolve) => setImmediate(resolve));
     expect((errors[0][0] as DeliveryError).diagnostic).toMatch(new RegExp(`event ${delivery.id}.*JSON body parser.*captureRawBody`));
+  });
+});
+
+/**
+ * An unsigned request (no valid signature) chooses everything it sends: its JSON id, its webhook-id. What it claims
+ * must never reach onError or the log as a verified fact: the hint is marked unverified, names no id, and is passed on
+ * at most once a minute. onError is called synchronously while the refusal is answered, so once `receive` has
+ * resolved, every call it made is recorded.
+ */
+describe('hints drawn from unverified requests', () => {
+  const CHOSEN_ID = 'evt_chosen_by_the_sender_5c1e';
+  const UNVERIFIED_HINT =
+    'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
+    'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
+    "not this hook's, or the bytes changed on the way (most often a JSON body parser that re-serialized the body: verify the raw " +
+    'request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody })))';
+
+  /** A Standard Webhooks request signed with a key nobody configured, its JSON id and webhook-id both CHOSEN_ID. */
+  async function forged() {
+    const delivery = await signedDelivery(newSecret(), 'subscriber.new', { id: CHOSEN_ID, timestamp: NOW });
+    expect(delivery.headers['webhook-id']).toBe(CHOSEN_ID);
+    return { method: 'POST', headers: standardWebhooksOnly(delivery.headers), body: delivery.body };
+  }
+
+  const realNow = Date.now.bind(Date);
+  let clock: jest.SpyInstance<number, []>;
+  let offsetMs = 0;
+  beforeEach(() => {
+    offsetMs = 0;
+    clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+  });
+  afterEach(() => clock.mockRestore());
+
+  it('reaches onError marked unverified, without the id it chose, and at most once a minute', async () => {
+    const { receiver, errors } = receiverWithErrors();
+    for (let i = 0; i < 3; i += 1) {
+      const answer = await receiver.receive(await forged());
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_signature', error: 'webhook-signature matches none of the configured keys' });
+    }
+    expect(errors).toHaveLength(1);
+    const [error, event] = errors[0];
+    expect(event).toBeUndefined();
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect({ ...(error as DeliveryError), message: (error as DeliveryError).message }).toEqual({
+      name: 'DeliveryError',
+      code: 'invalid_signature',
+      status: 401,
+      message: 'webhook-signature matches none of the configured keys',
+      diagnostic: UNVERIFIED_HINT,
+      diagnosticUnverified: true,
+    });
+    // A minute later the next one is passed on again.
+    offsetMs = 60_000;
+    await receiver.receive(await forged());
+    expect(errors).toHaveLength(2);
+    expect((errors[1][0] as DeliveryError).diagnostic).toBe(UNVERIFIED_HINT);
+    for (const [reported] of errors) expect(JSON.stringify({ ...(reported as DeliveryError), message: (reported as DeliveryError).message })).not.toContain(CHOSEN_ID);
+  });
+
+  it('without an error handler: one log line a minute, marked unverified, counting those held back, never the chosen id', async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const receiver = createReceiver({ secrets: secret, now: NOW, dedupe: false });
+      for (let i = 0; i < 4; i += 1) expect((await receiver.receive(await forged())).status).toBe(401);
+      offsetMs = 60_000;
+      expect((await receiver.receive(await forged())).status).toBe(401);
+      expect(warn.mock.calls).toEqual([
+        [`[receiver] refused a delivery (invalid_signature): ${UNVERIFIED_HINT}`],
+        [`[receiver] refused a delivery (invalid_signature): ${UNVERIFIED_HINT} (3 more unverified hints were held back since the last one)`],
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('a hint from a genuine signature names the signed event and is never held back', async () => {
+    const { receiver, errors } = receiverWithErrors();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const delivery = await signedDelivery(secret, 'subscriber.new', { timestamp: NOW });
+      ids.push(delivery.id);
+      const changed = JSON.stringify(JSON.parse(delivery.body), null, 1);
+      expect(JSON.parse((await receiver.receive({ method: 'POST', headers: jwtOnly(delivery.headers), body: changed })).body).code).toBe('body_hash_mismatch');
+    }
+    expect(errors.map(([error]) => [(error as DeliveryError).diagnosticUnverified, (error as DeliveryError).diagnostic])).toEqual(
+      ids.map((id) => [
+        undefined,
+        `The body is JSON for event ${id}, the event the signature names, but its bytes are not the signed ones: they changed on the way, ` +
+          'most often by a JSON body parser that re-serialized the body; verify the raw request bytes: mount the verifier before any JSON ' +
+          'body parser, or keep the raw body (Express: express.json({ verify: captureRawBody }))',
+      ]),
+    );
+  });
+
+  it('a JWT that no secret signed, over a body for the id it names, gives no hint at all', async () => {
+    const { receiver, errors } = receiverWithErrors();
+    const delivery = await signedDelivery(newSecret(), 'subscriber.new', { id: CHOSEN_ID, timestamp: NOW });
+    const answer = await receiver.receive({ method: 'POST', headers: jwtOnly(delivery.headers), body: delivery.body });
+    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_signature', error: 'JWT signature matches none of the configured secrets' });
+    expect(errors).toEqual([]);
+  });
+
+  it('behind express.json() (the body re-serialized), a signature that matches nothing gives a hint marked unverified', async () => {
+    const receiver = createReceiver({ secrets: secret, dedupe: false });
+    const errors: unknown[] = [];
+    receiver.onError((error) => void errors.push(error));
+    const app = express();
+    app.use(express.json());
+    app.post('/hooks', receiver.middleware());
+    const running = await serve(app);
+    try {
+      const delivery = await signedDelivery(newSecret(), 'subscriber.new', { id: CHOSEN_ID });
+      const response = await fetch(`${running.url}/hooks`, { method: 'POST', headers: standardWebhooksOnly(delivery.headers), body: delivery.body });
+      expect(response.status).toBe(401);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        code: 'invalid_signature',
+        diagnosticUnverified: true,
+        diagnostic:
+          'Unverified request (nothing vouches for what it claims): A JSON body parser ran before the receiver and kept no raw bytes, so ' +
+          'the body was re-serialized: mount the receiver before express.json(), or use express.json({ verify: captureRawBody })',
+      });
+    } finally {
+      await running.close();
+    }
   });
 });

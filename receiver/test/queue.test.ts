@@ -129,6 +129,40 @@ describe('queue mode in one process', () => {
       await running.close();
     }
   });
+
+  it('deliveries of one turn go to Redis in one batch: each 200 comes with its job in Redis; a batch that times out is answered 503 throughout, and the redeliveries add nothing', async () => {
+    failing = false;
+    // A command timeout that a busy machine does not reach for 25 jobs; the paused Redis outlasts it.
+    const patientQueue = deliveryQueue({ url: redis.url, prefix, commandTimeoutMs: 2000, onWarning: false });
+    const receiver = createReceiver({ secrets: secret, acknowledge: 'queue', queue: patientQueue });
+    const inspector = new Redis(redis.url);
+    const jobExists = async (eventId: string) => (await inspector.exists(`${prefix}:deliveries:${jobIdOf(eventId)}`)) === 1;
+    try {
+      const batch = await Promise.all(Array.from({ length: 25 }, () => signedDelivery(secret, 'subscriber.new')));
+      // Received in one turn: one addBulk. Each answer is checked for its job as soon as it comes.
+      const answered = batch.map((delivery) =>
+        receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body }).then(async (answer) => [answer.status, await jobExists(delivery.id)]),
+      );
+      expect(await Promise.all(answered)).toEqual(batch.map(() => [200, true]));
+
+      const stalled = await Promise.all(Array.from({ length: 5 }, () => signedDelivery(secret, 'subscriber.new')));
+      redis.pause();
+      let statuses: number[];
+      try {
+        statuses = await Promise.all(stalled.map(async (delivery) => (await receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body })).status));
+      } finally {
+        redis.resume();
+      }
+      expect(statuses).toEqual([503, 503, 503, 503, 503]);
+      // The sender retries: every event ends up enqueued once and run once (the stalled batch may have been added late).
+      for (const delivery of stalled) expect((await receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body })).status).toBe(200);
+      for (const delivery of [...batch, ...stalled]) expect(await jobExists(delivery.id)).toBe(true);
+      await eventually(() => [...batch, ...stalled].every((delivery) => runs.get(delivery.id) === 1), 10_000, 'every event to run once');
+    } finally {
+      inspector.disconnect();
+      await patientQueue.close();
+    }
+  });
 });
 
 describe('queue mode: maxRunMs', () => {

@@ -43,32 +43,68 @@ function alphabetValues(alphabet: string): Int8Array {
 const STANDARD_VALUES = alphabetValues(STANDARD);
 const URL_SAFE_VALUES = alphabetValues(URL_SAFE);
 
-function encode(bytes: Uint8Array, alphabet: string, pad: boolean): string {
-  let text = '';
+const STANDARD_CODES = Uint8Array.from(STANDARD, (character) => character.charCodeAt(0));
+const URL_SAFE_CODES = Uint8Array.from(URL_SAFE, (character) => character.charCodeAt(0));
+const PAD = 61; // '='
+/** Character codes turned into a string per call of String.fromCharCode: well below any engine's argument limit. */
+const CHUNK = 0x2000;
+
+/**
+ * Writes the character codes into one array and makes the string at once: about three times faster than adding
+ * characters to a string one by one, which builds a rope that every comparison then has to flatten.
+ */
+function encode(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): string {
+  const rest = bytes.length % 3;
+  const codes = new Uint8Array(Math.floor(bytes.length / 3) * 4 + (rest === 0 ? 0 : pad ? 4 : rest + 1));
+  let out = 0;
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    text += alphabet[n >> 18] + alphabet[(n >> 12) & 63] + alphabet[(n >> 6) & 63] + alphabet[n & 63];
+    codes[out++] = alphabet[n >> 18];
+    codes[out++] = alphabet[(n >> 12) & 63];
+    codes[out++] = alphabet[(n >> 6) & 63];
+    codes[out++] = alphabet[n & 63];
   }
-  const rest = bytes.length - i;
   if (rest === 1) {
     const n = bytes[i] << 16;
-    text += alphabet[n >> 18] + alphabet[(n >> 12) & 63] + (pad ? '==' : '');
+    codes[out++] = alphabet[n >> 18];
+    codes[out++] = alphabet[(n >> 12) & 63];
+    if (pad) codes.fill(PAD, out);
   } else if (rest === 2) {
     const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
-    text += alphabet[n >> 18] + alphabet[(n >> 12) & 63] + alphabet[(n >> 6) & 63] + (pad ? '=' : '');
+    codes[out++] = alphabet[n >> 18];
+    codes[out++] = alphabet[(n >> 12) & 63];
+    codes[out++] = alphabet[(n >> 6) & 63];
+    if (pad) codes[out] = PAD;
   }
+  if (codes.length <= CHUNK) return String.fromCharCode.apply(null, codes as unknown as number[]);
+  let text = '';
+  for (let start = 0; start < codes.length; start += CHUNK) text += String.fromCharCode.apply(null, codes.subarray(start, start + CHUNK) as unknown as number[]);
   return text;
 }
 
 /** Standard base64 with padding (Standard Webhooks signatures, hook secrets). */
 export function base64(bytes: Uint8Array): string {
-  return encode(bytes, STANDARD, true);
+  return encode(bytes, STANDARD_CODES, true);
 }
 
 /** base64url without padding (JWT segments, `body_sha256`). */
 export function base64url(bytes: Uint8Array): string {
-  return encode(bytes, URL_SAFE, false);
+  return encode(bytes, URL_SAFE_CODES, false);
+}
+
+/**
+ * Whether a text of one alphabet's characters ends canonically: a length that whole characters can reach, and a last
+ * character whose unused bits are zero (otherwise several texts would stand for the same bytes).
+ */
+function endsCanonically(text: string, values: Int8Array): boolean {
+  const rest = text.length % 4;
+  if (rest === 0) return true;
+  if (rest === 1) return false;
+  const code = text.charCodeAt(text.length - 1);
+  const value = code < 128 ? values[code] : -1;
+  // Two characters carry one byte and 4 unused bits; three carry two bytes and 2 unused bits.
+  return value >= 0 && (value & (rest === 2 ? 0x0f : 0x03)) === 0;
 }
 
 /**
@@ -76,7 +112,7 @@ export function base64url(bytes: Uint8Array): string {
  * character carries unused bits that are not zero: several texts would then stand for the same bytes.
  */
 function decode(text: string, values: Int8Array, canonical: boolean): Uint8Array | undefined {
-  if (text.length % 4 === 1) return undefined;
+  if (text.length % 4 === 1 || (canonical && !endsCanonically(text, values))) return undefined;
   const bytes = new Uint8Array(Math.floor((text.length * 3) / 4));
   let buffer = 0;
   let bits = 0;
@@ -92,8 +128,15 @@ function decode(text: string, values: Int8Array, canonical: boolean): Uint8Array
       bytes[out++] = (buffer >> bits) & 0xff;
     }
   }
-  if (canonical && bits > 0 && (buffer & ((1 << bits) - 1)) !== 0) return undefined;
   return bytes;
+}
+
+/**
+ * Whether a text of base64url characters (checked by the caller) is in its one canonical spelling: what
+ * {@link decodeCanonicalBase64url} would decode, without decoding it.
+ */
+export function isCanonicalBase64url(text: string): boolean {
+  return endsCanonically(text, URL_SAFE_VALUES);
 }
 
 /** base64url in its one canonical spelling (no padding, unused bits zero), or undefined. */

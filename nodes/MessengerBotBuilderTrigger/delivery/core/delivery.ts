@@ -177,8 +177,8 @@ function* checkSignature(body: Uint8Array, headers: HeaderReader, verifier: Prep
     }
     return { scheme: 'jwt', eventId: jwt.eventId, attemptId: jwt.attemptId, keyId: jwt.keyId };
   }
-  const signatures = headers.getAll('webhook-signature').filter((value) => value !== '');
-  if (signatures.length > 0 && verifier.standardWebhooksEnabled) {
+  const signatures = headers.getAll('webhook-signature');
+  if (signatures.some((value) => value !== '') && verifier.standardWebhooksEnabled) {
     const id = headers.get('webhook-id');
     const timestamp = headers.get('webhook-timestamp');
     if (!id || !timestamp) {
@@ -190,7 +190,7 @@ function* checkSignature(body: Uint8Array, headers: HeaderReader, verifier: Prep
       keyCache: verifier.keyCache,
       now,
       toleranceSeconds: verifier.toleranceSeconds,
-      mismatchDiagnostic: () => reserializedDiagnostic(body, id, true),
+      mismatchDiagnostic: () => unverifiedMismatchDiagnostic(body, id),
     });
     return { scheme: 'standard-webhooks', eventId: id };
   }
@@ -202,23 +202,41 @@ export const RESERIALIZED_FIX =
   'verify the raw request bytes: mount the verifier before any JSON body parser, or keep the raw body ' +
   '(Express: express.json({ verify: captureRawBody }))';
 
-/**
- * A signature that does not match a body that is JSON for the very event the signature names. With a JWT whose own
- * signature matched, the bytes were certainly changed on the way (a JSON body parser, a proxy that reformats); with
- * Standard Webhooks it may also be the wrong key.
- */
-function reserializedDiagnostic(body: Uint8Array, signedEventId: string, orWrongKey = false): string | undefined {
-  let parsed: unknown;
+/** The `id` of a body that is a JSON object, or undefined. */
+function jsonId(body: Uint8Array): unknown {
   try {
-    parsed = JSON.parse(lenientUtf8(body));
+    return (JSON.parse(lenientUtf8(body)) as { id?: unknown } | null)?.id;
   } catch {
     return undefined;
   }
-  if ((parsed as { id?: unknown } | null)?.id !== signedEventId) return undefined;
+}
+
+/**
+ * A JWT whose own signature matched, over a body that is JSON for the very event the JWT names, but whose bytes are
+ * not the signed ones: they were certainly changed on the way (a JSON body parser, a proxy that reformats). The event
+ * id is the signed one.
+ */
+function reserializedDiagnostic(body: Uint8Array, signedEventId: string): string | undefined {
+  if (jsonId(body) !== signedEventId) return undefined;
   return (
-    `The body is JSON for event ${signedEventId}, the event the signature names, but ` +
-    (orWrongKey ? 'no configured key signed it: either the secret or public key is not this hook\'s, or the bytes' : 'its bytes are not the signed ones: they') +
-    ` changed on the way, most often by a JSON body parser that re-serialized the body; ${RESERIALIZED_FIX}`
+    `The body is JSON for event ${signedEventId}, the event the signature names, but its bytes are not the signed ones: ` +
+    `they changed on the way, most often by a JSON body parser that re-serialized the body; ${RESERIALIZED_FIX}`
+  );
+}
+
+export const UNVERIFIED_HINT_PREFIX = 'Unverified request (nothing vouches for what it claims): ';
+
+/**
+ * Standard Webhooks headers that no configured key signed, on a body whose JSON `id` equals `webhook-id`, as a
+ * delivery's does. Anyone can send that, so the hint names no id and states nothing the request claims as a fact:
+ * it is marked unverified (see {@link DeliveryError.diagnosticUnverified}).
+ */
+function unverifiedMismatchDiagnostic(body: Uint8Array, claimedEventId: string): string | undefined {
+  if (jsonId(body) !== claimedEventId) return undefined;
+  return (
+    `${UNVERIFIED_HINT_PREFIX}its signature matches none of the configured keys, and its body is JSON whose "id" equals its webhook-id ` +
+    'header, as a delivery\'s does. If the service sent it, either the secret or public key is not this hook\'s, or the bytes changed ' +
+    `on the way (most often a JSON body parser that re-serialized the body: ${RESERIALIZED_FIX})`
   );
 }
 

@@ -74,14 +74,27 @@ export class DeliveryError extends Error {
   /** HTTP status the receiver answers with. */
   readonly status: number;
   readonly diagnostic?: string;
+  /**
+   * Set (true) with a `diagnostic` drawn from a request whose signature matched no configured key: anyone can send
+   * such a request, so the diagnostic states nothing it claims as a fact (no event id) and begins with "Unverified
+   * request". The receiver and the n8n trigger pass such hints on at most once a minute.
+   */
+  readonly diagnosticUnverified?: true;
   /** Signature time minus this server's time, in whole seconds (clock refusals only). */
   readonly clockDifferenceSeconds?: number;
 
-  constructor(code: DeliveryErrorCode, message: string, options?: { cause?: unknown; diagnostic?: string; clockDifferenceSeconds?: number }) {
+  constructor(
+    code: DeliveryErrorCode,
+    message: string,
+    options?: { cause?: unknown; diagnostic?: string; diagnosticUnverified?: boolean; clockDifferenceSeconds?: number },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = DELIVERY_ERROR_STATUS[code];
-    if (options?.diagnostic !== undefined) this.diagnostic = options.diagnostic;
+    if (options?.diagnostic !== undefined) {
+      this.diagnostic = options.diagnostic;
+      if (options.diagnosticUnverified) this.diagnosticUnverified = true;
+    }
     if (options?.clockDifferenceSeconds !== undefined) this.clockDifferenceSeconds = options.clockDifferenceSeconds;
   }
 }
@@ -93,4 +106,35 @@ export function refuse(code: DeliveryErrorCode, message: string, options?: Const
 
 export function isDeliveryError(error: unknown): error is DeliveryError {
   return error instanceof DeliveryError;
+}
+
+/** How often a hint drawn from an unverified request is passed on (to `onError`, to a log): once a minute. */
+export const UNVERIFIED_HINT_INTERVAL_MS = 60_000;
+
+/**
+ * Lets one unverified hint through per interval and counts those held back, so that requests anyone can send cannot
+ * flood a log or an error handler.
+ */
+export class UnverifiedHintGate {
+  #openAt = 0;
+  #heldBack = 0;
+
+  constructor(readonly intervalMs = UNVERIFIED_HINT_INTERVAL_MS) {}
+
+  /** The number of hints held back since the last one let through, or undefined: hold this one back. */
+  pass(now = Date.now()): number | undefined {
+    if (now < this.#openAt) {
+      this.#heldBack += 1;
+      return undefined;
+    }
+    this.#openAt = now + this.intervalMs;
+    const heldBack = this.#heldBack;
+    this.#heldBack = 0;
+    return heldBack;
+  }
+}
+
+/** What a log line adds about the hints held back before it (nothing when none was). */
+export function heldBackNote(heldBack: number): string {
+  return heldBack > 0 ? ` (${heldBack} more unverified ${heldBack === 1 ? 'hint was' : 'hints were'} held back since the last one)` : '';
 }

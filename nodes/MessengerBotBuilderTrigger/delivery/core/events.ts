@@ -81,9 +81,10 @@ const isStringArray: Check = (value) => Array.isArray(value) && value.every(isSt
 const optional = (check: Check): Check => (value) => value === undefined || check(value);
 const nullish = (check: Check): Check => (value) => value === undefined || value === null || check(value);
 const nullable = (check: Check): Check => (value) => value === null || check(value);
-/** ISO 8601 date-time: seconds optional, fractions allowed, `Z` or an offset; and a real date. */
-const isDateTime: Check = (value) =>
-  typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
+/** ISO 8601 date-time: seconds optional, fractions allowed, `Z` or an offset (one object: a literal in the check would be made per call). */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+/** A {@link DATE_TIME} that is a real date. */
+const isDateTime: Check = (value) => typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
 
 interface ShapeSpec {
   [field: string]: Check | ShapeSpec;

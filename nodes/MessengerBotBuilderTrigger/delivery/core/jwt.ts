@@ -1,4 +1,4 @@
-import { base64url, decodeCanonicalBase64url, strictUtf8, utf8, bytesEqual } from './bytes';
+import { decodeCanonicalBase64url, isCanonicalBase64url, strictUtf8, textsEqual, utf8 } from './bytes';
 import { refuse } from './errors';
 import { candidateKeys, type HmacSecret, type KeyCache, type KeySetSource } from './keys';
 import { settle, type PublicJwk, type PublicKeyAlgorithm, type Steps } from './platform';
@@ -82,25 +82,28 @@ function decodeHeader(segment: string): Readonly<JwtHeader> | undefined {
  */
 export function* verifyJwt(token: string, keys: JwtKeys): Steps<VerifiedJwt> {
   if (!COMPACT_JWS.test(token)) refuse('malformed_signature', 'X-Signature is not a compact JWT');
-  const [headerSegment, claimsSegment, signatureSegment] = token.split('.');
+  const headerEnd = token.indexOf('.');
+  const signingInputEnd = token.indexOf('.', headerEnd + 1);
+  const headerSegment = token.slice(0, headerEnd);
   const header = decodeHeader(headerSegment);
   if (!header) refuse('malformed_signature', 'X-Signature has an unreadable JWT header');
   const alg = header.alg;
   if (typeof alg !== 'string' || !(keys.algorithms as readonly string[]).includes(alg)) {
     refuse('algorithm_not_allowed', `JWT "alg" ${JSON.stringify(alg ?? null)} is not allowed (allowed: ${keys.algorithms.join(', ')})`);
   }
-  const signature = decodeCanonicalBase64url(signatureSegment);
-  if (!signature) refuse('malformed_signature', 'X-Signature has a non-canonical base64url signature');
+  const signatureSegment = token.slice(signingInputEnd + 1);
+  if (!isCanonicalBase64url(signatureSegment)) refuse('malformed_signature', 'X-Signature has a non-canonical base64url signature');
   // No extension is implemented: a critical one makes the token invalid (RFC 7515 §4.1.11), and an unencoded payload
   // (RFC 7797 `b64: false`) is only valid when declared critical.
   if (header.crit !== undefined) refuse('malformed_signature', 'X-Signature has a "crit" header: no extension is supported');
   if (header.b64 === false) refuse('malformed_signature', 'X-Signature has "b64": false without "crit" (RFC 7797)');
 
-  const signingInput = utf8(`${headerSegment}.${claimsSegment}`);
-  if (isSymmetricAlgorithm(alg)) yield* checkMac(signingInput, signature, keys);
-  else yield* checkPublicKeySignature(alg as PublicKeyAlgorithm, header.kid, signingInput, signature, keys);
+  // The signing input is the token's own text up to the second dot: no copy, no encoding (the adapter hashes the text).
+  const signingInput = token.slice(0, signingInputEnd);
+  if (isSymmetricAlgorithm(alg)) yield* checkMac(signingInput, signatureSegment, keys);
+  else yield* checkPublicKeySignature(alg as PublicKeyAlgorithm, header.kid, signingInput, signatureSegment, keys);
 
-  const claims = decodeObject(claimsSegment);
+  const claims = decodeObject(token.slice(headerEnd + 1, signingInputEnd));
   if (!claims) refuse('malformed_signature', 'X-Signature is not a valid JWT: its claims set must be a top-level JSON object');
   checkType(header);
   checkClaims(claims, keys);
@@ -116,17 +119,22 @@ export function* verifyJwt(token: string, keys: JwtKeys): Steps<VerifiedJwt> {
   };
 }
 
-function* checkMac(signingInput: Uint8Array, signature: Uint8Array, keys: JwtKeys): Steps<void> {
+/**
+ * The signature segment (canonical, checked before) against the base64url of each secret's MAC, as text in constant
+ * time: a canonical segment decodes to the MAC exactly when it is the MAC's one spelling, so nothing received is decoded.
+ */
+function* checkMac(signingInput: string, signatureSegment: string, keys: JwtKeys): Steps<void> {
   for (const secret of keys.secrets) {
-    if (bytesEqual(signature, yield* secret.mac([signingInput]))) return;
+    if (textsEqual(signatureSegment, yield* settle(secret.mac([signingInput], 'base64url')))) return;
   }
   refuse('invalid_signature', 'JWT signature matches none of the configured secrets');
 }
 
-function* checkPublicKeySignature(alg: PublicKeyAlgorithm, kid: unknown, signingInput: Uint8Array, signature: Uint8Array, keys: JwtKeys): Steps<void> {
+function* checkPublicKeySignature(alg: PublicKeyAlgorithm, kid: unknown, signingInput: string, signatureSegment: string, keys: JwtKeys): Steps<void> {
   const jwk = yield* selectKey(alg, kid, keys.keySet);
   const key = yield* keys.keyCache.publicKey(jwk, alg);
-  const valid = signature.length === 64 && (yield* settle(keys.keyCache.platform.verifySignature(alg, key, signingInput, signature)));
+  const signature = decodeCanonicalBase64url(signatureSegment)!;
+  const valid = signature.length === 64 && (yield* settle(keys.keyCache.platform.verifySignature(alg, key, utf8(signingInput), signature)));
   if (!valid) refuse('invalid_signature', 'JWT signature does not verify');
 }
 
@@ -187,24 +195,31 @@ function checkClaims(claims: JwtClaims, keys: JwtKeys): void {
   const skew = keys.clockSkewSeconds;
   const iat = numericClaim(claims, 'iat')!;
   const nbf = numericClaim(claims, 'nbf');
-  const late = (message: string) =>
-    refuse('expired', message, { clockDifferenceSeconds: iat - now, diagnostic: clockDiagnostic('The JWT\'s "iat"', iat - now, keys.toleranceSeconds) });
-  // The diagnostic names the claim that lies in the future.
-  const early = (claim: 'iat' | 'nbf', at: number) =>
-    refuse('not_yet_valid', `JWT "${claim}" lies in the future`, {
-      clockDifferenceSeconds: at - now,
-      diagnostic: clockDiagnostic(`The JWT's "${claim}"`, at - now, skew),
-    });
-  if (nbf !== undefined && nbf > now + skew) early('nbf', nbf);
+  if (nbf !== undefined && nbf > now + skew) refuseEarly('nbf', nbf, now, skew);
   // In jose's order: a mistyped `exp` is found only after `nbf` is checked.
   const exp = numericClaim(claims, 'exp');
-  if (exp !== undefined && exp <= now - skew) late('JWT is expired');
+  if (exp !== undefined && exp <= now - skew) refuseLate(iat, now, keys.toleranceSeconds);
   const age = now - iat;
-  if (age - skew > keys.toleranceSeconds) late('JWT is expired');
-  if (age < -skew) early('iat', iat);
+  if (age - skew > keys.toleranceSeconds) refuseLate(iat, now, keys.toleranceSeconds);
+  if (age < -skew) refuseEarly('iat', iat, now, skew);
+}
+
+function refuseLate(iat: number, now: number, toleranceSeconds: number): never {
+  return refuse('expired', 'JWT is expired', {
+    clockDifferenceSeconds: iat - now,
+    diagnostic: clockDiagnostic('The JWT\'s "iat"', iat - now, toleranceSeconds),
+  });
+}
+
+/** The diagnostic names the claim that lies in the future. */
+function refuseEarly(claim: 'iat' | 'nbf', at: number, now: number, skew: number): never {
+  return refuse('not_yet_valid', `JWT "${claim}" lies in the future`, {
+    clockDifferenceSeconds: at - now,
+    diagnostic: clockDiagnostic(`The JWT's "${claim}"`, at - now, skew),
+  });
 }
 
 /** base64url(SHA-256(raw body bytes)): the `body_sha256` claim of the delivery JWT. */
 export function* bodySha256(body: Uint8Array, keyCache: KeyCache): Steps<string> {
-  return base64url(yield* settle(keyCache.platform.sha256(body)));
+  return yield* settle(keyCache.platform.sha256(body, 'base64url'));
 }

@@ -1,6 +1,6 @@
 import { base64url, decodeLenientBase64 } from './bytes';
 import { refuse } from './errors';
-import { settle, type MaybePromise, type PlatformCrypto, type PublicJwk, type PublicKeyAlgorithm, type Steps } from './platform';
+import { isThenable, settle, type DigestEncoding, type MaybePromise, type MessagePart, type PlatformCrypto, type PublicJwk, type PublicKeyAlgorithm, type Steps } from './platform';
 
 /** Prefix of a hook signing secret (`/hook/create`). Optional when reading one, as in every Standard Webhooks library. */
 export const HOOK_SECRET_PREFIX = 'whsec_';
@@ -130,10 +130,13 @@ export class HmacSecret {
     readonly platform: PlatformCrypto,
   ) {}
 
-  *mac(parts: readonly Uint8Array[]): Steps<Uint8Array> {
-    if (this.#key === undefined) this.#key = this.platform.importHmacKey(this.bytes);
-    const key = yield* settle(this.#key);
-    this.#key = key;
-    return yield* settle(this.platform.hmacSha256(key, parts));
+  /** The MAC of the parts as text in `encoding`: at once when the key is imported synchronously (node:crypto). */
+  mac(parts: readonly MessagePart[], encoding: DigestEncoding): MaybePromise<string> {
+    const key = (this.#key ??= this.platform.importHmacKey(this.bytes));
+    if (!isThenable(key)) return this.platform.hmacSha256(key, parts, encoding);
+    return Promise.resolve(key).then((imported) => {
+      this.#key = imported;
+      return this.platform.hmacSha256(imported, parts, encoding);
+    });
   }
 }

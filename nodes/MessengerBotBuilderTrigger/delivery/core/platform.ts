@@ -26,26 +26,43 @@ export interface PublicJwk {
   [member: string]: unknown;
 }
 
+/**
+ * How the core compares digests: as text in the canonical spelling of the encoding the contract uses (padded
+ * base64 for Standard Webhooks `v1`, unpadded base64url for JWT segments and `body_sha256`).
+ */
+export type DigestEncoding = 'base64' | 'base64url';
+
+/** Part of a message to authenticate: bytes, or text that stands for its UTF-8 bytes. */
+export type MessagePart = Uint8Array | string;
+
 export interface PlatformCrypto<SecretKey = unknown, PublicKey = unknown> {
   /** An HMAC-SHA256 key from raw bytes. */
   importHmacKey(bytes: Uint8Array): MaybePromise<SecretKey>;
-  /** HMAC-SHA256 of the parts, in order, as one message (the body is not copied to prepend a prefix). */
-  hmacSha256(key: SecretKey, parts: readonly Uint8Array[]): MaybePromise<Uint8Array>;
-  sha256(data: Uint8Array): MaybePromise<Uint8Array>;
+  /**
+   * HMAC-SHA256 of the parts, in order, as one message (the body is not copied to prepend a prefix). A string part
+   * stands for its UTF-8 bytes: the adapter encodes it however is cheapest on its platform. The MAC comes as text in
+   * `encoding` (natively where the platform can: the core compares text, and never decodes what a request sent).
+   */
+  hmacSha256(key: SecretKey, parts: readonly MessagePart[], encoding: DigestEncoding): MaybePromise<string>;
+  /** SHA-256 of the data as text in `encoding`. */
+  sha256(data: Uint8Array, encoding: DigestEncoding): MaybePromise<string>;
   /** A verification key from the public members of a JWK; throws (or rejects) when the platform cannot use it. */
   importPublicKey(jwk: PublicJwk, alg: PublicKeyAlgorithm): MaybePromise<PublicKey>;
   /** ES256 signatures are raw `r || s` (64 bytes), as JWS and Web Crypto write them. */
   verifySignature(alg: PublicKeyAlgorithm, key: PublicKey, data: Uint8Array, signature: Uint8Array): MaybePromise<boolean>;
 }
 
-/** One step of the core's checks: hands a value or a promise to the driver, gets the settled value back. */
+/**
+ * One step of the core's checks: a promise goes to the driver, which hands back its settled value; a plain value is
+ * the result at once (no hand-off: on node:crypto a whole verification runs without yielding once).
+ */
 export function* settle<T>(value: MaybePromise<T>): Generator<MaybePromise<T>, T, unknown> {
-  return (yield value) as T;
+  return isThenable(value) ? ((yield value) as T) : value;
 }
 
 export type Steps<T> = Generator<unknown, T, unknown>;
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 

@@ -1,4 +1,4 @@
-import { base64, concatBytes, decodeCanonicalBase64, textsEqual, utf8 } from './bytes';
+import { concatBytes, decodeCanonicalBase64, textsEqual, utf8 } from './bytes';
 import { refuse } from './errors';
 import type { HmacSecret, KeyCache } from './keys';
 import { settle, type PublicJwk, type Steps } from './platform';
@@ -19,7 +19,7 @@ export interface StandardWebhooksKeys {
   /** Unix seconds (fractions allowed: they are dropped, as the reference JavaScript library does). */
   now: number;
   toleranceSeconds: number;
-  /** What a developer should know when no key matches (see delivery.ts), if anything. */
+  /** What a developer should know when no key matches (see delivery.ts), if anything: a hint from an unverified request. */
   mismatchDiagnostic?: () => string | undefined;
 }
 
@@ -45,15 +45,28 @@ export function standardWebhooksContent(id: string, timestamp: string | number, 
  * header sent on several lines, which arrives joined by ", ", still reads).
  */
 export function signatureEntries(values: readonly string[]): { v1: string[]; v1a: string[] } {
-  const entries = values.flatMap((value) => value.split(' ')).filter((entry) => entry !== '');
-  if (entries.length > MAX_SIGNATURE_ENTRIES) refuse('malformed_signature', `webhook-signature lists more than ${MAX_SIGNATURE_ENTRIES} signatures`);
   const v1: string[] = [];
   const v1a: string[] = [];
-  for (const entry of entries) {
-    const [version, signature] = entry.split(',', 2);
-    if (signature === undefined) continue;
-    if (version === 'v1') v1.push(signature);
-    else if (version === 'v1a') v1a.push(signature);
+  let entries = 0;
+  // One pass over each value, without intermediate lists: this runs for every request, signed or not.
+  for (const value of values) {
+    for (let start = 0; start < value.length; ) {
+      let end = value.indexOf(' ', start);
+      if (end === -1) end = value.length;
+      if (end > start) {
+        entries += 1;
+        if (entries > MAX_SIGNATURE_ENTRIES) refuse('malformed_signature', `webhook-signature lists more than ${MAX_SIGNATURE_ENTRIES} signatures`);
+        const comma = value.indexOf(',', start);
+        if (comma !== -1 && comma < end) {
+          const nextComma = value.indexOf(',', comma + 1);
+          const signature = value.slice(comma + 1, nextComma !== -1 && nextComma < end ? nextComma : end);
+          const versionLength = comma - start;
+          if (versionLength === 2 && value.startsWith('v1', start)) v1.push(signature);
+          else if (versionLength === 3 && value.startsWith('v1a', start)) v1a.push(signature);
+        }
+      }
+      start = end + 1;
+    }
   }
   return { v1, v1a };
 }
@@ -66,19 +79,17 @@ export function signatureEntries(values: readonly string[]): { v1: string[]; v1a
 export function* verifyStandardWebhooks(headers: StandardWebhooksHeaders, body: Uint8Array, keys: StandardWebhooksKeys): Steps<void> {
   if (!TIMESTAMP.test(headers.timestamp)) refuse('malformed_signature', 'webhook-timestamp must be unix seconds in plain decimal digits');
   const { v1, v1a } = signatureEntries(headers.signatures);
-  const prefix = utf8(`${headers.id}.${headers.timestamp}.`);
+  const prefix = `${headers.id}.${headers.timestamp}.`;
   let matched = false;
   if (v1.length > 0) {
     for (const secret of keys.secrets) {
-      const expected = base64(yield* secret.mac([prefix, body]));
-      if (v1.some((signature) => textsEqual(signature, expected))) {
-        matched = true;
-        break;
-      }
+      const expected = yield* settle(secret.mac([prefix, body], 'base64'));
+      for (const signature of v1) if (textsEqual(signature, expected)) matched = true;
+      if (matched) break;
     }
   }
   const offered = matched ? [] : (v1a.map(decodeCanonicalBase64).filter((signature) => signature?.length === 64) as Uint8Array[]);
-  const content = offered.length > 0 ? concatBytes(prefix, body) : prefix;
+  const content = offered.length > 0 ? concatBytes(utf8(prefix), body) : body;
   for (const jwk of offered.length > 0 ? keys.publicKeys : []) {
     const key = yield* keys.keyCache.publicKey(jwk, 'EdDSA');
     for (const signature of offered) {
@@ -89,7 +100,9 @@ export function* verifyStandardWebhooks(headers: StandardWebhooksHeaders, body: 
     }
     if (matched) break;
   }
-  if (!matched) refuse('invalid_signature', 'webhook-signature matches none of the configured keys', { diagnostic: keys.mismatchDiagnostic?.() });
+  if (!matched) {
+    refuse('invalid_signature', 'webhook-signature matches none of the configured keys', { diagnostic: keys.mismatchDiagnostic?.(), diagnosticUnverified: true });
+  }
 
   const difference = Number(headers.timestamp) - Math.floor(keys.now);
   if (Math.abs(difference) > keys.toleranceSeconds) {
