@@ -122,27 +122,38 @@ export interface ExampleApp {
   url: string;
   /** The JSON lines it printed: one per emitted event. */
   lines: Record<string, unknown>[];
+  /** What it wrote to stderr, line by line. */
+  errors: string[];
+  /** Stops the app; fails when it wrote anything to stderr but the warning of a Redis that keeps nothing. */
   stop(): Promise<void>;
 }
+
+/** The receiver's warning about a Redis without persistence: expected from the shared Redis that CI starts. */
+const NO_PERSISTENCE_WARNING = /^\[receiver\] the Redis used by the deduplication store (keeps nothing across restarts|only takes RDB snapshots)/;
 
 /** Runs examples/express-app.mjs in its own process (build the package first). */
 export async function startExampleApp(env: Record<string, string>): Promise<ExampleApp> {
   const child = spawn(process.execPath, [join(__dirname, '../examples/express-app.mjs')], {
     env: { ...process.env, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
+  const errors: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
+  createInterface({ input: child.stderr! }).on('line', (line) => errors.push(line));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await eventually(() => lines.some((line) => typeof line.listening === 'string') || child.exitCode !== null, 10_000, 'the example app to listen');
-  if (child.exitCode !== null) throw new Error(`the example app exited with ${child.exitCode}`);
+  if (child.exitCode !== null) throw new Error(`the example app exited with ${child.exitCode}:\n${errors.join('\n')}`);
   return {
     child,
     url: lines.find((line) => line.listening)!.listening as string,
     lines,
+    errors,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      const unexpected = errors.filter((line) => !NO_PERSISTENCE_WARNING.test(line));
+      if (unexpected.length > 0) throw new Error(`the example app wrote to stderr:\n${unexpected.join('\n')}`);
     },
   };
 }
