@@ -17,6 +17,8 @@ const CORE_TESTS = [
   'receiver/test/sign.test.ts',
   'receiver/test/property.test.ts',
   'receiver/test/diagnostics.test.ts',
+  'receiver/test/receiver.test.ts',
+  'receiver/test/express.test.ts',
   'test/trigger.verifier.test.ts',
   'test/trigger.vectors.test.ts',
   'test/verification.agreement.test.ts',
