@@ -1,4 +1,4 @@
-import { createHash, createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import {
@@ -10,7 +10,6 @@ import {
   verifyDeliveryWith,
   verifyJwt,
   runSteps,
-  type CoreVerifyOptions,
   type KeySetSource,
   type PlatformCrypto,
   type PublicJwk,
@@ -20,6 +19,7 @@ import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core
 import { webCrypto } from '../src/webCrypto';
 import { createVerifier } from '../src';
 import { serve } from './helpers';
+import { asyncRefusalOf, b64u, deliveryClaims, eventBody, hmacWith, hs256, jwt, NOW, refusalOf, SECRET, SECRET_BYTES, verify } from './coreFixtures';
 
 /**
  * Behaviours of the verification core that mutation testing (`npm run mutation`, receiver/README.md "Mutation testing")
@@ -27,37 +27,6 @@ import { serve } from './helpers';
  * node:crypto (HMAC, Ed25519, ECDSA, SHA-256) and compared with exact values; the core runs on its real platforms
  * (node:crypto, Web Crypto).
  */
-
-const NOW = 1_800_000_000;
-const HOOK = 'hook_mut';
-const SECRET_BYTES = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7 + 3) & 0xff));
-const SECRET = `whsec_${SECRET_BYTES.toString('base64')}`;
-
-const b64u = (value: Buffer | string) => Buffer.from(value).toString('base64url');
-const sha256b64u = (text: string) => createHash('sha256').update(text).digest('base64url');
-
-function eventBody(id: string): string {
-  return JSON.stringify({
-    id,
-    type: 'subscriber.new',
-    created: '2027-01-15T08:00:00Z',
-    hook: HOOK,
-    data: { subscriber: { botid: 1, clientid: 2, messenger: 'telegram' } },
-  });
-}
-
-/** A compact JWT over the header and claims, signed by `signer` over the signing input. */
-function jwt(header: Record<string, unknown>, claims: Record<string, unknown>, signer: (input: string) => Buffer): string {
-  const input = `${b64u(JSON.stringify(header))}.${b64u(JSON.stringify(claims))}`;
-  return `${input}.${b64u(signer(input))}`;
-}
-
-const hmacWith = (secret: Buffer) => (input: string) => createHmac('sha256', secret).update(input).digest();
-const hs256 = hmacWith(SECRET_BYTES);
-
-function deliveryClaims(body: string, id: string, extra: Record<string, unknown> = {}) {
-  return { evt: id, iat: NOW, exp: NOW + 300, body_sha256: sha256b64u(body), ...extra };
-}
 
 const ed = (pair: { privateKey: KeyObject }) => (input: string) => sign(null, Buffer.from(input), pair.privateKey);
 const es = (pair: { privateKey: KeyObject }) => (input: string) => sign('sha256', Buffer.from(input), { key: pair.privateKey, dsaEncoding: 'ieee-p1363' });
@@ -68,31 +37,6 @@ const edOutside = generateKeyPairSync('ed25519');
 const ecA = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const jwkOf = (pair: { publicKey: KeyObject }, kid?: string): PublicJwk => ({ ...(pair.publicKey.export({ format: 'jwk' }) as PublicJwk), ...(kid === undefined ? {} : { kid }) });
 const whpk = (pair: { publicKey: KeyObject }) => `whpk_${Buffer.from(jwkOf(pair).x!, 'base64url').toString('base64')}`;
-
-function verify(options: CoreVerifyOptions, body: string, headers: Record<string, string>, platform: PlatformCrypto = nodeCrypto) {
-  return verifyDeliveryWith(new TextEncoder().encode(body), readHeaders(headers), prepareVerifier({ now: NOW, ...options }, platform));
-}
-
-/** The refusal of a synchronous verification, as code and message. */
-function refusalOf(run: () => unknown): { code: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    if (!(error instanceof DeliveryError)) throw error;
-    return { code: error.code, message: error.message };
-  }
-  throw new Error('expected a refusal, the delivery was accepted');
-}
-
-async function asyncRefusalOf(run: () => unknown): Promise<{ code: string; message: string; cause?: unknown }> {
-  try {
-    await run();
-  } catch (error) {
-    if (!(error instanceof DeliveryError)) throw error;
-    return { code: error.code, message: error.message, cause: error.cause };
-  }
-  throw new Error('expected a refusal, the delivery was accepted');
-}
 
 /** A key set whose reads are counted: `keys()` serves `current`, `refresh()` serves `refreshed` (a key added since). */
 function countingKeySet(current: PublicJwk[], refreshed: PublicJwk[] | undefined | (() => never)) {
