@@ -3,12 +3,16 @@ import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import {
   DeliveryError,
+  decodeHookPublicKey,
+  decodeHookSecret,
   HmacSecret,
   KeyCache,
+  localKeySet,
   prepareVerifier,
   readHeaders,
   verifyDeliveryWith,
   verifyJwt,
+  verifyStandardWebhooks,
   runSteps,
   type KeySetSource,
   type PlatformCrypto,
@@ -252,6 +256,30 @@ describe('Standard Webhooks signature entries', () => {
     });
   });
 
+  it('a v1a entry that is not canonical base64, or not 64 bytes, is skipped: the valid entry after it verifies', () => {
+    const short = `v1a,${Buffer.alloc(63, 1).toString('base64')}`;
+    expect((verify({ publicKeys: [whpk(edA)] }, body, headers(`v1a,!!!! ${short} ${v1a(edA)}`)) as VerifiedDelivery).event.id).toBe(id);
+    expect(refusalOf(() => verify({ publicKeys: [whpk(edA)] }, body, headers(`v1a,!!!! ${short}`)))).toEqual(NO_MATCH);
+  });
+
+  it('called directly without a diagnostic, a mismatch is refused without one', () => {
+    const steps = verifyStandardWebhooks({ id, timestamp, signatures: [v1(Buffer.alloc(32, 2))] }, new TextEncoder().encode(body), {
+      secrets: [new HmacSecret(SECRET_BYTES, nodeCrypto)],
+      publicKeys: [],
+      keyCache: new KeyCache(nodeCrypto),
+      now: NOW,
+      toleranceSeconds: 300,
+    });
+    let thrown: unknown;
+    try {
+      runSteps(steps);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(DeliveryError);
+    expect([(thrown as DeliveryError).code, (thrown as DeliveryError).diagnostic]).toEqual(['invalid_signature', undefined]);
+  });
+
   it('a v1 match under the second secret of a rotation verifies; v1a keys are not needed then', () => {
     const other = Buffer.alloc(32, 9);
     const verified = verify({ secrets: [`whsec_${other.toString('base64')}`, SECRET], publicKeys: [whpk(edA)] }, body, headers(v1())) as VerifiedDelivery;
@@ -360,6 +388,23 @@ describe('public keys that cannot be imported, and key import caching', () => {
   });
 });
 
+describe('ES256 and EdDSA signatures of the wrong length', () => {
+  it.each([63, 65, 72])('a %i-byte signature does not verify', (length) => {
+    const body = eventBody('evt_len');
+    const claims = deliveryClaims(body, 'evt_len');
+    for (const [alg, kid, jwk] of [['ES256', 'ec_a', jwkOf(ecA, 'ec_a')], ['EdDSA', 'ed_a', jwkOf(edA, 'ed_a')]] as const) {
+      const signature = jwt({ alg, typ: 'JWT', kid }, claims, (input) => {
+        const full = alg === 'ES256' ? es(ecA)(input) : ed(edA)(input);
+        return length <= 64 ? full.subarray(0, length) : Buffer.concat([full, Buffer.alloc(length - 64)]);
+      });
+      expect(refusalOf(() => verify({ keySet: { keys: () => [jwk] } }, body, { 'x-signature': signature }))).toEqual({
+        code: 'invalid_signature',
+        message: 'JWT signature does not verify',
+      });
+    }
+  });
+});
+
 describe('key set entries and JWT header members of the wrong type', () => {
   it('a null entry in a key set is skipped: the key after it verifies', () => {
     const { body, headers } = edDelivery('evt_null', 'ed_a');
@@ -418,5 +463,81 @@ describe('hook secrets', () => {
     expect(() => prepareVerifier({ secrets: 'whsec_' }, nodeCrypto)).toThrow(notBase64);
     expect(() => prepareVerifier({ secrets: 'whsec_abc$' }, nodeCrypto)).toThrow(notBase64);
     expect(() => prepareVerifier({ secrets: [42 as unknown as string] }, nodeCrypto)).toThrow(new TypeError('secrets[0] must be a hook secret "whsec_<base64>"'));
+  });
+});
+
+describe('which keys of a set may verify', () => {
+  const body = eventBody('evt_members');
+  const signed = (kid?: string) => edDelivery('evt_members', kid).headers;
+  const accepts = (jwk: PublicJwk, kid?: string) => (verify({ keySet: { keys: () => [jwk] } }, body, signed(kid)) as VerifiedDelivery).event.id;
+  const refuses = (jwk: PublicJwk, kid?: string) => refusalOf(() => verify({ keySet: { keys: () => [jwk] } }, body, signed(kid))).code;
+
+  it('members that are absent or undefined do not matter; well-formed ones are allowed', () => {
+    const base = jwkOf(edA);
+    expect(accepts({ ...base, kid: undefined, alg: undefined, use: undefined, key_ops: undefined, ext: undefined })).toBe('evt_members');
+    expect(accepts({ ...base, kid: 'k', alg: 'EdDSA', use: 'sig', key_ops: ['verify'], ext: false }, 'k')).toBe('evt_members');
+    expect(accepts({ ...base, ext: true })).toBe('evt_members');
+  });
+
+  it.each([
+    ['a numeric kid', { kid: 5 }],
+    ['another algorithm', { alg: 'ES256' }],
+    ['use "enc"', { use: 'enc' }],
+    ['key_ops ["sign"]', { key_ops: ['sign'] }],
+    ['key_ops ["verify", "verify"]', { key_ops: ['verify', 'verify'] }],
+    ['key_ops "verify"', { key_ops: 'verify' }],
+    ['key_ops []', { key_ops: [] }],
+    ['ext "true"', { ext: 'true' }],
+    ['a private "d"', { d: 'AAAA' }],
+    ['a private "p"', { p: 'AAAA' }],
+    ['a private "q"', { q: 'AAAA' }],
+    ['a private "dp"', { dp: 'AAAA' }],
+    ['a private "dq"', { dq: 'AAAA' }],
+    ['a private "qi"', { qi: 'AAAA' }],
+    ['a symmetric "k"', { k: 'AAAA' }],
+    ['the P-256 curve', { crv: 'P-256' }],
+    ['the EC key type', { kty: 'EC' }],
+  ])('a key with %s is never used', (_name, member) => {
+    expect(refuses({ ...jwkOf(edA), ...member } as PublicJwk)).toBe('key_not_found');
+  });
+
+  it('a key set that is not { keys: [...] } is refused by name', () => {
+    const message = new TypeError('jwks must be a JSON Web Key Set: { keys: [...] }');
+    expect(() => localKeySet(null as never)).toThrow(message);
+    expect(() => localKeySet('keys' as never)).toThrow(message);
+    expect(() => localKeySet({ keys: {} } as never)).toThrow(message);
+    expect(() => localKeySet({ keys: 'x' } as never, 'options.jwks')).toThrow(new TypeError('options.jwks must be a JSON Web Key Set: { keys: [...] }'));
+    const keys = [jwkOf(edA)];
+    expect(localKeySet({ keys }).keys()).toBe(keys);
+  });
+
+  it('secrets and public keys decoded without an option name are named by their kind', () => {
+    expect(() => decodeHookSecret('whsec_')).toThrow(new TypeError('secret must be a hook secret "whsec_<base64>" (the part after "whsec_" is not base64)'));
+    expect(() => decodeHookPublicKey('whpk_')).toThrow(new TypeError('publicKey must be a hook public key "whpk_<base64 of 32 bytes>" (Ed25519)'));
+    expect(() => decodeHookPublicKey(`whpk_${Buffer.alloc(33).toString('base64')}`)).toThrow(TypeError);
+    expect(decodeHookPublicKey(whpk(edA))).toEqual({ kty: 'OKP', crv: 'Ed25519', x: jwkOf(edA).x });
+  });
+});
+
+describe('a hook secret is imported once', () => {
+  it('once imported, HMAC verification no longer waits for the import', async () => {
+    let imports = 0;
+    const asyncImport: PlatformCrypto = {
+      ...nodeCrypto,
+      importHmacKey: async (bytes) => {
+        imports += 1;
+        return nodeCrypto.importHmacKey(bytes);
+      },
+    };
+    const verifier = prepareVerifier({ secrets: SECRET, now: NOW }, asyncImport);
+    const run = (id: string) => {
+      const body = eventBody(id);
+      return verifyDeliveryWith(new TextEncoder().encode(body), readHeaders({ 'x-signature': jwt({ alg: 'HS256', typ: 'JWT' }, deliveryClaims(body, id), hs256) }), verifier);
+    };
+    const first = run('evt_hmac_1');
+    expect(first).toBeInstanceOf(Promise);
+    await expect(first).resolves.toMatchObject({ event: { id: 'evt_hmac_1' } });
+    for (const id of ['evt_hmac_2', 'evt_hmac_3']) expect(run(id)).toMatchObject({ event: { id } });
+    expect(imports).toBe(1);
   });
 });
