@@ -328,6 +328,14 @@ describe('public keys that cannot be imported, and key import caching', () => {
       code: 'key_not_found',
       message: 'The EdDSA key "ed_bad" cannot be used',
     });
+    let thrown: unknown;
+    try {
+      verify({ keySet: { keys: () => [badEd('ed_bad')] } }, body, headers);
+    } catch (error) {
+      thrown = error;
+    }
+    // node:crypto's own error, kept as the cause for logs.
+    expect((thrown as DeliveryError).cause).toMatchObject({ name: 'TypeError' });
     const unnamed = edDelivery('evt_bad_2', undefined);
     expect(refusalOf(() => verify({ keySet: { keys: () => [badEd()] } }, unnamed.body, unnamed.headers))).toEqual({
       code: 'key_not_found',
@@ -384,6 +392,25 @@ describe('public keys that cannot be imported, and key import caching', () => {
     await expect(first).resolves.toMatchObject({ keyId: 'ec_a', event: { id: 'evt_import_1' } });
     // The imported key is kept: the next deliveries are verified synchronously (no promise), with no new import.
     for (const id of ['evt_import_2', 'evt_import_3']) expect(run(id)).toMatchObject({ keyId: 'ec_a', event: { id } });
+    expect(imports).toBe(1);
+  });
+
+  it('deliveries that arrive while the key is being imported wait for the same import', async () => {
+    let imports = 0;
+    const asyncImport: PlatformCrypto = {
+      ...nodeCrypto,
+      importPublicKey: async (jwk, alg) => {
+        imports += 1;
+        return nodeCrypto.importPublicKey(jwk, alg);
+      },
+    };
+    const keySet = [jwkOf(edA, 'ed_a')];
+    const verifier = prepareVerifier({ keySet: { keys: () => keySet }, now: NOW }, asyncImport);
+    const runs = ['evt_c1', 'evt_c2', 'evt_c3'].map((id) => {
+      const { body, headers } = edDelivery(id, 'ed_a');
+      return verifyDeliveryWith(new TextEncoder().encode(body), readHeaders(headers), verifier);
+    });
+    expect((await Promise.all(runs)).map((verified) => verified.event.id)).toEqual(['evt_c1', 'evt_c2', 'evt_c3']);
     expect(imports).toBe(1);
   });
 });
@@ -470,7 +497,6 @@ describe('which keys of a set may verify', () => {
   const body = eventBody('evt_members');
   const signed = (kid?: string) => edDelivery('evt_members', kid).headers;
   const accepts = (jwk: PublicJwk, kid?: string) => (verify({ keySet: { keys: () => [jwk] } }, body, signed(kid)) as VerifiedDelivery).event.id;
-  const refuses = (jwk: PublicJwk, kid?: string) => refusalOf(() => verify({ keySet: { keys: () => [jwk] } }, body, signed(kid))).code;
 
   it('members that are absent or undefined do not matter; well-formed ones are allowed', () => {
     const base = jwkOf(edA);
@@ -498,7 +524,10 @@ describe('which keys of a set may verify', () => {
     ['the P-256 curve', { crv: 'P-256' }],
     ['the EC key type', { kty: 'EC' }],
   ])('a key with %s is never used', (_name, member) => {
-    expect(refuses({ ...jwkOf(edA), ...member } as PublicJwk)).toBe('key_not_found');
+    expect(refusalOf(() => verify({ keySet: { keys: () => [{ ...jwkOf(edA), ...member } as PublicJwk] } }, body, signed()))).toEqual({
+      code: 'key_not_found',
+      message: 'No key in the key set matches kid "undefined" and alg EdDSA',
+    });
   });
 
   it('a key set that is not { keys: [...] } is refused by name', () => {
@@ -515,6 +544,10 @@ describe('which keys of a set may verify', () => {
     expect(() => decodeHookSecret('whsec_')).toThrow(new TypeError('secret must be a hook secret "whsec_<base64>" (the part after "whsec_" is not base64)'));
     expect(() => decodeHookPublicKey('whpk_')).toThrow(new TypeError('publicKey must be a hook public key "whpk_<base64 of 32 bytes>" (Ed25519)'));
     expect(() => decodeHookPublicKey(`whpk_${Buffer.alloc(33).toString('base64')}`)).toThrow(TypeError);
+    // Another five-character prefix is not "whpk_", even when the rest is a valid key.
+    expect(() => decodeHookPublicKey(whpk(edA).replace('whpk_', 'whsk_'))).toThrow(
+      new TypeError('publicKey must be a hook public key "whpk_<base64 of 32 bytes>" (Ed25519)'),
+    );
     expect(decodeHookPublicKey(whpk(edA))).toEqual({ kty: 'OKP', crv: 'Ed25519', x: jwkOf(edA).x });
   });
 });
