@@ -12,7 +12,7 @@ import {
   type VerifiedDelivery,
 } from '../../nodes/MessengerBotBuilderTrigger/delivery/core';
 import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
-import { deliveryClaims, eventBody, HOOK, hs256, jwt, NOW, refusalOf, SECRET, SECRET_BYTES, verify } from './coreFixtures';
+import { deliveryClaims, eventBody, HOOK, hs256, jwt, NOW, SECRET, SECRET_BYTES, verify } from './coreFixtures';
 
 /**
  * What the verification core answers, word for word: every refusal's code and message, the diagnostics, and the
