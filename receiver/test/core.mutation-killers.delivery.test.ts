@@ -267,6 +267,11 @@ describe('which signature decides', () => {
       message: 'No signature: expected X-Signature or webhook-id/webhook-timestamp/webhook-signature',
     });
     expect(refusal({ keySet }, BODY, sw())).toEqual({ code: 'missing_signature', message: 'No signature: expected X-Signature' });
+    // An empty webhook-signature is no signature: webhook-id and webhook-timestamp are not asked for.
+    expect(refusal({ secrets: SECRET }, BODY, { 'webhook-signature': '' })).toEqual({
+      code: 'missing_signature',
+      message: 'No signature: expected X-Signature or webhook-id/webhook-timestamp/webhook-signature',
+    });
     expect(refusal({ secrets: SECRET, schemes: ['standard-webhooks'] }, BODY, { 'x-signature': token() })).toEqual({
       code: 'missing_signature',
       message: 'No signature: expected webhook-id/webhook-timestamp/webhook-signature',
