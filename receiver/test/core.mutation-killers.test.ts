@@ -535,6 +535,7 @@ describe('which keys of a set may verify', () => {
     expect(() => localKeySet(null as never)).toThrow(message);
     expect(() => localKeySet('keys' as never)).toThrow(message);
     expect(() => localKeySet({ keys: {} } as never)).toThrow(message);
+    expect(() => localKeySet(Object.assign(() => undefined, { keys: [] }) as never)).toThrow(message);
     expect(() => localKeySet({ keys: 'x' } as never, 'options.jwks')).toThrow(new TypeError('options.jwks must be a JSON Web Key Set: { keys: [...] }'));
     const keys = [jwkOf(edA)];
     expect(localKeySet({ keys }).keys()).toBe(keys);
