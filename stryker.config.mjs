@@ -13,7 +13,7 @@ export default {
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 1),
   timeoutFactor: 3,
   timeoutMS: 20000,
-  ignorePatterns: ['/dist', '/e2e', '/chaos', '/bench', '/examples', '/package', '/sandbox/test', '/.sandbox-data', '/coverage', '/out', '/reports'],
+  ignorePatterns: ['/dist', '/receiver/dist', '/sandbox/dist', '/e2e', '/chaos', '/bench', '/examples', '/package', '/sandbox/test', '/.sandbox-data', '/coverage', '/out', '/reports'],
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

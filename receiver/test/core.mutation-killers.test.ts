@@ -285,6 +285,12 @@ describe('Standard Webhooks signature entries', () => {
     const verified = verify({ secrets: [`whsec_${other.toString('base64')}`, SECRET], publicKeys: [whpk(edA)] }, body, headers(v1())) as VerifiedDelivery;
     expect(verified.scheme).toBe('standard-webhooks');
   });
+
+  it('on Web Crypto too, a v1 match with v1a keys configured verifies without trying the keys', async () => {
+    const options = { secrets: SECRET, publicKeys: [whpk(edA)] };
+    await expect(verify(options, body, headers(v1()), webCrypto)).resolves.toMatchObject({ scheme: 'standard-webhooks', event: { id } });
+    await expect(verify(options, body, headers(`${v1()} ${v1a(edB)}`), webCrypto)).resolves.toMatchObject({ scheme: 'standard-webhooks' });
+  });
 });
 
 describe('the decoded-header cache is bounded', () => {
