@@ -156,6 +156,24 @@ describe('reading headers', () => {
     expect(mixed.get('x-signature')).toBe('kept');
   });
 
+  it('a Headers-like object of another implementation: its values are trimmed too', () => {
+    const values: Record<string, string> = { 'x-signature': ' token ', 'webhook-signature': ' v1,a ' };
+    const headersLike = { get: (name: string) => values[name] ?? null, entries: () => Object.entries(values) };
+    const headers = readHeaders(headersLike);
+    expect([headers.get('x-signature'), headers.get('webhook-id')]).toEqual(['token', undefined]);
+    expect([headers.getAll('webhook-signature'), headers.getAll('webhook-id')]).toEqual([['v1,a'], []]);
+  });
+
+  it('a record with one lower-case and one mixed-case name finds both', () => {
+    const headers = readHeaders({ 'x-signature': 't', 'Webhook-Id': 'id' });
+    expect([headers.get('x-signature'), headers.get('webhook-id'), headers.getAll('webhook-id')]).toEqual(['t', 'id', ['id']]);
+  });
+
+  it('an object whose get is not a function is a record, even with entries', () => {
+    const record = readHeaders({ get: 'x', entries: () => [], 'x-signature': 'token' } as unknown as Record<string, string>);
+    expect(record.get('x-signature')).toBe('token');
+  });
+
   it('an object with a get method but no entries is a record, not web Headers', () => {
     const record = readHeaders({ get: 'not a function', 'x-signature': 'token' } as unknown as Record<string, string>);
     expect(record.get('x-signature')).toBe('token');
