@@ -68,6 +68,7 @@ describe('base64 and base64url', () => {
     expect(decodeCanonicalBase64url('a/bc')).toBeUndefined();
     expect(decodeCanonicalBase64url('ab\u00e9c')).toBeUndefined();
     expect(decodeCanonicalBase64url('ab\u0100c')).toBeUndefined();
+    expect(decodeCanonicalBase64url('ab\u0080c')).toBeUndefined();
     expect(plain(decodeCanonicalBase64url('-_-_'))).toEqual([0xfb, 0xff, 0xbf]);
     expect(plain(decodeCanonicalBase64url(''))).toEqual([]);
 
