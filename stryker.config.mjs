@@ -1,0 +1,22 @@
+// Mutation testing of the verification core (nodes/MessengerBotBuilderTrigger/delivery/core), run by hand, not in CI:
+//   npm run mutation                                        the whole core (about an hour on two cores)
+//   npm run mutation -- --mutate nodes/MessengerBotBuilderTrigger/delivery/core/jwt.ts   one file
+// Each mutant runs only the tests that cover it (perTest), from the core's in-process tests (jest.mutation.config.js).
+// Surviving mutants that cannot change a verdict are listed in receiver/mutation-equivalents.md.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  mutate: ['nodes/MessengerBotBuilderTrigger/delivery/core/*.ts', '!nodes/MessengerBotBuilderTrigger/delivery/core/index.ts'],
+  testRunner: 'jest',
+  jest: { projectType: 'custom', configFile: 'jest.mutation.config.js', enableFindRelatedTests: false },
+  coverageAnalysis: 'perTest',
+  // The machine is shared: one mutant at a time unless STRYKER_CONCURRENCY says otherwise.
+  concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 1),
+  timeoutFactor: 3,
+  timeoutMS: 20000,
+  ignorePatterns: ['/dist', '/receiver/dist', '/sandbox/dist', '/e2e', '/chaos', '/bench', '/examples', '/package', '/sandbox/test', '/.sandbox-data', '/coverage', '/out', '/reports'],
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};
