@@ -302,8 +302,8 @@ describe('random deliveries and mutations against standardwebhooks and svix (fas
       }),
       { numRuns: NUM_RUNS },
     );
-    expect(seen.accepted).toBeGreaterThan(NUM_RUNS / 10);
-    expect(seen.refused).toBeGreaterThan(NUM_RUNS / 10);
+    expect(seen.accepted).toBeGreaterThan(NUM_RUNS / 20); // each run draws new cases: a bound the count stays far above
+    expect(seen.refused).toBeGreaterThan(NUM_RUNS / 20); // each run draws new cases: a bound the count stays far above
   });
 
   it('a non-canonical webhook-timestamp (leading zeros, "+", a leading space, suffixes), signed as sent or as its digits, is never accepted where the oracles refuse it', async () => {

@@ -625,7 +625,7 @@ describe('ES256/EdDSA through a local key set agree with jose jwtVerify + create
   it('accepts exactly what jose accepts, except the documented stricter case (non-canonical signature), which it refuses', async () => {
     const seen = await sameAcceptanceExceptStricter(differential, stricter);
     expect(seen.bothAccept).toBeGreaterThan(NUM_RUNS / 20);
-    expect(seen.bothReject).toBeGreaterThan(NUM_RUNS / 10);
+    expect(seen.bothReject).toBeGreaterThan(NUM_RUNS / 20); // each run draws new cases: a bound the count stays far above
     expect(seen.stricter).toBeGreaterThan(0);
   });
 
