@@ -227,16 +227,24 @@ describe('Standard Webhooks refusals and the timestamp', () => {
     expect(clockDiagnostic('X', 0, 5)).toBe("X is 0 s behind this server's clock (tolerance 5 s): synchronise this server's clock (NTP), or the delivery was held back on its way");
   });
 
-  it('a wrong signature over a body that is JSON for the named event: the diagnostic names both causes', () => {
+  it('a wrong signature over a body that is JSON for the named event: the diagnostic, marked unverified and naming no id, names both causes', () => {
     const other = Buffer.alloc(32, 4);
     const headers = { ...sw(), 'webhook-signature': swSignature(ID, String(NOW), BODY, other) };
     expect(refusal(options, BODY, headers)).toEqual({
       code: 'invalid_signature',
       message: 'webhook-signature matches none of the configured keys',
       diagnostic:
-        `The body is JSON for event ${ID}, the event the signature names, but no configured key signed it: either the secret or public key ` +
-        `is not this hook's, or the bytes changed on the way, most often by a JSON body parser that re-serialized the body; ${RESERIALIZED_FIX}`,
+        'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
+        'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
+        `not this hook's, or the bytes changed on the way (most often a JSON body parser that re-serialized the body: ${RESERIALIZED_FIX})`,
     });
+    let thrown: unknown;
+    try {
+      verify(options, BODY, headers);
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as DeliveryError).diagnosticUnverified).toBe(true);
     // A body for another event, or not JSON: nothing to say.
     expect(refusal(options, BODY, { ...headers, 'webhook-id': 'evt_other' })).toEqual({ code: 'invalid_signature', message: 'webhook-signature matches none of the configured keys' });
     expect(refusal(options, 'not json', headers)).toEqual({ code: 'invalid_signature', message: 'webhook-signature matches none of the configured keys' });
