@@ -151,6 +151,15 @@ export class Listeners {
     void this.#toErrorHandlers(error, event, `${event.type} ${event.id}`);
   }
 
+  /** A fault outside any event (the queue worker's connection, a job lock BullMQ lost): to every error handler, or the log. */
+  reportFault(error: unknown, about: string): void {
+    if (this.#errorHandlers.length === 0) {
+      console.error(`[receiver] ${about}: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    void this.#toErrorHandlers(error, undefined, about);
+  }
+
   /**
    * A refused delivery whose error carries a diagnostic: to every error handler (no event: none was accepted), or the
    * log. A diagnostic drawn from an unverified request (anyone can send one) is passed on at most once a minute.

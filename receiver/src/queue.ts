@@ -259,7 +259,7 @@ export class QueueWorker {
       // Connection errors repeat while Redis is away; one line per 10 s is enough.
       if (Date.now() - lastReported < 10_000) return;
       lastReported = Date.now();
-      console.error(`[receiver] queue worker: ${error.message}`);
+      this.#listeners.reportFault(error, 'queue worker');
     });
     // The job's lock is gone (it lapsed and another worker may have taken the job): abort its listeners' signal.
     worker.on('lockRenewalFailed', (jobIds) => {
