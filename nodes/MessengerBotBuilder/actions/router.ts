@@ -1,15 +1,15 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { resources } from './resources';
+// Loading the resources registers them.
+import './resources';
+import { registeredOperation } from './common/operationProperties';
 import type { Operation } from './types';
 import { ItemWithBinary } from './types';
 import { runMemory } from './common/runMemory';
 import { failedItem, withItemIndex } from './common/itemFailures';
 
 function findOperation(this: IExecuteFunctions, resourceName: string, operationName: string): Operation {
-	const operation = resources
-		.find((resource) => resource.value === resourceName)
-		?.operations.find((candidate) => candidate.value === operationName);
+	const operation = registeredOperation(resourceName, operationName);
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resourceName}" is not known`);
 	}
