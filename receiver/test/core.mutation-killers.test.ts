@@ -329,6 +329,35 @@ describe('the decoded-header cache is bounded', () => {
     // Kept, they would hold about 2 × 3000 × 9.4 kB ≈ 54 MiB; the cache holds 64 at most (< 1 MiB).
     expect(grownMiB).toBeLessThan(16);
   });
+
+  it('a header is decoded once while it is cached, and again once many other headers have pushed it out', () => {
+    // The same bound as above, without measuring the heap: which header texts reach JSON.parse, and how often.
+    const keys = {
+      algorithms: ['HS256' as const],
+      secrets: [new HmacSecret(SECRET_BYTES, nodeCrypto)],
+      keyCache: new KeyCache(nodeCrypto),
+      now: NOW,
+      clockSkewSeconds: 5,
+      toleranceSeconds: 300,
+    };
+    const claims = b64u('{}');
+    const wrongSignature = b64u(Buffer.alloc(32));
+    const headerText = (name: string) => JSON.stringify({ alg: 'HS256', typ: 'JWT', name });
+    const refuse = (text: string) => refusalOf(() => runSteps(verifyJwt(`${b64u(text)}.${claims}.${wrongSignature}`, { ...keys, algorithms: [...keys.algorithms] }))).code;
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const parsesOf = (text: string) => parse.mock.calls.filter(([argument]) => argument === text).length;
+      const first = headerText(`first-${process.hrtime.bigint()}`);
+      expect([refuse(first), refuse(first), refuse(first)]).toEqual(['invalid_signature', 'invalid_signature', 'invalid_signature']);
+      expect(parsesOf(first)).toBe(1);
+      // 200 other headers: more than three times the bound (64), so the cache has started over since `first`.
+      for (let i = 0; i < 200; i += 1) expect(refuse(headerText(`other-${i}`))).toBe('invalid_signature');
+      expect(refuse(first)).toBe('invalid_signature');
+      expect(parsesOf(first)).toBe(2);
+    } finally {
+      parse.mockRestore();
+    }
+  });
 });
 
 describe('public keys that cannot be imported, and key import caching', () => {
