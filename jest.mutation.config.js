@@ -4,6 +4,9 @@
  * test covers which mutant. The transform is the repository's (jest.config.js).
  */
 const { projects } = require('./jest.config.js');
+
+// A surviving mutant runs every property test it reaches: a fifth of their random cases (receiver/test/propertyRuns.ts).
+process.env.PROPERTY_RUNS_SCALE ??= '0.2';
 const { displayName, roots, ...common } = projects.find((project) => project.displayName === 'receiver');
 
 const CORE_TESTS = [

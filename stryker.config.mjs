@@ -11,8 +11,9 @@ export default {
   coverageAnalysis: 'perTest',
   // The machine is shared: one mutant at a time unless STRYKER_CONCURRENCY says otherwise.
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 1),
-  timeoutFactor: 3,
-  timeoutMS: 20000,
+  // A mutant that loops forever is given twice its tests' time plus 10 s (a timeout counts as killed).
+  timeoutFactor: 2,
+  timeoutMS: 10000,
   ignorePatterns: ['/dist', '/receiver/dist', '/sandbox/dist', '/e2e', '/chaos', '/bench', '/examples', '/package', '/sandbox/test', '/.sandbox-data', '/coverage', '/out', '/reports'],
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },

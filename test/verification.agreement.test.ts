@@ -7,6 +7,7 @@ import { Webhook as SvixWebhook } from 'svix';
 import { createVerifier, DeliveryError, sampleEvent, type VerifyOptions } from '../receiver/src';
 import { createWebVerifier } from '../receiver/src/web';
 import { verifyDelivery as triggerVerify, type VerificationKeys } from '../nodes/MessengerBotBuilderTrigger/delivery';
+import { propertyRuns } from '../receiver/test/propertyRuns';
 
 /**
  * The receiver (node:crypto and Web Crypto) and the trigger, held against outside oracles and against each other:
@@ -281,7 +282,7 @@ function documentedStricter(built: BuiltCase): boolean {
 }
 
 describe('random deliveries and mutations against standardwebhooks and svix (fast-check)', () => {
-  const NUM_RUNS = 400;
+  const NUM_RUNS = propertyRuns(400);
 
   it('every implementation agrees with the others, is never more lenient than the oracles, and is stricter only where documented', async () => {
     const seen = { accepted: 0, refused: 0, stricter: 0 };

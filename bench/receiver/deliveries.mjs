@@ -14,6 +14,7 @@ export const SIGNING = {
   'receiver-jwt': 'jwt',
   'receiver-standard-webhooks': 'standard-webhooks',
   octokit: 'octokit',
+  'hmac-floor': 'octokit',
   'onReceipt-redis': 'jwt',
   afterListeners: 'jwt',
   'afterListeners-redis': 'jwt',

@@ -3,6 +3,9 @@
 //   receiver-jwt                 our middleware, JWT in X-Signature (HS256, verified by jose)
 //   receiver-standard-webhooks   our middleware, Standard Webhooks headers
 //   octokit                      @octokit/webhooks' Node middleware on equivalent payloads (x-hub-signature-256)
+//   hmac-floor                   a reference, not a product: the body read, one HMAC-SHA256 checked, JSON.parse and a
+//                                direct answer; what any verifying route pays at least (its ratio to octokit bounds
+//                                every receiver's)
 //   onReceipt-redis              receiver-jwt with the Redis dedupe store (the shared Redis, a prefix of its own)
 //   afterListeners               JWT, the answer after the listeners, memory store
 //   afterListeners-redis         the same with the Redis dedupe store
@@ -172,6 +175,15 @@ for (const { scenario, reference, atLeast } of GOALS) {
 }
 if (goals.length > 0) console.log(`\nverdict (median over ${rounds} rounds of the ratio within each round; CPU ratio: the reference's CPU per delivery over this one's)`);
 for (const g of goals) console.log(`  ${g.met ? 'MET    ' : 'NOT MET'}  ${g.scenario}: ${g.goal} (${g.value}; CPU ${g.cpu})`);
+if (by['hmac-floor'] && by.octokit) {
+  // A receiver verifies at least one HMAC and parses the body, as the floor does: a goal above the floor's ratio
+  // cannot be met on this machine by any receiver, however lean.
+  const floor = pairedRatios('hmac-floor', 'octokit');
+  for (const g of goals.filter((goal) => goal.goal.endsWith('of octokit'))) {
+    const atLeast = Number(g.goal.match(/>= ([\d.]+)/)[1]);
+    if (floor.rate < atLeast) console.log(`  BOUND    ${g.scenario}: the goal ${atLeast} is above the floor itself (hmac-floor: ${floor.rate} of octokit; CPU ${floor.cpu})`);
+  }
+}
 for (const r of results) {
   if (r.non2xx > 0 || r.errors > 0) console.log(`  INVALID  ${r.scenario}: ${r.non2xx} non-2xx answers, ${r.errors} errors/timeouts`);
   // A few listeners of the warm-up's last deliveries may be counted in the measurement: only a real gap matters.

@@ -1,6 +1,7 @@
 // One benchmark target per process: node server.mjs <scenario> <secret>. Prints its URL on stdout.
 // bullmq-raw is the queue mode's floor: it always loads this checkout's receiver build for the job options and id.
 // BENCH_RECEIVER_MODULE (a path to a build's index.js) loads another build of the receiver, to compare two builds.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { Webhooks, createNodeMiddleware } from '@octokit/webhooks';
@@ -93,6 +94,29 @@ switch (scenario) {
           },
           (error) => res.status(503).json({ code: 'queue_unavailable', error: error.message }),
         );
+      });
+    });
+    break;
+  }
+  case 'hmac-floor': {
+    // The least any verifying route pays, as a reference: the body read as the receiver reads it, one HMAC-SHA256 over
+    // it compared in constant time (the octokit-signed requests), JSON.parse, and a direct answer. No deduplication,
+    // no event checks, no listeners. A receiver can only approach it; its ratio to octokit bounds theirs.
+    app.post('/hooks', (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+        const received = Buffer.from(String(req.headers['x-hub-signature-256']).slice('sha256='.length), 'hex');
+        const expected = createHmac('sha256', secret).update(body).digest();
+        if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
+          res.writeHead(401, { 'content-type': 'application/json' }).end('{"code":"invalid_signature"}');
+          return;
+        }
+        const event = JSON.parse(body.toString());
+        handled += 1;
+        const answer = `{"received":true,"id":${JSON.stringify(event.id)}}`;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
       });
     });
     break;

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { createVerifier, DeliveryError, sampleEvent, type DeliveryErrorCode, type VerifyOptions } from '../src';
 import { b64u, CONTRACT_REQUIRED_CLAIMS, joseErrorCode, neverMoreLenient, nonCanonicalSpelling, sameAcceptanceExceptStricter } from './joseOracle';
+import { propertyRuns } from './propertyRuns';
 
 /**
  * Differential test of ES256 and EdDSA delivery JWTs, verified through the receiver's public API (`createVerifier`
@@ -612,7 +613,7 @@ describe('ES256/EdDSA through a local key set: examples', () => {
 });
 
 describe('ES256/EdDSA through a local key set agree with jose jwtVerify + createLocalJWKSet (fast-check)', () => {
-  const NUM_RUNS = 1000;
+  const NUM_RUNS = propertyRuns(1000);
 
   const differential = { cases: caseArbitrary, both, describe: describeCase, numRuns: NUM_RUNS };
 
