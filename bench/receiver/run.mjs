@@ -23,13 +23,15 @@
 //   npm run bench:receiver
 //   BENCH_SECONDS=5 BENCH_ROUNDS=7 BENCH_CONNECTIONS=50 BENCH_SCENARIOS=bare,receiver-jwt node bench/receiver/run.mjs
 //   BENCH_PIN=0 (do not pin the load generator and the targets to separate CPUs)
+//   BENCH_DISTURBED_ABOVE=1.2 BENCH_MAX_ATTEMPTS=4 (a measurement during which the speed probe ran more than 1.2x slower
+//   than the fastest probe of the run is taken again, at most 4 times in all)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
 import { SIGNING, signPools } from './deliveries.mjs';
-import { drive, pinToSeparateCpus, startTarget, targetStats } from './target.mjs';
+import { drive, pinToSeparateCpus, probeSpeed, startTarget, targetStats } from './target.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../..');
@@ -71,17 +73,42 @@ async function signIfStale() {
   warmupPools = await signPools(secret, connections, 50);
 }
 
-/** One measurement on a fresh target process (so its deduplication memory starts empty). */
+/**
+ * A shared virtual machine slows down by up to 2x for tens of seconds at a time (seen as the same scenario costing
+ * twice the CPU per delivery from one round to the next). Each measurement is bracketed by a speed probe on the
+ * target's CPU; one whose probe ran more than DISTURBED_ABOVE times slower than the fastest probe of the run so far
+ * is taken again, up to MAX_ATTEMPTS times.
+ */
+const DISTURBED_ABOVE = Number(process.env.BENCH_DISTURBED_ABOVE ?? 1.2);
+const MAX_ATTEMPTS = Number(process.env.BENCH_MAX_ATTEMPTS ?? 4);
+let fastestProbe = Infinity;
+let retaken = 0;
+
 async function measure(scenario) {
+  for (let attempt = 1; ; attempt += 1) {
+    const measured = await measureOnce(scenario);
+    fastestProbe = Math.min(fastestProbe, measured.probeMicros.fastest);
+    const slowdown = measured.probeMicros.slowest / fastestProbe;
+    if (slowdown <= DISTURBED_ABOVE || attempt === MAX_ATTEMPTS) return { ...measured, attempts: attempt };
+    retaken += 1;
+    process.stderr.write(`  the machine ran ${slowdown.toFixed(2)}x slower than its fastest during this measurement: taken again\n`);
+  }
+}
+
+/** One measurement on a fresh target process (so its deduplication memory starts empty). */
+async function measureOnce(scenario) {
   const signing = SIGNING[scenario];
   const target = await startTarget(scenario, secret);
   try {
     await drive(target.url, warmupPools[signing], warmupSeconds, connections);
+    const probeBefore = await probeSpeed(target.url);
     const before = await targetStats(target.url);
     const result = await drive(target.url, measuredPools[signing], seconds, connections);
     const after = await targetStats(target.url);
+    const probeAfter = await probeSpeed(target.url);
     const requests = after.requests - before.requests;
     return {
+      probeMicros: { fastest: Math.min(probeBefore, probeAfter), slowest: Math.max(probeBefore, probeAfter) },
       requestsPerSecond: result.requests.average,
       p99Ms: result.latency.p99,
       cpuMicrosPerDelivery: (after.cpuMicros - before.cpuMicros) / requests,
@@ -179,6 +206,7 @@ if (by['hmac-floor'] && by.octokit) {
   // A receiver verifies at least one HMAC and parses the body, as the floor does: a goal above the floor's ratio
   // cannot be met on this machine by any receiver, however lean.
   const floor = pairedRatios('hmac-floor', 'octokit');
+  console.log(`  floor    hmac-floor: ${floor.rate} of octokit (CPU ${floor.cpu}), ${by['hmac-floor'].cpuMicrosPerDelivery} µs per delivery: no verifying route can do better`);
   for (const g of goals.filter((goal) => goal.goal.endsWith('of octokit'))) {
     const atLeast = Number(g.goal.match(/>= ([\d.]+)/)[1]);
     if (floor.rate < atLeast) console.log(`  BOUND    ${g.scenario}: the goal ${atLeast} is above the floor itself (hmac-floor: ${floor.rate} of octokit; CPU ${floor.cpu})`);
@@ -191,6 +219,15 @@ for (const r of results) {
     console.log(`  note  ${r.scenario}: ${r.emitted} events emitted for ${r.requests} requests (duplicates? raise BENCH_MAX_RATE)`);
   }
 }
+{
+  // Judged again against the fastest probe of the whole run: measurements taken before it was seen may be slowed.
+  const all = Object.values(runs).flat();
+  const slowed = all.filter((x) => x.probeMicros.slowest > DISTURBED_ABOVE * fastestProbe).length;
+  console.log(
+    `  machine  speed probe ${Math.round(fastestProbe)} µs at its fastest; ${retaken} measurements taken again (slowed > ${DISTURBED_ABOVE}x); ` +
+      `${slowed} of ${all.length} kept still count as slowed against the run's fastest probe`,
+  );
+}
 if (loadAtStart[0] > 1) console.log(`  note  load average was ${loadAtStart[0]} before the run: other work shared the machine; figures are noisy`);
 
 const out = join(here, '../out/receiver');
@@ -201,7 +238,8 @@ const report = {
   cpus: cpuCount,
   pinned: pinned ? { loadGenerator: '0', target: process.env.BENCH_TARGET_CPUS } : false,
   loadAverage: { beforeRun: loadAtStart, afterEachRound: loadByRound },
-  settings: { seconds, warmupSeconds, rounds, connections, eventsPerConnection: perConnection },
+  settings: { seconds, warmupSeconds, rounds, connections, eventsPerConnection: perConnection, disturbedAbove: DISTURBED_ABOVE, maxAttempts: MAX_ATTEMPTS },
+  speedProbe: { fastestMicros: fastestProbe, retaken },
   results,
   goals,
   runs,

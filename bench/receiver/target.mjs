@@ -57,6 +57,13 @@ export async function targetStats(url) {
   return (await fetch(`${url}/stats`)).json();
 }
 
+/** The target's speed probe: µs of wall time for a fixed amount of work (the lowest of three tries). */
+export async function probeSpeed(url) {
+  let best = Infinity;
+  for (let i = 0; i < 3; i += 1) best = Math.min(best, (await (await fetch(`${url}/probe`)).json()).micros);
+  return best;
+}
+
 /** Sends each connection's slice of requests in a loop for `seconds`. */
 export function drive(url, slices, seconds, connections) {
   let next = 0;
