@@ -797,12 +797,19 @@ describe('core verifyJwt (HS256) agrees with jose jwtVerify (fast-check)', () =>
     const seen = await agreesWhile(
       (c) =>
         fc
-          .record({
-            typ: fc.constantFrom<Typ>('absent', 'JWT', 'jwt', 'application/jwt', 'application/JWT', 'at+jwt', 'application/at+jwt', 'JOSE', 'number', 'null', 'array'),
-            crit: fc.constantFrom<Crit>('none', 'none', 'none', 'b64-true', 'b64-false', 'x', 'empty', 'string', 'null'),
-            strayB64: fc.constantFrom(false, false, false, true),
-            encoding: fc.constantFrom('json' as const, 'json' as const, 'bom' as const, 'not-json' as const, 'array' as const, 'invalid-utf8' as const),
-          })
+          .oneof(
+            {
+              weight: 3,
+              arbitrary: fc.record({
+                typ: fc.constantFrom<Typ>('absent', 'JWT', 'jwt', 'application/jwt', 'application/JWT', 'at+jwt', 'application/at+jwt', 'JOSE', 'number', 'null', 'array'),
+                crit: fc.constantFrom<Crit>('none', 'none', 'none', 'b64-true', 'b64-false', 'x', 'empty', 'string', 'null'),
+                strayB64: fc.constantFrom(false, false, false, true),
+                encoding: fc.constantFrom('json' as const, 'json' as const, 'bom' as const, 'not-json' as const, 'array' as const, 'invalid-utf8' as const),
+              }),
+            },
+            // A good header a quarter of the time: drawn only at random, all 300 runs were refused about once in 20.
+            { weight: 1, arbitrary: fc.constant({ typ: 'JWT' as Typ, crit: 'none' as Crit, strayB64: false, encoding: 'json' as const }) },
+          )
           .map((header) => ({ ...validSignature(c), payload: 'object' as const, header: { ...c.header, ...header } })),
       (c) => `${c.header.typ} ${c.header.crit}`,
     );
