@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { N8nProcess } from './n8nProcess.ts';
-import type { N8nHost } from './paths.ts';
+import { e2eDir, type N8nHost } from './paths.ts';
 import { freePorts } from './ports.ts';
 import { testRedis } from '../../scripts/lib/testRedis.ts';
 
@@ -129,6 +129,8 @@ export class N8nStack {
       N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
       N8N_LOG_LEVEL: 'info',
       N8N_LOG_OUTPUT: 'console',
+      // SQLite waits up to 30 s for another process's write lock, not node-sqlite3's 1 s (sqliteBusyTimeout.cjs).
+      NODE_OPTIONS: `--require ${JSON.stringify(path.join(e2eDir, 'lib', 'sqliteBusyTimeout.cjs'))}`,
     };
     const prefix = `n8n-e2e-${randomBytes(4).toString('hex')}`;
     if (options.mode === 'queue') {
