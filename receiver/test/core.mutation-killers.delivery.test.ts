@@ -264,6 +264,14 @@ describe('Standard Webhooks refusals and the timestamp', () => {
       'verify the raw request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody }))',
     );
   });
+
+  it('a genuine JWT over the body of another event, or over bytes that are not JSON: no word of re-serialization', () => {
+    const mismatch = { code: 'body_hash_mismatch', message: 'JWT "body_sha256" does not match the SHA-256 of the raw body' };
+    // Only a body that is JSON for the very event the token names is said to have been changed on the way.
+    for (const body of [eventBody('evt_other'), '{"id": "evt_delivery"', 'null', '[]', JSON.stringify({ id: 7 })]) {
+      expect(refusal({ secrets: SECRET }, body, { 'x-signature': token() })).toStrictEqual(mismatch);
+    }
+  });
 });
 
 describe('which signature decides', () => {
@@ -345,6 +353,10 @@ describe('the body', () => {
   it('not UTF-8, not JSON, not an event, another event, another hook', () => {
     const signedBody = (body: string) => sw(ID, String(NOW), body);
     expect(refusal(options, '{"id": 1', signedBody('{"id": 1'))).toEqual({ code: 'malformed_json', message: 'The body is not valid JSON' });
+    // A date-time is a string: a one-element array that JavaScript would turn into the same text is not one.
+    const arrayDate = BODY.replace('"created":"2027-01-15T08:00:00Z"', '"created":["2027-01-15T08:00:00Z"]');
+    expect(arrayDate).not.toBe(BODY);
+    expect(refusal(options, arrayDate, signedBody(arrayDate))).toEqual({ code: 'invalid_payload', message: 'The body is not an event: check "created"' });
     const notAnEvent = JSON.stringify({ id: ID, type: 'subscriber.new' });
     expect(refusal(options, notAnEvent, signedBody(notAnEvent))).toEqual({ code: 'invalid_payload', message: 'The body is not an event: check "created"' });
     const badData = BODY.replace('"botid":1', '"botid":""');

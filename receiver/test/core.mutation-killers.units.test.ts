@@ -90,6 +90,9 @@ describe('base64 and base64url', () => {
     expect(plain(decodeLenientBase64('QUJ='))).toEqual([0x41, 0x42]);
     expect(decodeLenientBase64('QQ=')).toBeUndefined();
     expect(decodeLenientBase64('QQ===')).toBeUndefined();
+    // More than two padding characters after a whole group, which the length check alone would let through.
+    expect(decodeLenientBase64('QUJD====')).toBeUndefined();
+    expect(plain(decodeLenientBase64('QUJD'))).toEqual([0x41, 0x42, 0x43]);
     expect(decodeLenientBase64('QUJD=')).toBeUndefined();
     expect(decodeLenientBase64('Q')).toBeUndefined();
     expect(decodeLenientBase64('-_-_')).toBeUndefined();

@@ -11,7 +11,9 @@
  * - every subscriber.new event of an acknowledged new subscriber reaches the hook receiver
  *   (deliveries survive the kills).
  *
- * Usage: node sandbox/test/chaos/run.mjs [--kills 20] [--workers 4] [--min-ms 300] [--max-ms 1200] [--json]
+ * Usage: node sandbox/test/chaos/run.mjs [--kills 20] [--workers 4] [--min-ms 300] [--max-ms 1200] [--writes-per-round 20] [--json]
+ * Each kill comes after a random time between min-ms and max-ms and, on a busy machine, not before the writers have
+ * had `writes-per-round` rows and a fifth as many subscribers acknowledged since the last start (60 s at most).
  * Prints the figures; exits 1 when a check fails. `npm run chaos:sandbox` runs the full form.
  */
 import { spawn } from 'node:child_process';
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '4' },
     'min-ms': { type: 'string', default: '300' },
     'max-ms': { type: 'string', default: '1200' },
+    'writes-per-round': { type: 'string', default: '20' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -36,6 +39,9 @@ const KILLS = Number(args.kills);
 const WORKERS = Number(args.workers);
 const MIN_MS = Number(args['min-ms']);
 const MAX_MS = Number(args['max-ms']);
+const WRITES_PER_ROUND = Number(args['writes-per-round']);
+/** Longest wait for a round's writes: a sandbox that acknowledges nothing is a failure the read-back reports. */
+const ROUND_DEADLINE_MS = 60_000;
 const KEY = 'mbb_chaos_account_key';
 const say = (line) => {
   if (!args.json) console.log(line);
@@ -225,7 +231,16 @@ try {
 
   const workers = Array.from({ length: WORKERS }, (_, index) => worker(index));
   for (let round = 1; round <= KILLS; round++) {
+    const rowsBefore = acknowledgedRows.size;
+    const cardsBefore = acknowledgedCards.size;
+    const deadline = Date.now() + ROUND_DEADLINE_MS;
     await new Promise((resolve) => setTimeout(resolve, MIN_MS + Math.random() * (MAX_MS - MIN_MS)));
+    while (
+      (acknowledgedRows.size - rowsBefore < WRITES_PER_ROUND || acknowledgedCards.size - cardsBefore < Math.ceil(WRITES_PER_ROUND / 5)) &&
+      Date.now() < deadline
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await kill();
     figures.kills++;
     await startSandbox();
