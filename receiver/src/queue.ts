@@ -210,6 +210,8 @@ export class QueueWorker {
   readonly #options: QueueWorkerOptions;
   readonly #listeners = new Listeners();
   #running: Promise<{ worker: Worker; redis: IoRedis }> | undefined;
+  /** The runs of listeners in this process, until each has settled. */
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(options: QueueWorkerOptions) {
     location(options);
@@ -274,7 +276,7 @@ export class QueueWorker {
     const lost = () => run.abort(new LeaseLostError(`job of event ${event.id}: ${String(signal?.reason ?? 'cancelled')}`));
     if (signal?.aborted) lost();
     else signal?.addEventListener('abort', lost, { once: true });
-    return new Promise<void>((resolve, reject) => {
+    const running = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const message = `the listeners of event ${event.id} ran longer than maxRunMs (${maxRunMs} ms): the job fails, to be retried or dead-lettered`;
         console.warn(`[receiver] queue worker: ${message}`);
@@ -288,15 +290,32 @@ export class QueueWorker {
         else resolve();
       });
     });
+    const settled = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#inFlight.add(settled);
+    void settled.then(() => this.#inFlight.delete(settled));
+    return running;
   }
 
-  /** Stops taking jobs, waits for the running ones, and closes the connection. */
+  /**
+   * Stops taking jobs, waits for the listeners running in this process, and closes the connection. While Redis is
+   * reachable, it also waits until their jobs are recorded as done. While it is down, it does not wait for it (BullMQ's
+   * own close would wait forever): a job whose completion could not be recorded runs again once its lock lapses.
+   */
   async close(): Promise<void> {
     if (!this.#running) return;
     const { worker, redis } = await this.#running;
-    await worker.close();
-    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-    else redis.disconnect();
+    if (redis.status === 'ready') {
+      await worker.close();
+      await redis.quit().catch(() => redis.disconnect());
+      return;
+    }
+    const closing = worker.close(true);
+    await Promise.all(this.#inFlight);
+    redis.disconnect();
+    await closing;
   }
 }
 

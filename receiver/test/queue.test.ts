@@ -209,3 +209,54 @@ describe('queue mode: maxRunMs', () => {
     expect(faults.map((fault) => String((fault as Error).message)).filter((message) => !/^Missing lock for job /.test(message))).toEqual([]);
   });
 });
+
+describe('queue worker: close() while Redis is down', () => {
+  it('waits for the listener running here, then closes without waiting for Redis; the event runs again once Redis is back', async () => {
+    // A Redis of its own that keeps its data across the stop (the job must still be there after the restart).
+    const own = await startOwnRedis(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always']);
+    const prefix = `mbb-test-${randomUUID().slice(0, 8)}`;
+    const queue = deliveryQueue({ url: own.url, prefix, commandTimeoutMs: 5000, onWarning: false });
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let listenerStarted!: () => void;
+    const started = new Promise<void>((resolve) => (listenerStarted = resolve));
+    const first = createQueueWorker({ url: own.url, prefix, lockMs: 1000 });
+    first.onError(() => undefined);
+    first.onAny(async (event) => {
+      order.push(`first worker started ${event.id}`);
+      listenerStarted();
+      await gate;
+      order.push(`first worker finished ${event.id}`);
+    });
+    const second = createQueueWorker({ url: own.url, prefix, lockMs: 1000 });
+    const secondRuns: string[] = [];
+    second.onAny((event) => void secondRuns.push(event.id));
+    try {
+      await first.start();
+      const delivery = await signedDelivery(secret, 'payment.success');
+      const answer = await createReceiver({ secrets: secret, acknowledge: 'queue', queue }).receive({ method: 'POST', headers: delivery.headers, body: delivery.body });
+      expect(answer.status).toBe(200);
+      await started;
+      await own.stop();
+      const closed = first.close().then(() => void order.push('first worker closed'));
+      // The listener is released a moment later; a close() that did not wait for it would have resolved by then.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      await closed;
+      expect(order).toEqual([`first worker started ${delivery.id}`, `first worker finished ${delivery.id}`, 'first worker closed']);
+
+      // Its completion never reached Redis: once Redis is back, the job's lapsed lock makes it run again elsewhere.
+      await own.start();
+      await second.start();
+      await eventually(() => secondRuns.length > 0, 30_000, 'the event to run again on the second worker');
+      expect(secondRuns).toEqual([delivery.id]);
+    } finally {
+      release();
+      await second.close();
+      await first.close();
+      await queue.close();
+      await own.destroy();
+    }
+  }, 60_000);
+});
