@@ -423,9 +423,9 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     const filled = await ask(env, form, 'When shall we deliver?');
     if (browser) await screenshot(browser, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
     const formToken = tokenOf(await open(filled.buttons[0].url));
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '' }, true), 422, 'This field is required.');
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '' }, true), 422, 'This field is required.');
     const formFrom = Date.now();
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: 'Evening', f3: '2026-12-24' }, true), 200, 'has been received');
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '2026-12-24' }, true), 200, 'has been received');
     const filledRun = await finished(env, form.id, filled.executionId);
     assertSucceeded(filledRun);
     assertAnswered(onlyOutput(filledRun, ASK), { answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } }, filled.clientId, { from: formFrom, to: Date.now() });

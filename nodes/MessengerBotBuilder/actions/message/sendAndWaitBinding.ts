@@ -81,13 +81,13 @@ export function tokenIsValid(question: Question, subject: string, token: unknown
 export type DeadlineState = 'open' | 'expired';
 
 /**
- * Whether the link's deadline has passed. The deadline is in the signed link, so a tap after it is
- * refused even while n8n has not yet ended the wait (its wait tracker may resume up to a minute late).
+ * Whether the question's deadline has passed: a tap after it is refused even while n8n has not yet
+ * ended the wait (its wait tracker may resume up to a minute late). The deadline is the one kept
+ * with the execution, not the one in the link: n8n versions that do not check a link's signature
+ * would let a link with its `until` removed answer late.
  */
-export function deadlineOf(untilParam: unknown, now = Date.now()): DeadlineState {
-	if (untilParam === undefined) return 'open';
-	const until = Number(untilParam);
-	return Number.isFinite(until) && now <= until ? 'open' : 'expired';
+export function deadlineOf(question: Pick<Question, 'until'>, now = Date.now()): DeadlineState {
+	return typeof question.until !== 'number' || now <= question.until ? 'open' : 'expired';
 }
 
 /**

@@ -78,8 +78,10 @@ function formInput(field: FormField, index: number, value: string): string {
 	const required = field.required ? ' required' : '';
 	const id = `field-${index}`;
 	if (field.type === 'dropdown') {
+		// Each option posts its index: without a value attribute a browser posts the option's text with its
+		// whitespace collapsed, which would not match an option such as "Late  evening".
 		const options = (field.options ?? [])
-			.map((option) => `<option${option === value ? ' selected' : ''}>${escapeHtml(option)}</option>`)
+			.map((option, optionIndex) => `<option value="${optionIndex}"${String(optionIndex) === value ? ' selected' : ''}>${escapeHtml(option)}</option>`)
 			.join('');
 		return `<select id="${id}" name="${name}"${required}><option value="">Choose…</option>${options}</select>`;
 	}
@@ -106,7 +108,10 @@ export const receivedPage = (answer: string) =>
 	messagePage(200, 'Thank you', [`Your answer “${answer}” has been received.`, 'You can close this page.']);
 
 export const alreadyAnsweredPage = () =>
-	messagePage(409, 'Already answered', ['This question has already been answered.', 'Your answer was not recorded.']);
+	messagePage(409, 'Already answered', [
+		'This question has already been answered: only the first answer sent counts, and this one was not recorded.',
+		'If you sent your answer twice, the first one was received.',
+	]);
 
 export const expiredPage = () =>
 	messagePage(410, 'This question has expired', ['The time to answer has passed.', 'Your answer was not recorded.']);

@@ -185,8 +185,10 @@ export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
 			if (!valid) errors[field.label] = 'Enter a date (YYYY-MM-DD).';
 			values[field.label] = text;
 		} else if (field.type === 'dropdown') {
-			if (!field.options?.includes(text)) errors[field.label] = 'Choose one of the options.';
-			values[field.label] = text;
+			// The page's options post their index (see sendAndWaitPages.ts).
+			const chosen = /^\d+$/.test(text) ? field.options?.[Number(text)] : undefined;
+			if (chosen === undefined) errors[field.label] = 'Choose one of the options.';
+			values[field.label] = chosen ?? text;
 		} else {
 			values[field.label] = text;
 		}

@@ -105,7 +105,7 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	const question = waitingQuestion.call(context);
 	// A link of another question: an earlier wait of this node (a loop), or one sent by an older version.
 	if (!question || query[LINK.question] !== question.id) return shown(context, replacedPage());
-	if (deadlineOf(query[LINK.until]) === 'expired') return shown(context, expiredPage());
+	if (deadlineOf(question) === 'expired') return shown(context, expiredPage());
 	const answer = answerByButton(question) ? linkAnswer(question, query) : undefined;
 	if (answerByButton(question) && !answer) return shown(context, incompleteLinkPage());
 	if (request.method !== 'POST') return shown(context, questionPage(question, answer));
