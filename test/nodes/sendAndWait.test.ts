@@ -430,6 +430,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			V3,
 		);
 		expect(past.message).toContain('is in the past');
+		for (const resumeAmount of [0, -5]) {
+			const none = await bed.node.failure(
+				ask(clientId, { options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount, resumeUnit: 'minutes' } } } }),
+				V3,
+			);
+			expect(none.message).toBe(`The "Amount" of "Limit Wait Time" must be more than 0 (got ${resumeAmount})`);
+		}
 		const sameTexts = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: { values: [{ label: 'A' }, { label: 'A' }] } }), V3);
 		expect(sameTexts.message).toBe('Two answers in "Answers" have the same text');
 		const noAnswers = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: {} }), V3);

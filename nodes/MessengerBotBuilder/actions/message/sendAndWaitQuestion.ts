@@ -134,6 +134,8 @@ export function waitLimitOf(this: IExecuteFunctions): Date {
 		until = new Date(String(limit.maxDateAndTime ?? ''));
 	} else {
 		const amount = Number(limit.resumeAmount ?? 1);
+		// An expression can give 0 or less: the links would be expired when they arrive.
+		if (amount <= 0) fail(this, `The "Amount" of "Limit Wait Time" must be more than 0 (got ${amount})`, 'Nobody could answer links that expire as they are sent.');
 		const unit = UNIT_MS[String(limit.resumeUnit ?? 'hours')];
 		until = new Date(Date.now() + amount * (unit ?? NaN));
 	}
