@@ -76,4 +76,9 @@ describe('sandbox client mistakes', () => {
     const removed = await open.api.get('/subscriber/data/get', { botid: 'bot_tg', clientid: '100001', chaincode: '1001' });
     expect(Object.hasOwn(removed.body.chains[0].variables, '__proto__')).toBe(false);
   });
+
+  test("variables of another bot's chain: 422 param_conflict naming chaincode (a code the contract lists for the method)", async () => {
+    const read = await open.api.get('/subscriber/data/get', { botid: 'bot_tg', clientid: '100001', chaincode: '2001' });
+    expect([read.status, read.body.code, read.body.param]).toEqual([422, 'param_conflict', 'chaincode']);
+  });
 });

@@ -116,6 +116,18 @@ describe('GET /openapi.json and the answer checker', () => {
     }
   });
 
+  test('a field the sandbox adds to a documented answer is optional in the contract (the service may not send it), and the sandbox is held to sending it', () => {
+    const schemas = (generated().components as unknown as { schemas: Record<string, { required: string[]; 'x-sandbox-sends'?: string[] }> }).schemas;
+    // The service documents {items} for /subscriber/find; total is the sandbox's.
+    expect([schemas.SubscriberFindAnswer.required, schemas.SubscriberFindAnswer['x-sandbox-sends']]).toEqual([['items'], ['total']]);
+    // The service documents {link, notice} for a catalog link; expires is the sandbox's.
+    expect([schemas.CatalogGetAnswer.required, schemas.CatalogGetAnswer['x-sandbox-sends']]).toEqual([['link', 'notice'], ['expires']]);
+    const checker = new AnswerChecker();
+    const find = { method: 'GET', path: '/api/subscriber/find', status: 200, body: { items: [] as unknown[], total: 0 } };
+    expect(checker.check(find)).toBeUndefined();
+    expect(checker.check({ ...find, body: { items: [] } })).toMatch(/must have required property 'total'/);
+  });
+
   test('the checker refuses a wrong type, a missing or extra field, an undocumented path or status', () => {
     const checker = new AnswerChecker();
     const ok = { method: 'GET', path: '/api/account/balance/get', status: 200, body: { balance: 5 } };

@@ -6,7 +6,7 @@ import { componentSchemas } from './components';
 import { endpointContracts, PAGE_PARAMS, type EndpointContract } from './endpoints';
 import { integer, optional, type ParamSpec } from './params';
 import { outsideApiRoutes, type RouteContract } from './routes';
-import { ref, SANDBOX_MARK, type Schema } from './schema';
+import { ref, SANDBOX_MARK, SANDBOX_SENDS, type Schema } from './schema';
 
 export const OPENAPI_PATH = '/openapi.json';
 
@@ -132,7 +132,11 @@ function shapedAnswer(path: string, answer: Schema, options: ContractOptions): S
   if (options.listShape === 'bare') return { ...items, [SANDBOX_MARK]: `${note} The records, without an envelope.` };
   const key = options.listShape === 'named' ? name : 'items';
   const shapedProperties = { [key]: items, ...rest, ...total };
-  const shaped: Schema = { ...answer, properties: shapedProperties, required: Object.keys(shapedProperties) };
+  const required = new Set(answer.required as string[]);
+  const sends = ((answer[SANDBOX_SENDS] as string[] | undefined) ?? []).filter((name) => name in shapedProperties);
+  const shaped: Schema = { ...answer, properties: shapedProperties, required: Object.keys(shapedProperties).filter((name) => name === key || required.has(name)) };
+  delete shaped[SANDBOX_SENDS];
+  if (sends.length > 0) shaped[SANDBOX_SENDS] = sends;
   return options.listShape === 'items' && !options.omitTotal ? answer : { ...shaped, [SANDBOX_MARK]: note };
 }
 
@@ -267,7 +271,7 @@ export function openApiDocument(endpoints: Endpoint[], options: ContractOptions 
       contact: { name: 'Messenger Bot Builder integrations team', email: 'integrations@messenger-bot-builder.dev' },
       description: [
         'The messenger-bot builder service\'s HTTP API as its documentation describes it, and the sandbox\'s extensions.',
-        `What carries \`${SANDBOX_MARK}\` is the sandbox's own decision where the documentation is silent (answer shapes, \`total\`, page limits, scopes) or a route the service does not have: clients must not depend on it where the real service may differ.`,
+        `What carries \`${SANDBOX_MARK}\` is the sandbox's own decision where the documentation is silent (answer shapes, \`total\`, page limits, scopes) or a route the service does not have: clients must not depend on it where the real service may differ. A property the sandbox adds to a documented answer is optional here, since the service may not send it; the object's \`${SANDBOX_SENDS}\` names those the sandbox always sends.`,
         'Methods that only read accept GET (query string) and POST (JSON body); methods that change data accept POST only and answer 405 to other methods. An unknown path, or a method a route outside /api does not take, answers 404 `{code: "not_found"}`.',
         'Every call is checked against this document before its method runs: a request the document refuses is answered 422 (`missing_param` or `invalid_param`, with `param`), and the checks of the methods themselves only concern what a schema cannot say (what exists, rules across parameters, stored state).',
         ...variantNote(options),

@@ -282,6 +282,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     description: 'The variables of one card, grouped by chain.',
     params: { ...CARD, chaincode: optional(ID, 'Only one chain.') },
     errors: CARD_ERRORS,
+    rules: '`chaincode`, when given, must name a chain of the subscriber\'s bot (otherwise 422 param_conflict).',
     answer: object({ chains: arrayOf(sandboxObject({ chaincode: str, name: nullable(str), variables })) }),
   },
   '/subscriber/chat/get': {

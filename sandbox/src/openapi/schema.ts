@@ -6,6 +6,8 @@
 export type Schema = Record<string, unknown>;
 
 export const SANDBOX_MARK = 'x-sandbox';
+/** On an object: the optional properties the sandbox always sends (its additions, which the service may not send). */
+export const SANDBOX_SENDS = 'x-sandbox-sends';
 
 export const str: Schema = { type: 'string' };
 export const int: Schema = { type: 'integer' };
@@ -32,8 +34,10 @@ export const sandbox = (schema: Schema, why = 'The sandbox\'s answer to a gap in
 });
 
 /**
- * An object whose `documented` properties the service names, and whose `extra` properties the
- * sandbox adds (each marked). Both are required in the sandbox's answers; nothing else may appear.
+ * An object whose `documented` properties the service names (required), and whose `extra` properties the
+ * sandbox adds (each marked, and optional: the real service may not send them, so a client generated from the
+ * contract must not count on them). The sandbox itself always sends them: `x-sandbox-sends` names them, and its
+ * tests hold it to that (see {@link sandboxSendsEveryExtra}); nothing else may appear.
  */
 export function object(documented: Record<string, Schema>, extra: Record<string, Schema> = {}, open = false): Schema {
   const properties: Record<string, Schema> = { ...documented };
@@ -41,9 +45,27 @@ export function object(documented: Record<string, Schema>, extra: Record<string,
   return {
     type: 'object',
     properties,
-    required: Object.keys(properties),
+    required: Object.keys(documented),
+    ...(Object.keys(extra).length > 0 ? { [SANDBOX_SENDS]: Object.keys(extra) } : {}),
     additionalProperties: open,
   };
+}
+
+/**
+ * The document as the sandbox answers it: the properties each object's `x-sandbox-sends` names are required as well.
+ * The published contract leaves them optional (the service may not send them); the sandbox's own answers are
+ * checked against this.
+ */
+export function sandboxSendsEveryExtra<T>(document: T): T {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== 'object') return value;
+    const copy = Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, walk(entry)])) as Schema;
+    const sends = copy[SANDBOX_SENDS];
+    if (Array.isArray(sends)) copy.required = [...new Set([...((copy.required as string[] | undefined) ?? []), ...(sends as string[])])];
+    return copy;
+  };
+  return walk(document) as T;
 }
 
 /** An object the sandbox alone defines (every property is its decision). */

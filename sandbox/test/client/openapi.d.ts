@@ -933,13 +933,13 @@ export interface paths {
         };
         /**
          * Variables of a subscriber by chain
-         * @description The variables of one card, grouped by chain. Scope: `subscribers:read`.
+         * @description The variables of one card, grouped by chain. `chaincode`, when given, must name a chain of the subscriber's bot (otherwise 422 param_conflict). Scope: `subscribers:read`.
          */
         get: operations["subscriberDataGetViaGet"];
         put?: never;
         /**
          * Variables of a subscriber by chain
-         * @description The variables of one card, grouped by chain. Scope: `subscribers:read`.
+         * @description The variables of one card, grouped by chain. `chaincode`, when given, must name a chain of the subscriber's bot (otherwise 422 param_conflict). Scope: `subscribers:read`.
          */
         post: operations["subscriberDataGet"];
         delete?: never;
@@ -1525,8 +1525,8 @@ export interface components {
                 };
             };
             /** @description Internal card number (`subscriber` in /subscriber/get). */
-            id: number;
-            stage: string | null;
+            id?: number;
+            stage?: string | null;
         };
         Bot: {
             id: string;
@@ -1560,7 +1560,7 @@ export interface components {
             name: string;
             headers: string[];
             count: number;
-            group: string | null;
+            group?: string | null;
         };
         Row: {
             id: number;
@@ -1807,7 +1807,7 @@ export interface components {
         };
         SubscriberFindAnswer: {
             items: components["schemas"]["Subscriber"][];
-            total: number;
+            total?: number;
         };
         SubscriberListAnswer: {
             items: components["schemas"]["Subscriber"][];
@@ -1827,7 +1827,7 @@ export interface components {
         };
         SubscriberChatGetAnswer: {
             items: components["schemas"]["ChatMessage"][];
-            total: number;
+            total?: number;
         };
         SubscriberChainsGetAnswer: {
             chains: components["schemas"]["ChainRun"][];
@@ -1865,7 +1865,7 @@ export interface components {
         };
         MessageNextClearAnswer: {
             result: string;
-            cleared: number;
+            cleared?: number;
         };
         BlockStartAnswer: {
             ok: boolean;
@@ -1987,25 +1987,25 @@ export interface components {
         };
         CatalogItemBulkEditAnswer: {
             result: string;
-            updated: number;
+            updated?: number;
         };
         CatalogItemBulkDeleteAnswer: {
             result: string;
-            deleted: number;
+            deleted?: number;
         };
         CatalogItemsDeleteAnswer: {
             result: string;
-            deleted: number;
+            deleted?: number;
         };
         CatalogGetAnswer: {
             link: string;
             notice: string;
             /** Format: date-time */
-            expires: string;
+            expires?: string;
         };
         WebappDeleteAnswer: {
             result: string;
-            deleted: number;
+            deleted?: number;
         };
         HookCreateAnswer: {
             hook: components["schemas"]["Hook"];
@@ -4716,7 +4716,7 @@ export interface operations {
             400: components["responses"]["Status400InvalidJsonAbortedInvalidBody"];
             401: components["responses"]["Status401Unauthorized"];
             403: components["responses"]["Status403ForbiddenBotForbidden"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -4756,7 +4756,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
