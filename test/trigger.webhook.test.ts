@@ -313,6 +313,12 @@ describe('webhook(): an unsigned request cannot make its chosen event id a verif
 		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
 		try {
 			const forge = () => send(event('subscriber.new', subscriber(), { id: CHOSEN_ID }), { secret: generateHookSecret(), scheme: 'standard-webhooks' });
+			// Earlier tests' unverified hints (a JWT with another secret) may be counted as held back: one logged hint
+			// starts the count again.
+			await forge();
+			offsetMs += UNVERIFIED_HINT_INTERVAL_MS;
+			warn.mockClear();
+			debug.mockClear();
 			for (let i = 0; i < 3; i += 1) expect((await forge()).body).toEqual({ code: 'invalid_signature', error: 'webhook-signature matches none of the configured keys' });
 			offsetMs += UNVERIFIED_HINT_INTERVAL_MS;
 			expect((await forge()).status).toBe(401);

@@ -615,3 +615,54 @@ describe('a hook secret is imported once', () => {
     expect(imports).toBe(1);
   });
 });
+
+describe('a JWT that no configured key made: a hint marked unverified, only over a body for the event its claims name', () => {
+  const JWT_HINT =
+    'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is JSON ' +
+    'whose "id" equals its JWT\'s "evt" claim, as a delivery\'s does. If the service sent it, the secret or public key is not this ' +
+    "hook's (the one /hook/create returned for it)";
+  const OTHER_SECRET = Buffer.alloc(32, 9);
+
+  function refusal(run: () => unknown): DeliveryError {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof DeliveryError) return error;
+      throw error;
+    }
+    throw new Error('expected a refusal, the delivery was accepted');
+  }
+  const hintOf = (error: DeliveryError) => [error.code, error.message, error.diagnostic, error.diagnosticUnverified];
+
+  it('HS256 signed with another secret, its evt the body id: the hint, naming no id', () => {
+    const body = eventBody('evt_chosen_7d1f');
+    const headers = { 'x-signature': jwt({ alg: 'HS256', typ: 'JWT' }, deliveryClaims(body, 'evt_chosen_7d1f'), hmacWith(OTHER_SECRET)) };
+    const error = refusal(() => verify({ secrets: SECRET }, body, headers));
+    expect(hintOf(error)).toEqual(['invalid_signature', 'JWT signature matches none of the configured secrets', JWT_HINT, true]);
+    expect(error.diagnostic).not.toContain('evt_chosen_7d1f');
+  });
+
+  it('EdDSA signed by a key outside the key set, its evt the body id: the same hint', () => {
+    const { body, headers } = edDelivery('evt_outside', 'ed_a', ed(edOutside));
+    expect(hintOf(refusal(() => verify({ keySet: localKeySet({ keys: [jwkOf(edA, 'ed_a')] }) }, body, headers)))).toEqual([
+      'invalid_signature',
+      'JWT signature does not verify',
+      JWT_HINT,
+      true,
+    ]);
+  });
+
+  it.each([
+    ['its evt is another event than the body', (body: string) => deliveryClaims(body, 'evt_other'), eventBody('evt_body')],
+    ['the body is not JSON', () => deliveryClaims('x', 'evt_x'), 'evt_x'],
+    ['its evt and the body id are the same number, not an event id', (body: string) => deliveryClaims(body, 'unused', { evt: 5 }), JSON.stringify({ id: 5 })],
+  ])('no hint when %s', (_what, claimsOf, body) => {
+    const headers = { 'x-signature': jwt({ alg: 'HS256', typ: 'JWT' }, claimsOf(body), hmacWith(OTHER_SECRET)) };
+    expect(hintOf(refusal(() => verify({ secrets: SECRET }, body, headers)))).toEqual([
+      'invalid_signature',
+      'JWT signature matches none of the configured secrets',
+      undefined,
+      undefined,
+    ]);
+  });
+});

@@ -170,6 +170,7 @@ function* checkSignature(body: Uint8Array, headers: HeaderReader, verifier: Prep
       now,
       clockSkewSeconds: verifier.clockSkewSeconds,
       toleranceSeconds: verifier.toleranceSeconds,
+      mismatchDiagnostic: (evt) => (typeof evt === 'string' ? unverifiedMismatchDiagnostic(body, evt, 'its JWT\'s "evt" claim', JWT_MISMATCH_CAUSE) : undefined),
     });
     // Both sides are public (a signed claim, a hash of the body as received): no secret to hide from timing.
     if ((yield* bodySha256(body, verifier.keyCache)) !== jwt.bodySha256) {
@@ -190,7 +191,7 @@ function* checkSignature(body: Uint8Array, headers: HeaderReader, verifier: Prep
       keyCache: verifier.keyCache,
       now,
       toleranceSeconds: verifier.toleranceSeconds,
-      mismatchDiagnostic: () => unverifiedMismatchDiagnostic(body, id),
+      mismatchDiagnostic: () => unverifiedMismatchDiagnostic(body, id, 'its webhook-id header', STANDARD_WEBHOOKS_MISMATCH_CAUSES),
     });
     return { scheme: 'standard-webhooks', eventId: id };
   }
@@ -226,17 +227,23 @@ function reserializedDiagnostic(body: Uint8Array, signedEventId: string): string
 
 export const UNVERIFIED_HINT_PREFIX = 'Unverified request (nothing vouches for what it claims): ';
 
+/** Why a Standard Webhooks signature over a delivery's body may match no key: it signs the body itself. */
+const STANDARD_WEBHOOKS_MISMATCH_CAUSES =
+  'either the secret or public key is not this hook\'s, or the bytes changed ' +
+  `on the way (most often a JSON body parser that re-serialized the body: ${RESERIALIZED_FIX})`;
+/** A JWT signs its claims, not the body: changed bytes fail its `body_sha256` instead, after a signature that matched. */
+const JWT_MISMATCH_CAUSE = 'the secret or public key is not this hook\'s (the one /hook/create returned for it)';
+
 /**
- * Standard Webhooks headers that no configured key signed, on a body whose JSON `id` equals `webhook-id`, as a
- * delivery's does. Anyone can send that, so the hint names no id and states nothing the request claims as a fact:
- * it is marked unverified (see {@link DeliveryError.diagnosticUnverified}).
+ * A signature that no configured key made, on a body whose JSON `id` equals the event id the request claims
+ * (`webhook-id`, or the JWT's `evt`), as a delivery's does. Anyone can send that, so the hint names no id and states
+ * nothing the request claims as a fact: it is marked unverified (see {@link DeliveryError.diagnosticUnverified}).
  */
-function unverifiedMismatchDiagnostic(body: Uint8Array, claimedEventId: string): string | undefined {
+function unverifiedMismatchDiagnostic(body: Uint8Array, claimedEventId: string, claimedBy: string, causes: string): string | undefined {
   if (jsonId(body) !== claimedEventId) return undefined;
   return (
-    `${UNVERIFIED_HINT_PREFIX}its signature matches none of the configured keys, and its body is JSON whose "id" equals its webhook-id ` +
-    'header, as a delivery\'s does. If the service sent it, either the secret or public key is not this hook\'s, or the bytes changed ' +
-    `on the way (most often a JSON body parser that re-serialized the body: ${RESERIALIZED_FIX})`
+    `${UNVERIFIED_HINT_PREFIX}its signature matches none of the configured keys, and its body is JSON whose "id" equals ${claimedBy}, ` +
+    `as a delivery's does. If the service sent it, ${causes}`
   );
 }
 

@@ -25,6 +25,11 @@ export interface JwtKeys {
   clockSkewSeconds: number;
   /** Oldest accepted `iat`, in seconds before now. */
   toleranceSeconds: number;
+  /**
+   * What a developer should know when no key made the signature (see delivery.ts), if anything: a hint from an
+   * unverified request, given the `evt` its unverified claims name.
+   */
+  mismatchDiagnostic?: (claimedEventId: unknown) => string | undefined;
 }
 
 export type JwtHeader = Record<string, unknown>;
@@ -100,8 +105,9 @@ export function* verifyJwt(token: string, keys: JwtKeys): Steps<VerifiedJwt> {
 
   // The signing input is the token's own text up to the second dot: no copy, no encoding (the adapter hashes the text).
   const signingInput = token.slice(0, signingInputEnd);
-  if (isSymmetricAlgorithm(alg)) yield* checkMac(signingInput, signatureSegment, keys);
-  else yield* checkPublicKeySignature(alg as PublicKeyAlgorithm, header.kid, signingInput, signatureSegment, keys);
+  const mismatch = () => keys.mismatchDiagnostic?.(decodeObject(token.slice(headerEnd + 1, signingInputEnd))?.evt);
+  if (isSymmetricAlgorithm(alg)) yield* checkMac(signingInput, signatureSegment, keys, mismatch);
+  else yield* checkPublicKeySignature(alg as PublicKeyAlgorithm, header.kid, signingInput, signatureSegment, keys, mismatch);
 
   const claims = decodeObject(token.slice(headerEnd + 1, signingInputEnd));
   if (!claims) refuse('malformed_signature', 'X-Signature is not a valid JWT: its claims set must be a top-level JSON object');
@@ -123,19 +129,26 @@ export function* verifyJwt(token: string, keys: JwtKeys): Steps<VerifiedJwt> {
  * The signature segment (canonical, checked before) against the base64url of each secret's MAC, as text in constant
  * time: a canonical segment decodes to the MAC exactly when it is the MAC's one spelling, so nothing received is decoded.
  */
-function* checkMac(signingInput: string, signatureSegment: string, keys: JwtKeys): Steps<void> {
+function* checkMac(signingInput: string, signatureSegment: string, keys: JwtKeys, mismatch: () => string | undefined): Steps<void> {
   for (const secret of keys.secrets) {
     if (textsEqual(signatureSegment, yield* settle(secret.mac([signingInput], 'base64url')))) return;
   }
-  refuse('invalid_signature', 'JWT signature matches none of the configured secrets');
+  refuse('invalid_signature', 'JWT signature matches none of the configured secrets', { diagnostic: mismatch(), diagnosticUnverified: true });
 }
 
-function* checkPublicKeySignature(alg: PublicKeyAlgorithm, kid: unknown, signingInput: string, signatureSegment: string, keys: JwtKeys): Steps<void> {
+function* checkPublicKeySignature(
+  alg: PublicKeyAlgorithm,
+  kid: unknown,
+  signingInput: string,
+  signatureSegment: string,
+  keys: JwtKeys,
+  mismatch: () => string | undefined,
+): Steps<void> {
   const jwk = yield* selectKey(alg, kid, keys.keySet);
   const key = yield* keys.keyCache.publicKey(jwk, alg);
   const signature = decodeCanonicalBase64url(signatureSegment)!;
   const valid = signature.length === 64 && (yield* settle(keys.keyCache.platform.verifySignature(alg, key, utf8(signingInput), signature)));
-  if (!valid) refuse('invalid_signature', 'JWT signature does not verify');
+  if (!valid) refuse('invalid_signature', 'JWT signature does not verify', { diagnostic: mismatch(), diagnosticUnverified: true });
 }
 
 function* selectKey(alg: PublicKeyAlgorithm, kid: unknown, keySet: KeySetSource | undefined): Steps<PublicJwk> {
