@@ -32,7 +32,11 @@ receiver
   .onAny((event) => {
     if (!['subscriber.new', 'subscriber.stage', 'payment.success'].includes(event.type)) log({ type: event.type, id: event.id, unknown: true });
   })
-  .onError((error, event) => console.error(`listener failed for ${event.type} ${event.id}:`, error));
+  .onError((error, event) => {
+    // No event: a refused delivery with something to act on (clocks apart, a wrong secret, a body changed on its way).
+    if (event === undefined) log({ refused: error.code, diagnostic: error.diagnostic, unverified: error.diagnosticUnverified === true });
+    else console.error(`listener failed for ${event.type} ${event.id}:`, error);
+  });
 
 const app = express();
 // The receiver reads the raw body itself: mount it before express.json() (or see the README for other set-ups).

@@ -29,7 +29,8 @@ function sampleData(type: string, created: string): Record<string, unknown> {
     case 'subscriber.new':
       return { subscriber: sampleSubscriber };
     case 'subscriber.stage':
-      return { subscriber: sampleSubscriber, stage: 'qualified', previous: 'lead' };
+      // Stage names as the funnel spells them (the sandbox's demo funnel: New, Qualified, Won).
+      return { subscriber: sampleSubscriber, stage: 'Qualified', previous: 'New' };
     case 'payment.success':
       return {
         payment: {

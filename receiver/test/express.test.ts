@@ -58,7 +58,7 @@ describe.each(EXPRESS_VERSIONS)('receiver.middleware() in %s over HTTP', (_versi
       expect(await again.json()).toMatchObject({ duplicate: true });
       await app.receiver.idle();
       expect(app.events.filter((event) => event.id === delivery.id)).toHaveLength(1);
-      expect(app.events.at(-1)).toMatchObject({ type: 'subscriber.stage', data: { stage: 'qualified' } });
+      expect(app.events.at(-1)).toMatchObject({ type: 'subscriber.stage', data: { stage: 'Qualified', previous: 'New' } });
     });
 
     it('refuses a tampered body with 401', async () => {

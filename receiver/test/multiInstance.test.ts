@@ -26,6 +26,14 @@ describe('two receiver processes sharing Redis', () => {
     await redis.quit();
   });
 
+  it("print a refused delivery's diagnostic as a line of their log (an hour-old signature: the clocks)", async () => {
+    const hourOld = await signedDelivery(secret, 'subscriber.new', { timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    const response = await fetch(instances[0].url, { method: 'POST', headers: hourOld.headers, body: hourOld.body });
+    expect([response.status, ((await response.json()) as { code: string }).code]).toEqual([401, 'expired']);
+    const refused = await eventually(() => instances[0].lines.find((line) => line.refused !== undefined), 10_000, 'the refusal in the log');
+    expect(refused).toEqual({ pid: instances[0].child.pid, refused: 'expired', diagnostic: expect.stringMatching(/^The JWT's "iat" is 3\d{3} s behind this server's clock/), unverified: false });
+  });
+
   it('emit each event exactly once', async () => {
     const kinds = ['subscriber.new', 'subscriber.stage', 'payment.success'];
     const deliveries = await Promise.all(Array.from({ length: 30 }, (_, i) => signedDelivery(secret, kinds[i % 3])));

@@ -77,6 +77,19 @@ describe('sandbox client mistakes', () => {
     expect(Object.hasOwn(removed.body.chains[0].variables, '__proto__')).toBe(false);
   });
 
+  test('a known key sent as "Bearer <key>" is refused with a message that says how to send it; an unknown one is just not known', async () => {
+    const statusAndBody = async (authorization: string) => {
+      const response = await fetch(`${open.sandbox.baseUrl}/account/balance/get`, { headers: { authorization } });
+      return [response.status, await response.json()];
+    };
+    expect(await statusAndBody(`Bearer ${open.sandbox.adminKey}`)).toEqual([
+      401,
+      { code: 'unauthorized', error: 'The API key is not known: send the key itself in Authorization, without "Bearer "' },
+    ]);
+    expect(await statusAndBody('Bearer mbb_not_a_key')).toEqual([401, { code: 'unauthorized', error: 'The API key is not known' }]);
+    expect((await statusAndBody(open.sandbox.adminKey))[0]).toBe(200);
+  });
+
   test("variables of another bot's chain: 422 param_conflict naming chaincode (a code the contract lists for the method)", async () => {
     const read = await open.api.get('/subscriber/data/get', { botid: 'bot_tg', clientid: '100001', chaincode: '2001' });
     expect([read.status, read.body.code, read.body.param]).toEqual([422, 'param_conflict', 'chaincode']);

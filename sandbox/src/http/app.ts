@@ -52,7 +52,12 @@ function authenticate(context: SandboxContext, req: Request): ApiKey | ApiError 
   const value = req.headers.authorization?.trim();
   if (!value) return unauthorized('The Authorization header with an API key is missing');
   const key = keysState(context.store).keys.find((candidate) => candidate.key === value);
-  if (!key) return unauthorized('The API key is not known');
+  if (!key) {
+    // The documented form is `Authorization: <key>`; many HTTP clients add a scheme by habit.
+    const bare = /^bearer\s+(\S+)$/i.exec(value)?.[1];
+    const known = bare !== undefined && keysState(context.store).keys.some((candidate) => candidate.key === bare);
+    return unauthorized(known ? 'The API key is not known: send the key itself in Authorization, without "Bearer "' : 'The API key is not known');
+  }
   if (key.revoked) return unauthorized('The API key has been revoked');
   if (key.expiresAt !== null && key.expiresAt <= context.clock.now()) return unauthorized('The API key has expired');
   return key;
