@@ -90,6 +90,21 @@ describe('sandbox client mistakes', () => {
     expect((await statusAndBody(open.sandbox.adminKey))[0]).toBe(200);
   });
 
+  test('/subscriber/get naming a card by number and another by botid and clientid: 422 param_conflict, not one of the two', async () => {
+    const byNumber = await open.api.get('/subscriber/get', { botid: 'bot_tg', clientid: '100001' });
+    const id = byNumber.body.subscriber.id as number;
+    expect((await open.api.get('/subscriber/get', { subscriber: id, botid: 'bot_tg', clientid: '100001' })).body).toEqual(byNumber.body);
+    const other = await open.api.get('/subscriber/get', { subscriber: id, clientid: '100002' });
+    expect([other.status, other.body.code, other.body.param, other.body.error]).toEqual([
+      422,
+      'param_conflict',
+      'clientid',
+      `Parameter "clientid" names 100002, but subscriber ${id} has clientid 100001`,
+    ]);
+    const otherBot = await open.api.get('/subscriber/get', { subscriber: id, botid: 'bot_wa' });
+    expect([otherBot.status, otherBot.body.code, otherBot.body.param]).toEqual([422, 'param_conflict', 'botid']);
+  });
+
   test("variables of another bot's chain: 422 param_conflict naming chaincode (a code the contract lists for the method)", async () => {
     const read = await open.api.get('/subscriber/data/get', { botid: 'bot_tg', clientid: '100001', chaincode: '2001' });
     expect([read.status, read.body.code, read.body.param]).toEqual([422, 'param_conflict', 'chaincode']);

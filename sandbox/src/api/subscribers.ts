@@ -38,6 +38,11 @@ function getSubscriber(call: ApiCall) {
     const card = findSubscriberById(call.store, id);
     if (!card) throw notFound(`Subscriber ${id}`, 'subscriber');
     call.assertBot(card.botid);
+    // Both forms given: they must name the same card, or the answer would be a card the other form did not ask for.
+    for (const param of ['botid', 'clientid'] as const) {
+      const named = call.params.string(param);
+      if (named !== undefined && named !== card[param]) throw conflictingParam(param, `names ${named}, but subscriber ${id} has ${param} ${card[param]}`);
+    }
     return { subscriber: subscriberCard(card) };
   }
   if (!call.params.has('botid')) {

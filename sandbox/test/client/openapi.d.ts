@@ -1021,13 +1021,13 @@ export interface paths {
         };
         /**
          * One subscriber card
-         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. Scope: `subscribers:read`.
+         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. When `subscriber` is given with `botid` or `clientid`, they must name the same card (otherwise 422 param_conflict). Scope: `subscribers:read`.
          */
         get: operations["subscriberGetViaGet"];
         put?: never;
         /**
          * One subscriber card
-         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. Scope: `subscribers:read`.
+         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. When `subscriber` is given with `botid` or `clientid`, they must name the same card (otherwise 422 param_conflict). Scope: `subscribers:read`.
          */
         post: operations["subscriberGet"];
         delete?: never;
@@ -4956,7 +4956,7 @@ export interface operations {
             400: components["responses"]["Status400InvalidJsonAbortedInvalidBody"];
             401: components["responses"]["Status401Unauthorized"];
             403: components["responses"]["Status403ForbiddenBotForbidden"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
@@ -5003,7 +5003,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
-            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
+            422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
             503: components["responses"]["Status503Stopping"];
         };
