@@ -103,6 +103,8 @@ describe('sandbox client mistakes', () => {
     ]);
     const otherBot = await open.api.get('/subscriber/get', { subscriber: id, botid: 'bot_wa' });
     expect([otherBot.status, otherBot.body.code, otherBot.body.param]).toEqual([422, 'param_conflict', 'botid']);
+    const otherMessenger = await open.api.get('/subscriber/get', { subscriber: id, messenger: 'whatsapp' });
+    expect([otherMessenger.status, otherMessenger.body.code, otherMessenger.body.param]).toEqual([422, 'param_conflict', 'messenger']);
   });
 
   test("variables of another bot's chain: 422 param_conflict naming chaincode (a code the contract lists for the method)", async () => {

@@ -39,7 +39,7 @@ function getSubscriber(call: ApiCall) {
     if (!card) throw notFound(`Subscriber ${id}`, 'subscriber');
     call.assertBot(card.botid);
     // Both forms given: they must name the same card, or the answer would be a card the other form did not ask for.
-    for (const param of ['botid', 'clientid'] as const) {
+    for (const param of ['botid', 'clientid', 'messenger'] as const) {
       const named = call.params.string(param);
       if (named !== undefined && named !== card[param]) throw conflictingParam(param, `names ${named}, but subscriber ${id} has ${param} ${card[param]}`);
     }

@@ -246,7 +246,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     },
     needs: [[['botid', 'clientid'], ['subscriber']]],
     errors: CARD_ERRORS,
-    rules: 'When `subscriber` is given with `botid` or `clientid`, they must name the same card (otherwise 422 param_conflict).',
+    rules: 'When `subscriber` is given with `botid`, `clientid` or `messenger`, they must name the same card (otherwise 422 param_conflict).',
     answer: object({ subscriber: ref('Subscriber') }),
   },
   '/subscriber/find': {

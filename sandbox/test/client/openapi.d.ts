@@ -1021,13 +1021,13 @@ export interface paths {
         };
         /**
          * One subscriber card
-         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. When `subscriber` is given with `botid` or `clientid`, they must name the same card (otherwise 422 param_conflict). Scope: `subscribers:read`.
+         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. When `subscriber` is given with `botid`, `clientid` or `messenger`, they must name the same card (otherwise 422 param_conflict). Scope: `subscribers:read`.
          */
         get: operations["subscriberGetViaGet"];
         put?: never;
         /**
          * One subscriber card
-         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. When `subscriber` is given with `botid` or `clientid`, they must name the same card (otherwise 422 param_conflict). Scope: `subscribers:read`.
+         * @description One card, by its internal number (`subscriber`) or by `botid` and `clientid` (and `messenger`). One of the two forms is required. When `subscriber` is given with `botid`, `clientid` or `messenger`, they must name the same card (otherwise 422 param_conflict). Scope: `subscribers:read`.
          */
         post: operations["subscriberGet"];
         delete?: never;
