@@ -44,6 +44,13 @@ describe('base64 and base64url', () => {
     expect([base64(all), base64url(all)]).toEqual([Buffer.from(all).toString('base64'), Buffer.from(all).toString('base64url')]);
   });
 
+  it('encode as Node does past the size made in one piece (8,192 characters, 6,144 bytes) and across several pieces', () => {
+    for (const length of [6143, 6144, 6145, 6146, 12_288, 20_000]) {
+      const data = randomBytes(length);
+      expect([base64(data), base64url(data)]).toEqual([data.toString('base64'), data.toString('base64url')]);
+    }
+  });
+
   it('decode their canonical spelling back to the bytes', () => {
     for (let length = 0; length <= 40; length += 1) {
       const data = randomBytes(length);
