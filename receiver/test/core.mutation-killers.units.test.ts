@@ -11,6 +11,7 @@ import {
   DELIVERY_ERROR_STATUS,
   DeliveryError,
   eventProblem,
+  heldBackNote,
   isDeliveryError,
   isEventType,
   isKnownEventType,
@@ -22,6 +23,7 @@ import {
   settle,
   strictUtf8,
   textsEqual,
+  UnverifiedHintGate,
   type DeliveryEvent,
 } from '../../nodes/MessengerBotBuilderTrigger/delivery/core';
 
@@ -391,5 +393,20 @@ describe('event shapes', () => {
     expect(eventProblem(withData('toString', { x: 1 }))).toBeUndefined();
     const event = envelope as DeliveryEvent;
     expect([isEventType(event, 'subscriber.new'), isEventType(event, 'payment.success')]).toEqual([true, false]);
+  });
+});
+
+describe('the gate of unverified hints', () => {
+  it('lets one through per interval, the next exactly when the interval has passed, and counts those held back', () => {
+    const gate = new UnverifiedHintGate(1000);
+    expect([gate.pass(5000), gate.pass(5999), gate.pass(5999), gate.pass(6000), gate.pass(6999), gate.pass(7000)]).toEqual([0, undefined, undefined, 2, undefined, 1]);
+  });
+
+  it('says how many were held back, in the singular for one, and nothing for none', () => {
+    expect([heldBackNote(0), heldBackNote(1), heldBackNote(3)]).toEqual([
+      '',
+      ' (1 more unverified hint was held back since the last one)',
+      ' (3 more unverified hints were held back since the last one)',
+    ]);
   });
 });
