@@ -238,6 +238,10 @@ describe('Standard Webhooks signature entries', () => {
     expect(refusalOf(() => verify({ publicKeys: [whpk(edA)] }, body, headers(v1a(edA).replace('v1a,', 'v2,'))))).toEqual(NO_MATCH);
     expect(refusalOf(() => verify({ secrets: SECRET }, body, headers(v1().replace('v1,', 'v2,'))))).toEqual(NO_MATCH);
     expect(refusalOf(() => verify({ secrets: SECRET }, body, headers(v1().replace('v1,', 'v1a,'))))).toEqual(NO_MATCH);
+    // Three characters that are not v1a, and v1a with more after it, are unknown versions too.
+    for (const version of ['v2a', 'v1b', 'v1ab']) {
+      expect(refusalOf(() => verify({ publicKeys: [whpk(edA)] }, body, headers(v1a(edA).replace('v1a,', `${version},`))))).toEqual(NO_MATCH);
+    }
   });
 
   it('a bare "v1" entry without a comma is skipped: the entry after it still verifies', () => {
