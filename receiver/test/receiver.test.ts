@@ -21,7 +21,7 @@ describe('createReceiver().handle (web Request)', () => {
     expect(await response.json()).toEqual({ received: true, id: delivery.id, duplicate: false });
     expect(seen).toEqual([]);
     await receiver.idle();
-    expect(seen).toEqual(['stage:qualified:lead', 'any:subscriber.stage']);
+    expect(seen).toEqual(['stage:Qualified:New', 'any:subscriber.stage']);
   });
 
   it.each([
