@@ -656,6 +656,18 @@ describe('a JWT that no configured key made: a hint marked unverified, only over
     ]);
   });
 
+  it('no hint, and the same refusal, when the claims of a token that no key made cannot be read', () => {
+    const body = eventBody('evt_unreadable');
+    const input = `${b64u(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64u('not json')}`;
+    const headers = { 'x-signature': `${input}.${b64u(hmacWith(OTHER_SECRET)(input))}` };
+    expect(hintOf(refusal(() => verify({ secrets: SECRET }, body, headers)))).toEqual([
+      'invalid_signature',
+      'JWT signature matches none of the configured secrets',
+      undefined,
+      undefined,
+    ]);
+  });
+
   it.each([
     ['its evt is another event than the body', (body: string) => deliveryClaims(body, 'evt_other'), eventBody('evt_body')],
     ['the body is not JSON', () => deliveryClaims('x', 'evt_x'), 'evt_x'],
