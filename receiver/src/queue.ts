@@ -3,7 +3,7 @@ import type { Job, JobsOptions, Queue, Worker } from 'bullmq';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import { LeaseLostError, Listeners, RunContext, type DeliveryContext, type ErrorHandler, type EventHandler } from './listeners';
 import { positiveNumber } from './options';
-import { DEFAULT_COMMAND_TIMEOUT_MS, persistenceWarning, withTimeout, type RedisCommandClient } from './redisConnection';
+import { connectEndingRedis, DEFAULT_COMMAND_TIMEOUT_MS, persistenceWarning, withTimeout, type EndingRedis, type RedisCommandClient } from './redisConnection';
 import type { VerifiedDelivery } from './verify';
 
 /** Where the queue lives. Keep `prefix` apart from other BullMQ users of the same Redis (n8n uses `bull`). */
@@ -68,14 +68,9 @@ async function loadBullmq(): Promise<typeof import('bullmq')> {
   }
 }
 
-type IoRedis = import('ioredis').default;
-
-async function connect(url: string, forWorker: boolean): Promise<IoRedis> {
-  const Redis = (await import('ioredis')).default;
+async function connect(url: string, forWorker: boolean): Promise<EndingRedis> {
   // A worker's blocking connection must retry forever (BullMQ requires it); a producer fails fast and answers 503.
-  const redis = new Redis(url, { maxRetriesPerRequest: forWorker ? null : 1 });
-  redis.on('error', () => undefined);
-  return redis;
+  return connectEndingRedis(url, { maxRetriesPerRequest: forWorker ? null : 1 }, 'The queue mode needs the "bullmq" and "ioredis" packages: npm install bullmq ioredis');
 }
 
 function location(options: QueueLocation): { url: string; prefix: string; name: string } {
@@ -85,7 +80,7 @@ function location(options: QueueLocation): { url: string; prefix: string; name: 
   return { url: options.url, prefix: options.prefix ?? DEFAULT_QUEUE_PREFIX, name };
 }
 
-async function openQueue(options: QueueLocation): Promise<{ queue: Queue; redis: IoRedis }> {
+async function openQueue(options: QueueLocation): Promise<{ queue: Queue; redis: EndingRedis }> {
   const { url, prefix, name } = location(options);
   const [{ Queue }, redis] = await Promise.all([loadBullmq(), connect(url, false)]);
   const queue = new Queue(name, { connection: redis, prefix });
@@ -93,7 +88,7 @@ async function openQueue(options: QueueLocation): Promise<{ queue: Queue; redis:
   return { queue, redis };
 }
 
-async function closeQueue({ queue, redis }: { queue: Queue; redis: IoRedis }): Promise<void> {
+async function closeQueue({ queue, redis }: { queue: Queue; redis: EndingRedis }): Promise<void> {
   await queue.close().catch(() => undefined);
   if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
   else redis.disconnect();
@@ -209,7 +204,7 @@ export const DEFAULT_QUEUE_MAX_RUN_MS = 5 * 60_000;
 export class QueueWorker {
   readonly #options: QueueWorkerOptions;
   readonly #listeners = new Listeners();
-  #running: Promise<{ worker: Worker; redis: IoRedis }> | undefined;
+  #running: Promise<{ worker: Worker; redis: EndingRedis }> | undefined;
   /** The runs of listeners in this process, until each has settled. */
   readonly #inFlight = new Set<Promise<void>>();
 
@@ -241,7 +236,7 @@ export class QueueWorker {
     await worker.waitUntilReady();
   }
 
-  async #open(): Promise<{ worker: Worker; redis: IoRedis }> {
+  async #open(): Promise<{ worker: Worker; redis: EndingRedis }> {
     const { url, prefix, name } = location(this.#options);
     const [{ Worker }, redis] = await Promise.all([loadBullmq(), connect(url, true)]);
     const lockDuration = positiveNumber(this.#options.lockMs, 30_000, 'lockMs');
@@ -301,20 +296,37 @@ export class QueueWorker {
 
   /**
    * Stops taking jobs, waits for the listeners running in this process, and closes the connection. While Redis is
-   * reachable, it also waits until their jobs are recorded as done. While it is down, it does not wait for it (BullMQ's
-   * own close would wait forever): a job whose completion could not be recorded runs again once its lock lapses.
+   * reachable, it also waits until their jobs are recorded as done. While it is down, or once it goes away during the
+   * close, it stops waiting for it (BullMQ's own close would wait forever): a job whose completion could not be
+   * recorded runs again once its lock lapses.
    */
   async close(): Promise<void> {
     if (!this.#running) return;
     const { worker, redis } = await this.#running;
     if (redis.status === 'ready') {
-      await worker.close();
-      await redis.quit().catch(() => redis.disconnect());
+      let stopWatching = () => undefined as void;
+      const dropped = new Promise<'dropped'>((resolve) => {
+        const onClose = () => resolve('dropped');
+        redis.once('close', onClose);
+        stopWatching = () => void redis.off('close', onClose);
+      });
+      const closing = worker.close().then(() => 'closed' as const);
+      const outcome = await Promise.race([closing, dropped]);
+      stopWatching();
+      if (outcome === 'closed') {
+        await redis.quit().catch(() => redis.disconnect());
+        return;
+      }
+      await this.#closeWithoutRedis(redis, closing);
       return;
     }
-    const closing = worker.close(true);
+    await this.#closeWithoutRedis(redis, worker.close(true));
+  }
+
+  /** Waits for the listeners running here, then ends every connection, which fails the Redis calls BullMQ waits on. */
+  async #closeWithoutRedis(redis: EndingRedis, closing: Promise<unknown>): Promise<void> {
     await Promise.all(this.#inFlight);
-    redis.disconnect();
+    redis.disconnectAll();
     await closing;
   }
 }

@@ -21,18 +21,72 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Connects with ioredis (an optional peer dependency), failing fast while Redis is down but reconnecting by itself. */
-export async function connectRedis(url: string, what: string): Promise<OwnedRedisClient> {
-  let Redis: typeof import('ioredis').default;
+type IoRedisClass = typeof import('ioredis').default;
+type RedisOptions = import('ioredis').RedisOptions;
+
+/** An ioredis client that ends when told to, also while Redis is away, and ends its duplicates with it. */
+export interface EndingRedis extends InstanceType<IoRedisClass> {
+  /** Ends this client and every client duplicated from it (BullMQ's own connections), whatever their state. */
+  disconnectAll(): void;
+}
+
+const endingClasses = new WeakMap<IoRedisClass, new (url: string, options: RedisOptions) => EndingRedis>();
+
+/**
+ * ioredis's client with one repair: `disconnect()` while the client waits to reconnect (Redis is away) ends it. ioredis
+ * itself only cancels the pending reconnect and leaves the client `reconnecting` for good: no `end` event, which
+ * BullMQ waits for when it closes a worker, and the calls queued meanwhile never settle. Duplicates (BullMQ makes
+ * its connections by duplicating the one it is given) are of the same kind and are ended by `disconnectAll()`.
+ */
+function endingRedisClass(Redis: IoRedisClass): new (url: string, options: RedisOptions) => EndingRedis {
+  const known = endingClasses.get(Redis);
+  if (known) return known;
+  class Ending extends Redis implements EndingRedis {
+    #family = new Set<Ending>([this]);
+
+    override duplicate(override?: Partial<RedisOptions>): Ending {
+      const copy = new Ending({ ...this.options, ...override });
+      copy.#family = this.#family;
+      this.#family.add(copy);
+      return copy;
+    }
+
+    override disconnect(reconnect = false): void {
+      if (reconnect || this.status !== 'reconnecting') return super.disconnect(reconnect);
+      super.disconnect(); // cancels the pending reconnect and marks the client as closing, but ends nothing
+      // One more attempt, as a closing client: if it fails, ioredis ends the client and fails its queued calls; if
+      // Redis is back, the connection is ended as soon as it is ready.
+      const endWhenReady = () => super.disconnect();
+      this.once('ready', endWhenReady);
+      this.once('end', () => this.off('ready', endWhenReady));
+      this.connect().catch(() => undefined);
+    }
+
+    disconnectAll(): void {
+      for (const client of this.#family) if (client.status !== 'end') client.disconnect();
+    }
+  }
+  endingClasses.set(Redis, Ending);
+  return Ending;
+}
+
+/** Loads ioredis (an optional peer dependency) and connects; see {@link endingRedisClass} for how it ends. */
+export async function connectEndingRedis(url: string, options: RedisOptions, missing: string): Promise<EndingRedis> {
+  let Redis: IoRedisClass;
   try {
     Redis = (await import('ioredis')).default;
   } catch (error) {
-    throw new Error(`${what}({ url }) needs the "ioredis" package: npm install ioredis`, { cause: error });
+    throw new Error(missing, { cause: error });
   }
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  const redis = new (endingRedisClass(Redis))(url, options);
   // Connection errors reach callers as rejected commands; without a listener ioredis would also print each one.
   redis.on('error', () => undefined);
   return redis;
+}
+
+/** Connects with ioredis (an optional peer dependency), failing fast while Redis is down but reconnecting by itself. */
+export async function connectRedis(url: string, what: string): Promise<OwnedRedisClient> {
+  return connectEndingRedis(url, { maxRetriesPerRequest: 1 }, `${what}({ url }) needs the "ioredis" package: npm install ioredis`);
 }
 
 /** Ends a connection the receiver opened: QUIT when it is live, else stop reconnecting at once. */

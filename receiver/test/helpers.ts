@@ -89,6 +89,16 @@ function distIsCurrent(): boolean {
 }
 
 /**
+ * For cleanup that must not hang the run: waits for `promise`, at most `ms`. A test whose cleanup hangs has failed on
+ * its own account already; the rest of its cleanup (a Redis of its own to stop) still runs.
+ */
+export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
  * Builds receiver/dist when a source is newer: the sandbox and the example app load the package from there.
  * Test files run in parallel workers, so one builds while the others wait on a lock directory.
  */

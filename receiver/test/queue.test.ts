@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import Redis from 'ioredis';
 import { createQueueWorker, createReceiver, deliveryQueue, jobIdOf, listDeadLetters, type DeliveryQueue, type QueueWorker } from '../src';
 import { runQueueCli } from '../src/queueCli';
-import { buildReceiver, eventually, newSecret, serve, signedDelivery, startOwnRedis, type OwnRedis } from './helpers';
+import { buildReceiver, eventually, newSecret, serve, settledWithin, signedDelivery, startOwnRedis, type OwnRedis } from './helpers';
 
 /** Queue mode on a redis-server of the test's own: the runnable examples, retries, dead letters, a stalled Redis. */
 const secret = newSecret();
@@ -211,12 +211,17 @@ describe('queue mode: maxRunMs', () => {
 });
 
 describe('queue worker: close() while Redis is down', () => {
-  it('waits for the listener running here, then closes without waiting for Redis; the event runs again once Redis is back', async () => {
+  // Both orders: Redis gone before close() is called, and Redis going away during a close begun while it was up (the
+  // close is then waiting for BullMQ to record the job as done, which would wait forever).
+  it.each([
+    ['Redis stops, then close() is called', 'stop first'],
+    ['close() is called, then Redis stops during it', 'close first'],
+  ] as const)('%s: close() waits for the listener running here, then ends without Redis; the event runs again once Redis is back', async (_title, order) => {
     // A Redis of its own that keeps its data across the stop (the job must still be there after the restart).
     const own = await startOwnRedis(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always']);
     const prefix = `mbb-test-${randomUUID().slice(0, 8)}`;
     const queue = deliveryQueue({ url: own.url, prefix, commandTimeoutMs: 5000, onWarning: false });
-    const order: string[] = [];
+    const steps: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let listenerStarted!: () => void;
@@ -224,10 +229,10 @@ describe('queue worker: close() while Redis is down', () => {
     const first = createQueueWorker({ url: own.url, prefix, lockMs: 1000 });
     first.onError(() => undefined);
     first.onAny(async (event) => {
-      order.push(`first worker started ${event.id}`);
+      steps.push(`first worker started ${event.id}`);
       listenerStarted();
       await gate;
-      order.push(`first worker finished ${event.id}`);
+      steps.push(`first worker finished ${event.id}`);
     });
     const second = createQueueWorker({ url: own.url, prefix, lockMs: 1000 });
     const secondRuns: string[] = [];
@@ -238,13 +243,19 @@ describe('queue worker: close() while Redis is down', () => {
       const answer = await createReceiver({ secrets: secret, acknowledge: 'queue', queue }).receive({ method: 'POST', headers: delivery.headers, body: delivery.body });
       expect(answer.status).toBe(200);
       await started;
-      await own.stop();
-      const closed = first.close().then(() => void order.push('first worker closed'));
+      let closed: Promise<void>;
+      if (order === 'stop first') {
+        await own.stop();
+        closed = first.close().then(() => void steps.push('first worker closed'));
+      } else {
+        closed = first.close().then(() => void steps.push('first worker closed'));
+        await own.stop();
+      }
       // The listener is released a moment later; a close() that did not wait for it would have resolved by then.
       await new Promise((resolve) => setTimeout(resolve, 200));
       release();
       await closed;
-      expect(order).toEqual([`first worker started ${delivery.id}`, `first worker finished ${delivery.id}`, 'first worker closed']);
+      expect(steps).toEqual([`first worker started ${delivery.id}`, `first worker finished ${delivery.id}`, 'first worker closed']);
 
       // Its completion never reached Redis: once Redis is back, the job's lapsed lock makes it run again elsewhere.
       await own.start();
@@ -253,9 +264,8 @@ describe('queue worker: close() while Redis is down', () => {
       expect(secondRuns).toEqual([delivery.id]);
     } finally {
       release();
-      await second.close();
-      await first.close();
-      await queue.close();
+      // A close that hangs has failed the test already; the Redis of its own is stopped all the same.
+      await settledWithin(Promise.allSettled([second.close(), first.close(), queue.close()]), 15_000);
       await own.destroy();
     }
   }, 60_000);

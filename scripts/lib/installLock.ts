@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const POLL_MS = 1000;
@@ -23,17 +23,61 @@ function sleepSync(ms: number): void {
 
 /** The lock's owner, alive; false when the lock was left behind by a process that is gone. */
 function ownerOf(lock: string): number | 'unclaimed' | false {
-  let pid: number;
+  let written = '';
   try {
-    pid = Number(readFileSync(path.join(lock, 'pid'), 'utf8'));
+    written = readFileSync(path.join(lock, 'pid'), 'utf8');
   } catch {
+    // no pid file yet
+  }
+  // The owner creates the folder, then its pid file, then writes into it: a missing or empty file is an owner that
+  // has not written its pid yet, not an abandoned lock.
+  if (written === '') {
     try {
       return Date.now() - statSync(lock).mtimeMs < UNCLAIMED_GRACE_MS ? 'unclaimed' : false;
     } catch {
       return false; // released meanwhile
     }
   }
+  const pid = Number(written);
   return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : false;
+}
+
+/** Which folder this is: its inode and birth time (an inode number alone is soon reused), and the pid written in it. */
+function identityOf(lock: string): string | undefined {
+  try {
+    const { ino, birthtimeMs } = statSync(lock);
+    let pid = '';
+    try {
+      pid = readFileSync(path.join(lock, 'pid'), 'utf8');
+    } catch {
+      // not written yet
+    }
+    return `${ino}:${birthtimeMs}:${pid}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the abandoned lock folder `judged` (its {@link identityOf}). Another waiter may have removed it and taken the lock anew
+ * since it was judged; so the folder is first moved aside, and put back when it is not the one judged.
+ */
+function removeAbandoned(lock: string, judged: string): void {
+  const aside = `${lock}.abandoned-${process.pid}-${Date.now()}`;
+  try {
+    renameSync(lock, aside);
+  } catch {
+    return; // gone meanwhile
+  }
+  if (identityOf(aside) === judged) {
+    rmSync(aside, { recursive: true, force: true });
+    return;
+  }
+  try {
+    renameSync(aside, lock);
+  } catch {
+    rmSync(aside, { recursive: true, force: true }); // a third process holds the lock now; this one's owner lost it
+  }
 }
 
 /**
@@ -53,9 +97,10 @@ export function withInstallLock<T>(dir: string, what: string, install: () => T):
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+    const judged = identityOf(lock);
     const owner = ownerOf(lock);
     if (owner === false) {
-      rmSync(lock, { recursive: true, force: true });
+      if (judged !== undefined) removeAbandoned(lock, judged);
       continue;
     }
     if (Date.now() > deadline) throw new Error(`${what}: another process (${owner}) has been installing into ${dir} for ${WAIT_LIMIT_MS / 60_000} minutes; remove ${lock} if it is stuck`);
@@ -63,10 +108,13 @@ export function withInstallLock<T>(dir: string, what: string, install: () => T):
     told = true;
     sleepSync(POLL_MS);
   }
+  let mine: string | undefined;
   try {
     writeFileSync(path.join(lock, 'pid'), String(process.pid));
+    mine = identityOf(lock);
     return install();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    // Only the folder this process made: one that replaced it is another process's lock.
+    if (mine === undefined || identityOf(lock) === mine) rmSync(lock, { recursive: true, force: true });
   }
 }

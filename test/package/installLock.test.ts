@@ -37,6 +37,40 @@ describe('withInstallLock', () => {
 		expect(existsSync(`${cache}.lock`)).toBe(false);
 	});
 
+	it('waits for an owner that has made the lock but not written its pid yet (an empty pid file), and takes the lock once it is released', async () => {
+		const journal = path.join(dir, 'journal');
+		const cache = path.join(dir, 'cache');
+		// The moment between the owner's creating its pid file and writing into it.
+		mkdirSync(`${cache}.lock`);
+		writeFileSync(path.join(`${cache}.lock`, 'pid'), '');
+		const script = `
+			const { appendFileSync } = require('node:fs');
+			const { withInstallLock } = require(${JSON.stringify(path.join(__dirname, '../../scripts/lib/installLock.ts'))});
+			withInstallLock(${JSON.stringify(cache)}, 'test', () => appendFileSync(${JSON.stringify(journal)}, 'installed\\n'));`;
+		const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+		const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+		let output = '';
+		child.stdout.on('data', (chunk) => (output += chunk));
+		try {
+			await new Promise<void>((resolve, reject) => {
+				const check = () => {
+					if (output.includes(`test: waiting for another process (starting) that is installing into ${cache}`)) resolve();
+					else if (child.exitCode !== null) reject(new Error(`the waiter did not wait: ${output}`));
+				};
+				child.stdout.on('data', check);
+				child.once('exit', check);
+				check();
+			});
+			writeFileSync(journal, 'released\n');
+			rmSync(`${cache}.lock`, { recursive: true, force: true });
+			expect(await exited).toBe(0);
+		} finally {
+			if (child.exitCode === null) child.kill();
+		}
+		expect(readFileSync(journal, 'utf8')).toBe('released\ninstalled\n');
+		expect(existsSync(`${cache}.lock`)).toBe(false);
+	});
+
 	it('takes over a lock left by a process that is gone, and releases it when the install throws', () => {
 		const cache = path.join(dir, 'cache');
 		mkdirSync(`${cache}.lock`);
