@@ -19,7 +19,7 @@ const common = {
 
 module.exports = {
   testTimeout: 30000,
-  // On two cores jest runs every file in its own process (in band): a handle that a failed test leaves open
+  // On two cores jest runs all the files inside its own process (in band): a handle that a failed test leaves open
   // (a Redis connection that keeps reconnecting) would keep the run from ever ending, and CI would time out instead of
   // reporting the failure. Jest still names the leak ("Force exiting Jest").
   forceExit: true,
