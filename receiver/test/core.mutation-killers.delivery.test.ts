@@ -359,6 +359,12 @@ describe('the body', () => {
     const arrayDate = BODY.replace('"created":"2027-01-15T08:00:00Z"', '"created":["2027-01-15T08:00:00Z"]');
     expect(arrayDate).not.toBe(BODY);
     expect(refusal(options, arrayDate, signedBody(arrayDate))).toEqual({ code: 'invalid_payload', message: 'The body is not an event: check "created"' });
+    // An expanded year (+YYYYYY) is a date Date.parse reads, but not the ISO 8601 date-time of the contract: the pattern
+    // holds from the first character ("+00" before a valid-looking rest).
+    const expandedYear = BODY.replace('"created":"2027-01-15T08:00:00Z"', '"created":"+002027-01-15T08:00:00Z"');
+    expect(expandedYear).not.toBe(BODY);
+    expect(Number.isNaN(Date.parse('+002027-01-15T08:00:00Z'))).toBe(false);
+    expect(refusal(options, expandedYear, signedBody(expandedYear))).toEqual({ code: 'invalid_payload', message: 'The body is not an event: check "created"' });
     const notAnEvent = JSON.stringify({ id: ID, type: 'subscriber.new' });
     expect(refusal(options, notAnEvent, signedBody(notAnEvent))).toEqual({ code: 'invalid_payload', message: 'The body is not an event: check "created"' });
     const badData = BODY.replace('"botid":1', '"botid":""');
