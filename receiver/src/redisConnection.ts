@@ -42,13 +42,20 @@ function endingRedisClass(Redis: IoRedisClass): new (url: string, options: Redis
   const known = endingClasses.get(Redis);
   if (known) return known;
   class Ending extends Redis implements EndingRedis {
+    /** This client and its duplicates while they are connected or trying to be (an ended one may connect again). */
     #family = new Set<Ending>([this]);
 
     override duplicate(override?: Partial<RedisOptions>): Ending {
       const copy = new Ending({ ...this.options, ...override });
       copy.#family = this.#family;
-      this.#family.add(copy);
+      copy.#joinFamily();
       return copy;
+    }
+
+    #joinFamily(): void {
+      this.#family.add(this);
+      this.on('end', () => this.#family.delete(this));
+      this.on('connecting', () => this.#family.add(this));
     }
 
     override disconnect(reconnect = false): void {
