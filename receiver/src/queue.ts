@@ -60,17 +60,19 @@ export function jobIdOf(eventId: string): string {
   return `evt-${createHash('sha256').update(eventId).digest('hex')}`;
 }
 
+const QUEUE_PACKAGES_MISSING = 'The queue mode needs the "bullmq" and "ioredis" packages: npm install bullmq ioredis';
+
 async function loadBullmq(): Promise<typeof import('bullmq')> {
   try {
     return await import('bullmq');
   } catch (error) {
-    throw new Error('The queue mode needs the "bullmq" and "ioredis" packages: npm install bullmq ioredis', { cause: error });
+    throw new Error(QUEUE_PACKAGES_MISSING, { cause: error });
   }
 }
 
 async function connect(url: string, forWorker: boolean): Promise<EndingRedis> {
   // A worker's blocking connection must retry forever (BullMQ requires it); a producer fails fast and answers 503.
-  return connectEndingRedis(url, { maxRetriesPerRequest: forWorker ? null : 1 }, 'The queue mode needs the "bullmq" and "ioredis" packages: npm install bullmq ioredis');
+  return connectEndingRedis(url, { maxRetriesPerRequest: forWorker ? null : 1 }, QUEUE_PACKAGES_MISSING);
 }
 
 function location(options: QueueLocation): { url: string; prefix: string; name: string } {

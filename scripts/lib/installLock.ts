@@ -21,46 +21,41 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** The lock's owner, alive; false when the lock was left behind by a process that is gone. */
-function ownerOf(lock: string): number | 'unclaimed' | false {
-  let written = '';
+/** What a look at the lock folder saw: which folder it is, and the pid its owner had written (empty: not yet). */
+interface LockSeen {
+  /** Its inode and birth time (an inode number alone is soon reused) and the pid: see {@link removeAbandoned}. */
+  identity: string;
+  written: string;
+  mtimeMs: number;
+}
+
+function look(lock: string): LockSeen | undefined {
   try {
-    written = readFileSync(path.join(lock, 'pid'), 'utf8');
+    const { ino, birthtimeMs, mtimeMs } = statSync(lock);
+    let written = '';
+    try {
+      written = readFileSync(path.join(lock, 'pid'), 'utf8');
+    } catch {
+      // no pid file yet
+    }
+    return { identity: `${ino}:${birthtimeMs}:${written}`, written, mtimeMs };
   } catch {
-    // no pid file yet
+    return undefined; // released meanwhile
   }
+}
+
+/** The lock's owner, alive; false when the lock was left behind by a process that is gone. */
+function ownerOf({ written, mtimeMs }: LockSeen): number | 'unclaimed' | false {
   // The owner creates the folder, then its pid file, then writes into it: a missing or empty file is an owner that
   // has not written its pid yet, not an abandoned lock.
-  if (written === '') {
-    try {
-      return Date.now() - statSync(lock).mtimeMs < UNCLAIMED_GRACE_MS ? 'unclaimed' : false;
-    } catch {
-      return false; // released meanwhile
-    }
-  }
+  if (written === '') return Date.now() - mtimeMs < UNCLAIMED_GRACE_MS ? 'unclaimed' : false;
   const pid = Number(written);
   return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : false;
 }
 
-/** Which folder this is: its inode and birth time (an inode number alone is soon reused), and the pid written in it. */
-function identityOf(lock: string): string | undefined {
-  try {
-    const { ino, birthtimeMs } = statSync(lock);
-    let pid = '';
-    try {
-      pid = readFileSync(path.join(lock, 'pid'), 'utf8');
-    } catch {
-      // not written yet
-    }
-    return `${ino}:${birthtimeMs}:${pid}`;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Removes the abandoned lock folder `judged` (its {@link identityOf}). Another waiter may have removed it and taken the lock anew
- * since it was judged; so the folder is first moved aside, and put back when it is not the one judged.
+ * Removes the abandoned lock folder `judged` (its {@link LockSeen.identity}). Another waiter may have removed it and taken
+ * the lock anew since it was judged; so the folder is first moved aside, and put back when it is not the one judged.
  */
 function removeAbandoned(lock: string, judged: string): void {
   const aside = `${lock}.abandoned-${process.pid}-${Date.now()}`;
@@ -69,7 +64,7 @@ function removeAbandoned(lock: string, judged: string): void {
   } catch {
     return; // gone meanwhile
   }
-  if (identityOf(aside) === judged) {
+  if (look(aside)?.identity === judged) {
     rmSync(aside, { recursive: true, force: true });
     return;
   }
@@ -97,10 +92,11 @@ export function withInstallLock<T>(dir: string, what: string, install: () => T):
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const judged = identityOf(lock);
-    const owner = ownerOf(lock);
+    const seen = look(lock);
+    if (seen === undefined) continue; // released meanwhile
+    const owner = ownerOf(seen);
     if (owner === false) {
-      if (judged !== undefined) removeAbandoned(lock, judged);
+      removeAbandoned(lock, seen.identity);
       continue;
     }
     if (Date.now() > deadline) throw new Error(`${what}: another process (${owner}) has been installing into ${dir} for ${WAIT_LIMIT_MS / 60_000} minutes; remove ${lock} if it is stuck`);
@@ -111,10 +107,10 @@ export function withInstallLock<T>(dir: string, what: string, install: () => T):
   let mine: string | undefined;
   try {
     writeFileSync(path.join(lock, 'pid'), String(process.pid));
-    mine = identityOf(lock);
+    mine = look(lock)?.identity;
     return install();
   } finally {
     // Only the folder this process made: one that replaced it is another process's lock.
-    if (mine === undefined || identityOf(lock) === mine) rmSync(lock, { recursive: true, force: true });
+    if (mine === undefined || look(lock)?.identity === mine) rmSync(lock, { recursive: true, force: true });
   }
 }
