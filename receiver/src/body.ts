@@ -69,13 +69,70 @@ export async function readWebStream(stream: ReadableStream<Uint8Array> | null, l
   return body;
 }
 
+/** A Node body read in progress, ended when its deadline passes. */
+interface PendingRead {
+  deadline: number;
+  expire: () => void;
+}
+
 /**
- * Reads a Node request up to `limit` bytes within `timeoutMs` and calls `done` once, with the body or the reason it
- * has none (a {@link DeliveryError}: too large, too slow, or the client went away). On overflow or timeout it stops
- * listening and pauses the request, so the rest is never buffered; the caller answers and closes the connection.
- * A callback rather than a promise: the receiver answers most deliveries in the same turn.
+ * The deadlines of a receiver's Node body reads, checked by one timer every tenth of the timeout while any read is in
+ * progress (so a body that is too slow is refused between `timeoutMs` and 1.1 × `timeoutMs` after its request
+ * arrived). One timer per read cost more than anything else the receiver adds to a delivery's way through Node
+ * (a `Timeout` made, inserted and removed for each request); Node's own `requestTimeout` is checked the same way.
+ * Every read has the same timeout, so arrival order is deadline order and a check stops at the first read still in time.
  */
-export function readNodeBody(request: IncomingMessage, limit: number, timeoutMs: number, done: (error: DeliveryError | null, body?: Buffer) => void): void {
+export class BodyDeadlines {
+  readonly #timeoutMs: number;
+  readonly #checkEveryMs: number;
+  readonly #pending = new Set<PendingRead>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#checkEveryMs = Math.max(1, Math.ceil(timeoutMs / 10));
+  }
+
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** Starts the clock of a read; `expire` is called once its deadline has passed, unless it is {@link untrack}ed first. */
+  track(expire: () => void): PendingRead {
+    const read: PendingRead = { deadline: Date.now() + this.#timeoutMs, expire };
+    this.#pending.add(read);
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(this.#expireLate, this.#checkEveryMs);
+      // Pending reads keep their sockets, which keep the process alive; the timer itself need not.
+      this.#timer.unref?.();
+    }
+    return read;
+  }
+
+  untrack(read: PendingRead): void {
+    this.#pending.delete(read);
+  }
+
+  readonly #expireLate = () => {
+    const now = Date.now();
+    for (const read of this.#pending) {
+      if (read.deadline > now) return;
+      this.#pending.delete(read);
+      read.expire();
+    }
+    // Nothing in progress: the timer stops until the next read.
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  };
+}
+
+/**
+ * Reads a Node request up to `limit` bytes within the deadline of `deadlines` and calls `done` once, with the body or
+ * the reason it has none (a {@link DeliveryError}: too large, too slow, or the client went away). On overflow or
+ * timeout it stops listening and pauses the request, so the rest is never buffered; the caller answers and closes
+ * the connection. A callback rather than a promise: the receiver answers most deliveries in the same turn.
+ */
+export function readNodeBody(request: IncomingMessage, limit: number, deadlines: BodyDeadlines, done: (error: DeliveryError | null, body?: Buffer) => void): void {
   let chunks: Buffer | Buffer[] | undefined;
   let size = 0;
   // Listeners stay attached once the body is read (the request is done with); `settled` makes them inert.
@@ -83,7 +140,7 @@ export function readNodeBody(request: IncomingMessage, limit: number, timeoutMs:
   const settle = (error: DeliveryError | null, body?: Buffer) => {
     if (settled) return;
     settled = true;
-    clearTimeout(timer);
+    deadlines.untrack(pending);
     done(error, body);
   };
   const stop = (error: DeliveryError) => {
@@ -99,7 +156,7 @@ export function readNodeBody(request: IncomingMessage, limit: number, timeoutMs:
     else if (Array.isArray(chunks)) chunks.push(chunk);
     else chunks = [chunks, chunk];
   };
-  const timer = setTimeout(() => stop(bodyTimeout(timeoutMs)), timeoutMs);
+  const pending = deadlines.track(() => stop(bodyTimeout(deadlines.timeoutMs)));
   request.on('data', onData);
   request.on('end', () => settle(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks));
   // Every request closes, also an answered one: the refusal (an Error, with its stack) is only built when it is one.

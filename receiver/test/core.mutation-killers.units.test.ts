@@ -6,6 +6,7 @@ import {
   concatBytes,
   decodeCanonicalBase64,
   decodeCanonicalBase64url,
+  decodeCanonicalBase64urlText,
   decodeLenientBase64,
   DELIVERY_ERROR_CODES,
   DELIVERY_ERROR_STATUS,
@@ -90,6 +91,43 @@ describe('base64 and base64url', () => {
     expect(decodeCanonicalBase64('-_-_')).toBeUndefined();
     expect(decodeCanonicalBase64('Q===')).toBeUndefined();
     expect(decodeCanonicalBase64('QQ=A')).toBeUndefined();
+  });
+
+  it('canonical base64url to text: the strict UTF-8 text of what the byte decoder gives, refusing the same spellings', () => {
+    const utf8 = (text: string) => Buffer.from(text).toString('base64url');
+    expect(decodeCanonicalBase64urlText(utf8('{"evt":"evt_1"}'))).toBe('{"evt":"evt_1"}');
+    expect(decodeCanonicalBase64urlText(utf8('{"name":"Zoë 東京 🎉"}'))).toBe('{"name":"Zoë 東京 🎉"}');
+    expect(decodeCanonicalBase64urlText('')).toBe('');
+    // Bytes that are not UTF-8: a lone continuation byte, a truncated sequence, an overlong form, a surrogate.
+    for (const invalid of [[0x80], [0x41, 0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xff]]) {
+      expect(decodeCanonicalBase64urlText(Buffer.from(invalid).toString('base64url'))).toBeUndefined();
+    }
+    // A BOM is kept (JSON.parse then refuses it), as strictUtf8 keeps it.
+    expect(decodeCanonicalBase64urlText(Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]).toString('base64url'))).toBe('\ufeff{}');
+    // What atob would read but canonical base64url is not: padding, the standard alphabet, spaces, a wrong length, unused bits.
+    for (const refused of ['QQ==', 'a+bc', 'a/bc', 'QU JD', ' QUJD', 'QUJD\n', 'Q', 'QUJDR', 'QR', 'QUJ', 'ab\u00e9c']) {
+      expect(decodeCanonicalBase64urlText(refused)).toBeUndefined();
+    }
+    expect(decodeCanonicalBase64urlText('QQ')).toBe('A');
+    expect(decodeCanonicalBase64urlText('QUI')).toBe('AB');
+    // Random bytes and random texts: the same verdict and text as decodeCanonicalBase64url then strictUtf8.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/= ';
+    let decoded = 0;
+    for (let i = 0; i < 3000; i += 1) {
+      const text =
+        i % 4 === 0
+          ? randomBytes(i % 41).toString('base64url')
+          : i % 4 === 2
+            ? utf8(String.fromCodePoint(...Array.from(randomBytes(i % 13), (byte) => [0x41, 0xe9, 0x6771, 0x1f389][byte % 4] + (byte % 7))))
+            : Array.from(randomBytes(1 + (i % 23)), (byte) => alphabet[byte % (i % 3 === 0 ? alphabet.length : 64)]).join('');
+      const viaBytes = decodeCanonicalBase64url(text);
+      const expected = viaBytes === undefined ? undefined : strictUtf8(viaBytes);
+      if (expected !== undefined) decoded += 1;
+      expect([text, decodeCanonicalBase64urlText(text)]).toEqual([text, expected]);
+    }
+    // Both outcomes were exercised many times.
+    expect(decoded).toBeGreaterThan(750);
+    expect(decoded).toBeLessThan(2900);
   });
 
   it('lenient decoding (hook secrets) ignores unused bits and accepts padding only of the right length', () => {

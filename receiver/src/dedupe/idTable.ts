@@ -24,6 +24,9 @@ export class IdTable {
   /** Hash slot → entry + 1; 0 is an empty slot. */
   #index = new Int32Array(0);
   #mask = 0;
+  /** The id hashed last and its hash: a delivery's id is looked up three times (begin, then complete's check and add). */
+  #hashedId: string | undefined;
+  #hashOfHashedId = 0;
 
   constructor(maxEntries: number) {
     this.#maxEntries = maxEntries;
@@ -40,7 +43,7 @@ export class IdTable {
   }
 
   has(id: string): boolean {
-    return this.#find(id, hashOf(id)) !== -1;
+    return this.#find(id, this.#hashOf(id)) !== -1;
   }
 
   /**
@@ -48,7 +51,7 @@ export class IdTable {
    * `maxEntries` are kept.
    */
   addIfAbsent(id: string, expiresAt: number): boolean {
-    const hash = hashOf(id);
+    const hash = this.#hashOf(id);
     if (this.#find(id, hash) !== -1) return false;
     if (this.#size === this.#capacity) {
       if (this.#capacity < this.#maxEntries) this.#resize(Math.min(this.#capacity * 2, this.#maxEntries));
@@ -71,6 +74,14 @@ export class IdTable {
     this.#stringKeys[entry] = undefined;
     this.#head = (this.#head + 1) % this.#capacity;
     this.#size -= 1;
+  }
+
+  #hashOf(id: string): number {
+    if (id !== this.#hashedId) {
+      this.#hashOfHashedId = hashOf(id);
+      this.#hashedId = id;
+    }
+    return this.#hashOfHashedId;
   }
 
   #writeKey(entry: number, id: string): void {

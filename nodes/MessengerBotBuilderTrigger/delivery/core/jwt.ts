@@ -1,4 +1,4 @@
-import { decodeCanonicalBase64url, isCanonicalBase64url, strictUtf8, textsEqual, utf8 } from './bytes';
+import { decodeCanonicalBase64url, decodeCanonicalBase64urlText, isCanonicalBase64url, textsEqual, utf8 } from './bytes';
 import { refuse } from './errors';
 import { candidateKeys, type HmacSecret, type KeyCache, type KeySetSource } from './keys';
 import { settle, type PublicJwk, type PublicKeyAlgorithm, type Steps } from './platform';
@@ -49,8 +49,7 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /** A JSON object from a canonical base64url segment of strict UTF-8, or undefined. */
 function decodeObject(segment: string): Record<string, unknown> | undefined {
-  const bytes = decodeCanonicalBase64url(segment);
-  const text = bytes && strictUtf8(bytes);
+  const text = decodeCanonicalBase64urlText(segment);
   if (text === undefined) return undefined;
   let value: unknown;
   try {

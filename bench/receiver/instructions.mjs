@@ -1,0 +1,106 @@
+// Instructions per delivery of each benchmark target, counted by valgrind (callgrind): a figure that does not depend on
+// what else the machine is doing, unlike deliveries/s and CPU time on a shared virtual machine (which vary by ±15 %
+// between two measurements of the same build). For deciding whether a change to the hot path pays, not for the goals:
+// those are stated in deliveries/s (run.mjs). Counts user-space instructions of every thread of the target (JIT code
+// included); the kernel's share (the socket read and write, the same in every scenario) is not counted.
+//   node bench/receiver/instructions.mjs [scenario ...]            (default: hmac-floor octokit receiver-standard-webhooks receiver-jwt)
+//   INSTRUCTIONS_DELIVERIES=3000 INSTRUCTIONS_WARMUP=4000          (measured and warm-up deliveries per scenario)
+//   BENCH_RECEIVER_MODULE=/tmp/before/receiver/src/index.js        (another build, to compare two)
+//   INSTRUCTIONS_KEEP=1                                            (keep callgrind's files, for callgrind_annotate)
+// Each target runs under valgrind (about 50 times slower): the warm-up lets V8 optimize the hot path, the counters are
+// zeroed, the measured deliveries are sent (10 connections), and the counters dumped.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { generateHookSecret } from '@messenger-bot-builder/receiver';
+import { SIGNING, signPools } from './deliveries.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const scenarios = process.argv.slice(2).length ? process.argv.slice(2) : ['hmac-floor', 'octokit', 'receiver-standard-webhooks', 'receiver-jwt'];
+for (const scenario of scenarios) if (!SIGNING[scenario]) throw new Error(`unknown scenario "${scenario}" (use ${Object.keys(SIGNING).join(', ')})`);
+const measured = Number(process.env.INSTRUCTIONS_DELIVERIES ?? 3000);
+const warmup = Number(process.env.INSTRUCTIONS_WARMUP ?? 4000);
+const connections = 10;
+try {
+  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+} catch {
+  console.error('valgrind is not installed (Debian: apt-get install valgrind)');
+  process.exit(2);
+}
+
+const secret = generateHookSecret();
+const perConnection = Math.ceil((measured + warmup) / connections) + 1;
+
+/** Sends exactly `count` requests, each connection taking its own slice from `offset` on. */
+async function send(url, slices, offset, count) {
+  let next = 0;
+  const result = await autocannon({
+    url,
+    connections,
+    pipelining: 1,
+    amount: count,
+    timeout: 60,
+    setupClient: (client) => client.setRequests(slices[next++ % slices.length].slice(offset)),
+  });
+  if (result.non2xx || result.errors || result.timeouts) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  return result.requests.sent ?? count;
+}
+
+/** Sums the `summary:` (or `totals:`) line of every dump file callgrind wrote for one process. */
+function totalInstructions(dir, pid) {
+  let total = 0;
+  for (const name of readdirSync(dir).filter((name) => name.startsWith(`callgrind.out.${pid}`))) {
+    const text = readFileSync(join(dir, name), 'utf8');
+    const line = /^(?:summary|totals): (\d+)/m.exec(text);
+    if (line) total += Number(line[1]);
+  }
+  return total;
+}
+
+async function count(scenario) {
+  // Signed for each target: a slow run under valgrind outlasts the signatures' 300 s.
+  const pools = await signPools(secret, connections, perConnection);
+  const dir = mkdtempSync(join(tmpdir(), 'mbb-callgrind-'));
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--dump-instr=no', `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`, process.execPath, ...(process.env.INSTRUCTIONS_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(here, 'server.mjs'), scenario, secret],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: process.env },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    const line = await new Promise((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`${scenario} target exited with ${code}`)));
+      createInterface({ input: child.stdout }).once('line', resolve);
+    });
+    const { url } = JSON.parse(line);
+    const slices = pools[SIGNING[scenario]];
+    await send(url, slices, 0, warmup);
+    // Zeroed after the warm-up, dumped after the measured deliveries: the dump holds only them.
+    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+    await send(url, slices, Math.ceil(warmup / connections), measured);
+    execFileSync('callgrind_control', ['--dump=measured', String(child.pid)], { stdio: 'ignore' });
+    return { scenario, perDelivery: Math.round(totalInstructions(dir, child.pid) / measured) };
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+    if (process.env.INSTRUCTIONS_KEEP) process.stderr.write(`callgrind files kept in ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const results = [];
+for (const scenario of scenarios) {
+  process.stderr.write(`${scenario}: ${warmup} warm-up + ${measured} measured deliveries under callgrind...\n`);
+  results.push(await count(scenario));
+  process.stderr.write(`  ${results.at(-1).perDelivery} instructions per delivery\n`);
+}
+const reference = results.find((r) => r.scenario === 'octokit');
+console.log(`\ninstructions per delivery (user space, all threads; ${measured} deliveries after ${warmup} warm-up)`);
+for (const r of results) {
+  const ratio = reference ? `   octokit/this ${(reference.perDelivery / r.perDelivery).toFixed(2)}` : '';
+  console.log(`${r.scenario.padEnd(28)} ${String(r.perDelivery).padStart(10)}${ratio}`);
+}
