@@ -13,6 +13,8 @@ export type RawBodySource =
   /** A JSON body parser ran first and kept no raw bytes: the body is re-serialized with `JSON.stringify`. */
   | { kind: 'reserialized'; body: string };
 
+const FROM_STREAM: RawBodySource = Object.freeze({ kind: 'stream' });
+
 /**
  * Finds the raw body whatever ran before the receiver: nothing (the stream is read), `express.raw()`/`express.text()`
  * (a Buffer or string in `req.body`), `express.json({ verify: captureRawBody })` or a platform that sets `req.rawBody`
@@ -22,7 +24,7 @@ export function locateRawBody(req: NodeRequest): RawBodySource {
   if (Buffer.isBuffer(req.rawBody) || typeof req.rawBody === 'string') return { kind: 'bytes', body: req.rawBody };
   if (Buffer.isBuffer(req.body) || typeof req.body === 'string') return { kind: 'bytes', body: req.body };
   const consumed = req._body === true || req.readableEnded;
-  if (!consumed) return { kind: 'stream' };
+  if (!consumed) return FROM_STREAM;
   if (req.body !== undefined && req.body !== null) return { kind: 'reserialized', body: JSON.stringify(req.body) };
   return { kind: 'bytes', body: Buffer.alloc(0) };
 }

@@ -141,6 +141,7 @@ interface Dispatch {
 export const DEFAULT_MAX_RUN_MS = 5 * 60_000;
 
 const NO_CONTEXT: HandleContext = {};
+const NOTHING = () => undefined;
 
 export class Receiver {
   readonly #verifyOptions: ResolvedVerifyOptions;
@@ -460,7 +461,9 @@ export class Receiver {
   };
 
   #dispatch(dispatch: Dispatch): void {
-    this.#listeners.run(dispatch.verified.event, dispatch.run, (failed) => this.#finish(dispatch.lease, failed, () => dispatch.finished?.()));
+    // `finished` is known by now: #schedule set it in the turn that accepted the delivery.
+    const finished = dispatch.finished ?? NOTHING;
+    this.#listeners.run(dispatch.verified.event, dispatch.run, (failed) => this.#finish(dispatch.lease, failed, finished));
   }
 
   /**
@@ -470,33 +473,47 @@ export class Receiver {
    * the error handlers as a {@link LeaseLostError}: the listeners may have run twice.
    */
   #finish(lease: Lease | undefined, failed: boolean, then: () => void): void {
-    const done = () => {
-      this.#pendingDispatches -= 1;
-      if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
-      then();
-    };
-    if (!lease || !this.#dedupe) return done();
+    if (!lease || !this.#dedupe) return this.#ended(then);
     this.#unhold(lease);
     const eventId = lease.event.id;
-    const what = failed ? 'release' : 'record as done';
-    const report = (error: unknown) => console.error(`[receiver] could not ${what} event ${eventId}; its lease expires by itself:`, error);
-    const settled = (recorded: unknown) => {
-      if (!failed && recorded === false) {
-        const { event } = lease;
-        const message = `the lease on ${event.type} ${event.id} was lost while its listeners ran, and another delivery held or completed the event: its listeners may have run twice (not recorded as done by this run)`;
-        this.#listeners.reportError(new LeaseLostError(message), event);
-      }
-      done();
-    };
     let result: unknown;
     try {
       result = failed ? this.#dedupe.release(eventId, lease.token) : this.#dedupe.complete(eventId, lease.token);
     } catch (error) {
-      report(error);
-      return done();
+      this.#recordFailed(lease, failed, error, then);
+      return;
     }
-    if (isThenable(result)) Promise.resolve(result).then(settled, (error: unknown) => (report(error), done()));
-    else settled(result);
+    // Closures only for a store that answers later: most deliveries end here in the same turn.
+    if (isThenable(result)) {
+      Promise.resolve(result).then(
+        (recorded) => this.#recorded(lease, failed, recorded, then),
+        (error: unknown) => this.#recordFailed(lease, failed, error, then),
+      );
+    } else {
+      this.#recorded(lease, failed, result, then);
+    }
+  }
+
+  /** The store answered `release` or `complete`; a completion it refused means this run's lease was lost. */
+  #recorded(lease: Lease, failed: boolean, recorded: unknown, then: () => void): void {
+    if (!failed && recorded === false) {
+      const { event } = lease;
+      const message = `the lease on ${event.type} ${event.id} was lost while its listeners ran, and another delivery held or completed the event: its listeners may have run twice (not recorded as done by this run)`;
+      this.#listeners.reportError(new LeaseLostError(message), event);
+    }
+    this.#ended(then);
+  }
+
+  #recordFailed(lease: Lease, failed: boolean, error: unknown, then: () => void): void {
+    console.error(`[receiver] could not ${failed ? 'release' : 'record as done'} event ${lease.event.id}; its lease expires by itself:`, error);
+    this.#ended(then);
+  }
+
+  /** A run is over: one dispatch fewer; `idle()` resolves at zero. */
+  #ended(then: () => void): void {
+    this.#pendingDispatches -= 1;
+    if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
+    then();
   }
 
   #hold(lease: Lease): void {
