@@ -19,8 +19,12 @@ export class IdTable {
   #lengths = new Uint8Array(0);
   #hashes = new Uint32Array(0);
   #expiries = new Float64Array(0);
-  /** Ids that do not fit a slot, by entry. */
-  #stringKeys: (string | undefined)[] = [];
+  /**
+   * Ids that do not fit a slot, by entry (rare). A Map, not an array indexed by entry: clearing entries of an empty
+   * array made it a sparse dictionary that grew to `maxEntries` elements, inserted into on every forgotten id and
+   * scanned by every garbage collection (it cost a busy receiver more than the rest of its deduplication).
+   */
+  #stringKeys = new Map<number, string>();
   /** Hash slot → entry + 1; 0 is an empty slot. */
   #index = new Int32Array(0);
   #mask = 0;
@@ -71,7 +75,7 @@ export class IdTable {
   forgetOldest(): void {
     const entry = this.#head;
     this.#unindex(entry);
-    this.#stringKeys[entry] = undefined;
+    if (this.#lengths[entry] === STRING_KEY) this.#stringKeys.delete(entry);
     this.#head = (this.#head + 1) % this.#capacity;
     this.#size -= 1;
   }
@@ -88,7 +92,7 @@ export class IdTable {
     const offset = entry * KEY_BYTES;
     if (id.length > KEY_BYTES || !isAscii(id)) {
       this.#lengths[entry] = STRING_KEY;
-      this.#stringKeys[entry] = id;
+      this.#stringKeys.set(entry, id);
       return;
     }
     this.#lengths[entry] = id.length;
@@ -97,7 +101,7 @@ export class IdTable {
 
   #keyEquals(entry: number, id: string): boolean {
     const length = this.#lengths[entry];
-    if (length === STRING_KEY) return this.#stringKeys[entry] === id;
+    if (length === STRING_KEY) return this.#stringKeys.get(entry) === id;
     if (length !== id.length) return false;
     const offset = entry * KEY_BYTES;
     for (let i = 0; i < length; i += 1) if (this.#keys[offset + i] !== id.charCodeAt(i)) return false;
@@ -134,7 +138,7 @@ export class IdTable {
     const lengths = new Uint8Array(capacity);
     const hashes = new Uint32Array(capacity);
     const expiries = new Float64Array(capacity);
-    const stringKeys: (string | undefined)[] = [];
+    const stringKeys = new Map<number, string>();
     let tableSize = 1;
     while (tableSize < capacity * 2) tableSize *= 2;
     const index = new Int32Array(tableSize);
@@ -145,7 +149,8 @@ export class IdTable {
       lengths[i] = this.#lengths[from];
       hashes[i] = this.#hashes[from];
       expiries[i] = this.#expiries[from];
-      if (this.#stringKeys[from] !== undefined) stringKeys[i] = this.#stringKeys[from];
+      const stringKey = this.#stringKeys.get(from);
+      if (stringKey !== undefined) stringKeys.set(i, stringKey);
       let slot = hashes[i] & mask;
       while (index[slot] !== 0) slot = (slot + 1) & mask;
       index[slot] = i + 1;
