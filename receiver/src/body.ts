@@ -78,8 +78,8 @@ interface PendingRead {
 /**
  * The deadlines of a receiver's Node body reads, checked by one timer every tenth of the timeout while any read is in
  * progress (so a body that is too slow is refused between `timeoutMs` and 1.1 × `timeoutMs` after its request
- * arrived). One timer per read cost more than anything else the receiver adds to a delivery's way through Node
- * (a `Timeout` made, inserted and removed for each request); Node's own `requestTimeout` is checked the same way.
+ * arrived), rather than a `Timeout` made, inserted and removed for every request; Node's own `requestTimeout` is
+ * checked the same way.
  * Every read has the same timeout, so arrival order is deadline order and a check stops at the first read still in time.
  */
 export class BodyDeadlines {

@@ -21,8 +21,7 @@ export class IdTable {
   #expiries = new Float64Array(0);
   /**
    * Ids that do not fit a slot, by entry (rare). A Map, not an array indexed by entry: clearing entries of an empty
-   * array made it a sparse dictionary that grew to `maxEntries` elements, inserted into on every forgotten id and
-   * scanned by every garbage collection (it cost a busy receiver more than the rest of its deduplication).
+   * array made it a sparse dictionary that grew to `maxEntries` elements, written on every forgotten id.
    */
   #stringKeys = new Map<number, string>();
   /** Hash slot → entry + 1; 0 is an empty slot. */
