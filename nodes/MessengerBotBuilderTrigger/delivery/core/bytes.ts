@@ -145,7 +145,8 @@ export function decodeCanonicalBase64url(text: string): Uint8Array | undefined {
 }
 
 const BASE64URL_TEXT = /^[A-Za-z0-9_-]*$/;
-const ASCII_TEXT = /^[\x00-\x7f]*$/;
+/** A character above U+007F: in a binary string (one character per byte), a byte that is not ASCII. */
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The text whose strict UTF-8 bytes base64url in its one canonical spelling stands for, or undefined: what
@@ -157,7 +158,7 @@ export function decodeCanonicalBase64urlText(text: string): string | undefined {
   if (!BASE64URL_TEXT.test(text) || !endsCanonically(text, URL_SAFE_VALUES)) return undefined;
   // One character per byte.
   const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
-  if (ASCII_TEXT.test(binary)) return binary;
+  if (!NON_ASCII.test(binary)) return binary;
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
   return strictUtf8(bytes);
