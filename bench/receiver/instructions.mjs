@@ -85,8 +85,19 @@ async function count(scenario) {
     execFileSync('callgrind_control', ['--dump=measured', String(child.pid)], { stdio: 'ignore' });
     return { scenario, perDelivery: Math.round(totalInstructions(dir, child.pid) / measured) };
   } finally {
-    child.kill('SIGKILL');
-    await exited;
+    // SIGTERM lets valgrind remove its gdbserver pipes from /tmp (callgrind_control talks through them); killed, it
+    // leaves them behind.
+    child.kill('SIGTERM');
+    let timer;
+    const stopped = await Promise.race([exited.then(() => true), new Promise((resolve) => (timer = setTimeout(resolve, 30_000, false)))]);
+    clearTimeout(timer);
+    if (!stopped) {
+      child.kill('SIGKILL');
+      await exited;
+      for (const name of readdirSync(tmpdir()).filter((name) => name.startsWith('vgdb-pipe-') && name.includes(`-${child.pid}-`))) {
+        rmSync(join(tmpdir(), name), { force: true });
+      }
+    }
     if (process.env.INSTRUCTIONS_KEEP) process.stderr.write(`callgrind files kept in ${dir}\n`);
     else rmSync(dir, { recursive: true, force: true });
   }
