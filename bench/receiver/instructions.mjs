@@ -68,7 +68,8 @@ async function count(scenario) {
   const child = spawn(
     'valgrind',
     ['--tool=callgrind', '--dump-instr=no', `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`, process.execPath, ...(process.env.INSTRUCTIONS_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(here, 'server.mjs'), scenario, secret],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: process.env },
+    // In the temporary folder: V8's profiling flags (INSTRUCTIONS_NODE_FLAGS) write logs into the working directory.
+    { stdio: ['ignore', 'pipe', 'pipe'], env: process.env, cwd: dir },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
