@@ -7,6 +7,7 @@
 //   INSTRUCTIONS_DELIVERIES=3000 INSTRUCTIONS_WARMUP=4000          (measured and warm-up deliveries per scenario)
 //   BENCH_RECEIVER_MODULE=/tmp/before/receiver/src/index.js        (another build, to compare two)
 //   INSTRUCTIONS_KEEP=1                                            (keep callgrind's files, for callgrind_annotate)
+//   INSTRUCTIONS_NODE_FLAGS=--perf-basic-prof                      (node flags of the target: a map of the JIT's functions)
 // Each target runs under valgrind (about 50 times slower): the warm-up lets V8 optimize the hot path, the counters are
 // zeroed, the measured deliveries are sent (10 connections), and the counters dumped.
 import { execFileSync, spawn } from 'node:child_process';
@@ -33,10 +34,14 @@ try {
 }
 
 const secret = generateHookSecret();
-const perConnection = Math.ceil((measured + warmup) / connections) + 1;
+/**
+ * Events per connection for `count` requests: autocannon shares them out unevenly (a connection that is answered sooner
+ * sends more), and one that ran past its slice would send events again, answered as duplicates at a lower cost.
+ */
+const slicePerConnection = (count) => 2 * Math.ceil(count / connections);
 
-/** Sends exactly `count` requests, each connection taking its own slice from `offset` on. */
-async function send(url, slices, offset, count) {
+/** Sends exactly `count` requests, each connection cycling through its own slice. */
+async function send(url, slices, count) {
   let next = 0;
   const result = await autocannon({
     url,
@@ -44,10 +49,14 @@ async function send(url, slices, offset, count) {
     pipelining: 1,
     amount: count,
     timeout: 60,
-    setupClient: (client) => client.setRequests(slices[next++ % slices.length].slice(offset)),
+    setupClient: (client) => client.setRequests(slices[next++ % slices.length]),
   });
   if (result.non2xx || result.errors || result.timeouts) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
-  return result.requests.sent ?? count;
+}
+
+/** The target's counters: requests seen and events emitted to its listener. */
+async function stats(url) {
+  return (await fetch(`${url}/stats`)).json();
 }
 
 /** Sums the `summary:` (or `totals:`) line of every dump file callgrind wrote for one process. */
@@ -62,8 +71,10 @@ function totalInstructions(dir, pid) {
 }
 
 async function count(scenario) {
-  // Signed for each target: a slow run under valgrind outlasts the signatures' 300 s.
-  const pools = await signPools(secret, connections, perConnection);
+  // Signed for each target (a slow run under valgrind outlasts the signatures' 300 s); the measured events are not the
+  // warm-up's.
+  const warmupPools = await signPools(secret, connections, slicePerConnection(warmup));
+  const measuredPools = await signPools(secret, connections, slicePerConnection(measured));
   const dir = mkdtempSync(join(tmpdir(), 'mbb-callgrind-'));
   const child = spawn(
     'valgrind',
@@ -78,12 +89,17 @@ async function count(scenario) {
       createInterface({ input: child.stdout }).once('line', resolve);
     });
     const { url } = JSON.parse(line);
-    const slices = pools[SIGNING[scenario]];
-    await send(url, slices, 0, warmup);
+    await send(url, warmupPools[SIGNING[scenario]], warmup);
+    const before = await stats(url);
     // Zeroed after the warm-up, dumped after the measured deliveries: the dump holds only them.
     execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    await send(url, slices, Math.ceil(warmup / connections), measured);
+    await send(url, measuredPools[SIGNING[scenario]], measured);
     execFileSync('callgrind_control', ['--dump=measured', String(child.pid)], { stdio: 'ignore' });
+    const after = await stats(url);
+    // Every measured request a new event, handled in full: a duplicate costs less and would lower the figure.
+    if (after.requests - before.requests !== measured || after.handled - before.handled !== measured) {
+      throw new Error(`${scenario}: ${after.requests - before.requests} requests and ${after.handled - before.handled} events emitted for ${measured} deliveries`);
+    }
     return { scenario, perDelivery: Math.round(totalInstructions(dir, child.pid) / measured) };
   } finally {
     // SIGTERM lets valgrind remove its gdbserver pipes from /tmp (callgrind_control talks through them); killed, it
