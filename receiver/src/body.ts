@@ -71,6 +71,7 @@ export async function readWebStream(stream: ReadableStream<Uint8Array> | null, l
 
 /** A Node body read in progress, ended when its deadline passes. */
 interface PendingRead {
+  /** On the monotonic clock, as a timer's: a wall clock set forward would end reads still in time. */
   deadline: number;
   expire: () => void;
 }
@@ -99,7 +100,7 @@ export class BodyDeadlines {
 
   /** Starts the clock of a read; `expire` is called once its deadline has passed, unless it is {@link untrack}ed first. */
   track(expire: () => void): PendingRead {
-    const read: PendingRead = { deadline: Date.now() + this.#timeoutMs, expire };
+    const read: PendingRead = { deadline: performance.now() + this.#timeoutMs, expire };
     this.#pending.add(read);
     if (this.#timer === undefined) {
       this.#timer = setInterval(this.#expireLate, this.#checkEveryMs);
@@ -114,7 +115,7 @@ export class BodyDeadlines {
   }
 
   readonly #expireLate = () => {
-    const now = Date.now();
+    const now = performance.now();
     for (const read of this.#pending) {
       if (read.deadline > now) return;
       this.#pending.delete(read);
