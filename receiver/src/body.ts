@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { DeliveryError } from './errors';
 import type { HeaderReader } from './headers';
+import { HeldList, type HeldLinks } from './heldList';
 
 /** How long a body may take to arrive by default: the sender gives up after 10 s anyway. */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
@@ -70,7 +71,7 @@ export async function readWebStream(stream: ReadableStream<Uint8Array> | null, l
 }
 
 /** A Node body read in progress, ended when its deadline passes. */
-interface PendingRead {
+interface PendingRead extends HeldLinks<PendingRead> {
   /** On the monotonic clock, as a timer's: a wall clock set forward would end reads still in time. */
   deadline: number;
   expire: () => void;
@@ -86,7 +87,7 @@ interface PendingRead {
 export class BodyDeadlines {
   readonly #timeoutMs: number;
   readonly #checkEveryMs: number;
-  readonly #pending = new Set<PendingRead>();
+  readonly #pending = new HeldList<PendingRead>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(timeoutMs: number) {
@@ -100,7 +101,7 @@ export class BodyDeadlines {
 
   /** Starts the clock of a read; `expire` is called once its deadline has passed, unless it is {@link untrack}ed first. */
   track(expire: () => void): PendingRead {
-    const read: PendingRead = { deadline: performance.now() + this.#timeoutMs, expire };
+    const read: PendingRead = { deadline: performance.now() + this.#timeoutMs, expire, previous: undefined, next: undefined, held: false };
     this.#pending.add(read);
     if (this.#timer === undefined) {
       this.#timer = setInterval(this.#expireLate, this.#checkEveryMs);
@@ -116,7 +117,7 @@ export class BodyDeadlines {
 
   readonly #expireLate = () => {
     const now = performance.now();
-    for (const read of this.#pending) {
+    for (let read = this.#pending.first; read !== undefined; read = this.#pending.first) {
       if (read.deadline > now) return;
       this.#pending.delete(read);
       read.expire();

@@ -1,2 +1,2 @@
-export { MAX_SIGNATURE_HEADER_LENGTH, readHeaders } from './core';
+export { MAX_SIGNATURE_HEADER_LENGTH, readHeaders, readNodeHeaders } from './core';
 export type { HeaderReader, HeaderSource } from './core';

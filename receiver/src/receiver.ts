@@ -2,11 +2,12 @@ import type { ServerResponse } from 'node:http';
 import { BodyDeadlines, checkRequestLine, DEFAULT_BODY_TIMEOUT_MS, readNodeBody, readWebStream } from './body';
 import { memoryDedupeStore } from './dedupe/memory';
 import { DEFAULT_LEASE_MS, isDedupeStore, type BeginOutcome, type DedupeStore } from './dedupe/store';
+import { HeldList, type HeldLinks } from './heldList';
 import { LeaseLostError, Listeners, RunContext, type ErrorHandler, type EventHandler } from './listeners';
 import type { DeliveryQueue } from './queue';
 import { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
-import { readHeaders, type HeaderReader, type HeaderSource } from './headers';
+import { readHeaders, readNodeHeaders, type HeaderReader, type HeaderSource } from './headers';
 import { explainReserializedFailure, locateRawBody, writeNodeAnswer, type NodeRequest, type NodeRequestHandler } from './node';
 import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
 import { positiveNumber, resolveVerifyOptions, type ResolvedVerifyOptions, type VerifyOptions } from './options';
@@ -115,7 +116,7 @@ function dedupeUnavailable(cause: unknown): DeliveryError {
 }
 
 /** An event whose lease this receiver holds while its listeners run. */
-interface Lease {
+interface Lease extends HeldLinks<Lease> {
   event: DeliveryEvent;
   token: string;
   run: RunContext;
@@ -160,7 +161,7 @@ export class Receiver {
   /** Accepted deliveries whose listeners start at the next `setImmediate`. */
   #queued: Dispatch[] = [];
   /** Leases held, renewed together every third of `leaseMs` while any is held. */
-  readonly #leases = new Set<Lease>();
+  readonly #leases = new HeldList<Lease>();
   #renewTimer: NodeJS.Timeout | undefined;
 
   constructor(options: ReceiverOptions) {
@@ -281,7 +282,7 @@ export class Receiver {
   #handleNode(req: NodeRequest, res: ServerResponse, next: NodeNext | undefined): void {
     const arrivedAt = Date.now();
     const source = locateRawBody(req);
-    const headers = readHeaders(req.headers);
+    const headers = readNodeHeaders(req.headers);
     try {
       checkRequestLine(req.method, headers, this.maxBodyBytes);
     } catch (error) {
@@ -366,6 +367,9 @@ export class Receiver {
         expiresAt: sentAt + this.#leaseMs,
         renewUntil: arrivedAt + this.#maxRunMs,
         lost: false,
+        previous: undefined,
+        next: undefined,
+        held: false,
       };
       return this.#started(verified, lease, context, arrivedAt);
     }
@@ -591,7 +595,9 @@ export class Receiver {
     }
     const store = this.#dedupe!;
     const now = Date.now();
-    for (const lease of this.#leases) {
+    // A copy: a renewal that the store answers at once may lose its lease, and an overrun releases one.
+    for (const lease of [...this.#leases]) {
+      if (!lease.held) continue;
       if (now >= lease.renewUntil) {
         this.#overrun(lease);
         continue;

@@ -19,6 +19,7 @@ import {
   KNOWN_EVENT_TYPES,
   lenientUtf8,
   readHeaders,
+  readNodeHeaders,
   refuse,
   runSteps,
   settle,
@@ -205,6 +206,14 @@ describe('reading headers', () => {
     expect([lower.get('x-signature'), lower.get('webhook-id'), lower.get('X-Signature')]).toEqual(['t', undefined, undefined]);
     const mixed = readHeaders({ 'X-SIGNATURE': 'kept', 'X-Signature': undefined });
     expect(mixed.get('x-signature')).toBe('kept');
+  });
+
+  it("Node's headers (names lower-cased by Node): read by lower-case name only, values trimmed, repeated values listed", () => {
+    const headers = readNodeHeaders({ 'x-signature': ' t ', 'webhook-signature': [' v1,a', 'v1,b '], 'X-Other': 'mixed' });
+    expect([headers.get('x-signature'), headers.get('webhook-signature'), headers.getAll('webhook-signature')]).toEqual(['t', 'v1,a, v1,b', ['v1,a', 'v1,b']]);
+    // Not indexed again under other spellings: a name Node would have lower-cased is absent.
+    expect([headers.get('x-other'), headers.getAll('x-other'), headers.get('webhook-id')]).toEqual([undefined, [], undefined]);
+    expect(readHeaders({ 'X-Other': 'mixed' }).get('x-other')).toBe('mixed');
   });
 
   it('a Headers-like object of another implementation: its values are trimmed too', () => {

@@ -95,7 +95,8 @@ export class IdTable {
       return;
     }
     this.#lengths[entry] = id.length;
-    for (let i = 0; i < id.length; i += 1) this.#keys[offset + i] = id.charCodeAt(i);
+    const keys = this.#keys;
+    for (let i = 0; i < id.length; i += 1) keys[offset + i] = id.charCodeAt(i);
   }
 
   #keyEquals(entry: number, id: string): boolean {
@@ -103,7 +104,8 @@ export class IdTable {
     if (length === STRING_KEY) return this.#stringKeys.get(entry) === id;
     if (length !== id.length) return false;
     const offset = entry * KEY_BYTES;
-    for (let i = 0; i < length; i += 1) if (this.#keys[offset + i] !== id.charCodeAt(i)) return false;
+    const keys = this.#keys;
+    for (let i = 0; i < length; i += 1) if (keys[offset + i] !== id.charCodeAt(i)) return false;
     return true;
   }
 

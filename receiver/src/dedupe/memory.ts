@@ -40,7 +40,14 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Memor
   const now = options.now ?? Date.now;
   // One TTL for all: the oldest id is also the first to expire.
   const done = new IdTable(maxEntries);
-  const leases = new Map<string, Lease>();
+  let leases = new Map<string, Lease>();
+  // An entry deleted from a long-lived Map stays reachable from its table in the old generation until the next full
+  // collection, so young collections promote it (see HeldList). A Map that has emptied is replaced by a new one: under
+  // load the leases empty at every turn whose listeners finish at once, and the table stays young.
+  const endLease = (eventId: string) => {
+    leases.delete(eventId);
+    if (leases.size === 0) leases = new Map();
+  };
   let lastToken = 0;
 
   const held = (eventId: string, token: string) => {
@@ -78,12 +85,12 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Memor
       const lease = leases.get(eventId);
       // Another delivery holds a live lease: this run's own lapsed (or was never this token's).
       if (lease !== undefined && lease.token !== token && lease.expiresAt > at) return false;
-      leases.delete(eventId);
+      endLease(eventId);
       done.addIfAbsent(eventId, at + ttlMs);
       return true;
     },
     release(eventId, token) {
-      if (held(eventId, token)) leases.delete(eventId);
+      if (held(eventId, token)) endLease(eventId);
     },
   };
 }

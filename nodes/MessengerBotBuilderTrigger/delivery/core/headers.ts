@@ -34,7 +34,15 @@ export function readHeaders(source: HeaderSource): HeaderReader {
       },
     };
   }
-  return new RecordHeaderReader(source);
+  return new RecordHeaderReader(source, false);
+}
+
+/**
+ * Node's `IncomingMessage.headers`: Node lower-cases every name, so a header that is not there under its lower-case
+ * name is absent (a request without `X-Signature` is not indexed again to look for `x-SIGNATURE`).
+ */
+export function readNodeHeaders(source: Readonly<Record<string, string | readonly string[] | undefined>>): HeaderReader {
+  return new RecordHeaderReader(source, true);
 }
 
 /** Node's `req.headers` already has lower-case names: look up directly; other records are indexed once, when needed. */
@@ -42,8 +50,9 @@ class RecordHeaderReader implements HeaderReader {
   readonly #source: Readonly<Record<string, string | readonly string[] | undefined>>;
   #lowerCased: Map<string, string | readonly string[]> | null | undefined;
 
-  constructor(source: Readonly<Record<string, string | readonly string[] | undefined>>) {
+  constructor(source: Readonly<Record<string, string | readonly string[] | undefined>>, lowerCaseNames: boolean) {
     this.#source = source;
+    if (lowerCaseNames) this.#lowerCased = null;
   }
 
   // A repeated single-valued header is joined, which makes it unparseable on purpose.
