@@ -53,6 +53,40 @@ describe('memoryDedupeStore: processing state', () => {
     store.release('evt_1', second.token);
     expect(store.begin('evt_1', 1000).state).toBe('acquired');
   });
+
+  it('leases held for long keep their state, tokens and expiry while thousands of others begin and end around them', () => {
+    let now = 0;
+    const store = memoryDedupeStore({ ttlSeconds: 3600, now: () => now });
+    const held = Array.from({ length: 10 }, (_, index) => {
+      const outcome = store.begin(`evt_held_${index}`, 60_000) as { state: 'acquired'; token: string };
+      expect(outcome.state).toBe('acquired');
+      return { id: `evt_held_${index}`, token: outcome.token };
+    });
+    // Far more endings than the store replaces its lease table after (twice the leases held plus 256), both ways.
+    for (let index = 0; index < 3000; index += 1) {
+      now += 1;
+      const id = `evt_churn_${index}`;
+      const outcome = store.begin(id, 60_000) as { state: 'acquired'; token: string };
+      expect(outcome.state).toBe('acquired');
+      if (index % 2 === 0) expect(store.complete(id, outcome.token)).toBe(true);
+      else store.release(id, outcome.token);
+    }
+    expect(store.leased).toBe(10);
+    for (const { id, token } of held) {
+      expect(store.begin(id, 60_000)).toEqual({ state: 'in_progress' });
+      expect(store.renew(id, 'not the token', 60_000)).toBe(false);
+      expect(store.complete(id, 'not the token')).toBe(false);
+    }
+    // Their expiry survived too: at 60 000 ms after they began (now is 3 000) they lapse, not before.
+    now = 59_999;
+    expect(store.begin(held[0].id, 60_000)).toEqual({ state: 'in_progress' });
+    for (const { id, token } of held.slice(1)) expect(store.complete(id, token)).toBe(true);
+    now = 60_000;
+    expect(store.begin(held[0].id, 60_000).state).toBe('acquired');
+    expect(store.begin('evt_churn_0', 60_000)).toEqual({ state: 'done' });
+    expect(store.begin('evt_churn_1', 60_000).state).toBe('acquired');
+    expect(store.size).toBe(1500 + 9);
+  });
 });
 
 describe('memoryDedupeStore', () => {

@@ -41,12 +41,18 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Memor
   // One TTL for all: the oldest id is also the first to expire.
   const done = new IdTable(maxEntries);
   let leases = new Map<string, Lease>();
+  let endedSinceRenewal = 0;
   // An entry deleted from a long-lived Map stays reachable from its table in the old generation until the next full
-  // collection, so young collections promote it (see HeldList). A Map that has emptied is replaced by a new one: under
-  // load the leases empty at every turn whose listeners finish at once, and the table stays young.
+  // collection, so young collections promote it (see HeldList). So the Map is replaced by a new one when it empties
+  // (under load, at every turn whose listeners finish at once) or, while leases stay held (listeners awaiting I/O),
+  // by a copy once more than twice as many leases have ended since as it holds: O(1) per lease over time.
   const endLease = (eventId: string) => {
     leases.delete(eventId);
+    endedSinceRenewal += 1;
     if (leases.size === 0) leases = new Map();
+    else if (endedSinceRenewal > 2 * leases.size + 256) leases = new Map(leases);
+    else return;
+    endedSinceRenewal = 0;
   };
   let lastToken = 0;
 
