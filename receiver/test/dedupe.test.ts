@@ -72,7 +72,7 @@ describe('memoryDedupeStore: processing state', () => {
       else store.release(id, outcome.token);
     }
     expect(store.leased).toBe(10);
-    for (const { id, token } of held) {
+    for (const { id } of held) {
       expect(store.begin(id, 60_000)).toEqual({ state: 'in_progress' });
       expect(store.renew(id, 'not the token', 60_000)).toBe(false);
       expect(store.complete(id, 'not the token')).toBe(false);
