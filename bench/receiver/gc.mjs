@@ -4,15 +4,10 @@
 // slow and full ones frequent; a route that keeps nothing of a delivery promotes close to nothing.
 //   node bench/receiver/gc.mjs [scenario ...]      (default: hmac-floor octokit receiver-standard-webhooks receiver-jwt)
 //   GC_SECONDS=5 (measured seconds per scenario, after a 2 s warm-up)
-import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
 import { SIGNING, signPools } from './deliveries.mjs';
-import { drive, pinToSeparateCpus, targetStats } from './target.mjs';
+import { drive, pinToSeparateCpus, startTarget, targetStats } from './target.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const scenarios = process.argv.slice(2).length ? process.argv.slice(2) : ['hmac-floor', 'octokit', 'receiver-standard-webhooks', 'receiver-jwt'];
 for (const scenario of scenarios) if (!SIGNING[scenario]) throw new Error(`unknown scenario "${scenario}" (use ${Object.keys(SIGNING).join(', ')})`);
 const seconds = Number(process.env.GC_SECONDS ?? 5);
@@ -20,21 +15,18 @@ const connections = 50;
 pinToSeparateCpus();
 const secret = generateHookSecret();
 
-/** Starts server.mjs with --trace-gc-nvp; the collections it prints are sorted into the phase current when they ended. */
+/** Starts a target with --trace-gc-nvp; each collection it reports is kept with the phase current when it ended. */
 async function startTracedTarget(scenario) {
-  const command = [process.execPath, '--trace-gc-nvp', join(here, 'server.mjs'), scenario, secret];
-  if (process.env.BENCH_TARGET_CPUS) command.unshift('taskset', '-c', process.env.BENCH_TARGET_CPUS);
-  const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  const target = { phase: 'start', collections: [], child };
-  const url = await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${scenario} target exited with ${code}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('{"url"')) return resolve(JSON.parse(line).url);
+  const collections = [];
+  let phase = 'start';
+  const target = await startTarget(scenario, secret, {
+    nodeFlags: ['--trace-gc-nvp'],
+    onLine: (line) => {
       const fields = Object.fromEntries([...line.matchAll(/(\w+)=(\S+)/g)].map((match) => [match[1], match[2]]));
-      if (fields.gc) target.collections.push({ phase: target.phase, kind: fields.gc, pause: Number(fields.pause), promoted: Number(fields.promoted ?? 0) });
-    });
+      if (fields.gc) collections.push({ phase, kind: fields.gc, pause: Number(fields.pause), promoted: Number(fields.promoted ?? 0) });
+    },
   });
-  return { ...target, url, setPhase: (phase) => (target.phase = phase), collectionsIn: (phase) => target.collections.filter((c) => c.phase === phase) };
+  return { ...target, setPhase: (next) => (phase = next), collectionsIn: (wanted) => collections.filter((c) => c.phase === wanted) };
 }
 
 async function measure(scenario) {
@@ -42,7 +34,6 @@ async function measure(scenario) {
   const measured = (await signPools(secret, connections, Math.ceil((seconds * 30_000) / connections)))[signing];
   const warmup = (await signPools(secret, connections, 50))[signing];
   const target = await startTracedTarget(scenario);
-  const exited = new Promise((resolve) => target.child.once('exit', resolve));
   try {
     await drive(target.url, warmup, 2, connections);
     const before = await targetStats(target.url);
@@ -66,8 +57,7 @@ async function measure(scenario) {
       cpuMicros: (after.cpuMicros - before.cpuMicros) / deliveries,
     };
   } finally {
-    target.child.kill('SIGTERM');
-    await exited;
+    await target.stop();
   }
 }
 

@@ -27,8 +27,9 @@ export function pinToSeparateCpus() {
 /**
  * Starts `server.mjs <scenario> <secret>` with extra node flags and environment; resolves once it listens.
  * `BENCH_RECEIVER_MODULE` in `env` makes the target load another build of the receiver (to compare two builds).
+ * `onLine` receives every other line the target prints on stdout (what node flags such as --trace-gc-nvp write).
  */
-export async function startTarget(scenario, secret, { nodeFlags = [], env = {} } = {}) {
+export async function startTarget(scenario, secret, { nodeFlags = [], env = {}, onLine } = {}) {
   const command = [process.execPath, ...nodeFlags, join(here, 'server.mjs'), scenario, secret];
   // BENCH_TARGET_CPUS pins the target (all its threads) to these CPUs, e.g. "1" (with taskset, Linux).
   if (process.env.BENCH_TARGET_CPUS) command.unshift('taskset', '-c', process.env.BENCH_TARGET_CPUS);
@@ -38,7 +39,10 @@ export async function startTarget(scenario, secret, { nodeFlags = [], env = {} }
   });
   const line = await new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${scenario} target exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', resolve);
+    createInterface({ input: child.stdout }).on('line', (output) => {
+      if (output.startsWith('{"url"')) resolve(output);
+      else onLine?.(output);
+    });
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
