@@ -171,11 +171,12 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** Checks that need no body: method, media type, declared length. */
 export function checkRequestLine(method: string | undefined, headers: HeaderReader, maxBodyBytes: number): void {
-  if (method !== undefined && method.toUpperCase() !== 'POST') {
+  // The spellings every sender uses are compared first: the general checks cost more than the rest of this function.
+  if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST') {
     throw new DeliveryError('method_not_allowed', `Deliveries are POST requests, not ${method}`);
   }
   const contentType = headers.get('content-type');
-  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
+  if (contentType !== 'application/json' && (!contentType || !JSON_MEDIA_TYPE.test(contentType))) {
     throw new DeliveryError('unsupported_media_type', 'Deliveries are sent with Content-Type: application/json');
   }
   assertDeclaredLength(headers.get('content-length'), maxBodyBytes);

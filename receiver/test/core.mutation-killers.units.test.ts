@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import {
   base64,
   base64url,
@@ -431,6 +432,57 @@ describe('event shapes', () => {
     ['a payment with a numeric messenger', withData('payment.success', { payment: { ...payment, messenger: 5 } }), 'data.payment.messenger'],
   ])('%s is refused at its field', (_name, body, problem) => {
     expect(eventProblem(body)).toBe(problem);
+  });
+
+  it('takes a date-time only when it names a moment: a day its month has, 24:00 only exactly, offsets under 24 h', () => {
+    const accepted = (created: string) => eventProblem({ ...envelope, created }) === undefined;
+    const moments = ['2028-02-29T00:00Z', '2000-02-29T12:00Z', '2027-04-30T23:59:59Z', '2027-12-31T24:00Z', '2027-12-31T24:00:00.000Z'];
+    const notMoments = ['2027-02-29T00:00Z', '2100-02-29T00:00Z', '2027-04-31T00:00Z', '2027-01-00T00:00Z', '2027-00-10T00:00Z'];
+    const notTimes = ['2027-01-15T24:00:01Z', '2027-01-15T24:01Z', '2027-01-15T24:00:00.001Z', '2027-01-15T23:60Z', '2027-01-15T23:59:60Z'];
+    const offsets = ['2027-01-15T08:00+24:00', '2027-01-15T08:00-23:60', '2027-01-15T08:00+23:59', '2027-01-15T08:00:00.5-00:00'];
+    expect([...moments, ...notMoments, ...notTimes, ...offsets].map(accepted)).toEqual([
+      ...[true, true, true, true, true],
+      ...[false, false, false, false, false],
+      ...[false, false, false, false, false],
+      ...[false, false, true, true],
+    ]);
+  });
+
+  it('agrees with Date.parse on every date-time of the pattern, but for days a month does not have', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    const dateTime = fc
+      .record({
+        year: fc.constantFrom(0, 1900, 2000, 2027, 2028, 2100, 2400, 9999),
+        month: fc.integer({ min: 0, max: 14 }),
+        day: fc.integer({ min: 0, max: 33 }),
+        hour: fc.integer({ min: 0, max: 25 }),
+        minute: fc.integer({ min: 0, max: 61 }),
+        second: fc.option(fc.integer({ min: 0, max: 61 })),
+        fraction: fc.option(fc.stringMatching(/^[0-9]{1,5}$/)),
+        offset: fc.option(fc.record({ sign: fc.constantFrom('+', '-'), hours: fc.integer({ min: 0, max: 25 }), minutes: fc.integer({ min: 0, max: 61 }) })),
+      })
+      .map(({ year, month, day, hour, minute, second, fraction, offset }) => ({
+        text:
+          `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}` +
+          (second === null ? '' : `:${two(second)}${fraction === null ? '' : `.${fraction}`}`) +
+          (offset === null ? 'Z' : `${offset.sign}${two(offset.hours)}:${two(offset.minutes)}`),
+        year,
+        month,
+        day,
+      }));
+    // Whether the month has the day, by the calendar of Date.UTC (which rolls a day the month lacks into the next).
+    const monthHasDay = (year: number, month: number, day: number) => {
+      const date = new Date(0);
+      date.setUTCFullYear(year, month - 1, day);
+      return month >= 1 && month <= 12 && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+    };
+    fc.assert(
+      fc.property(dateTime, ({ text, year, month, day }) => {
+        const accepted = eventProblem({ ...envelope, created: text }) === undefined;
+        expect(accepted).toBe(!Number.isNaN(Date.parse(text)) && monthHasDay(year, month, day));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('names the kinds it knows, and nothing inherited', () => {

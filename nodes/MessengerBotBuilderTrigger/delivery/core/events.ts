@@ -83,8 +83,40 @@ const nullish = (check: Check): Check => (value) => value === undefined || value
 const nullable = (check: Check): Check => (value) => value === null || check(value);
 /** ISO 8601 date-time: seconds optional, fractions allowed, `Z` or an offset (one object: a literal in the check would be made per call). */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-/** A {@link DATE_TIME} that is a real date. */
-const isDateTime: Check = (value) => typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+
+/** The number written by the two ASCII digits at `at` (checked by {@link DATE_TIME}). */
+const twoDigits = (text: string, at: number) => (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/**
+ * A {@link DATE_TIME} that names a moment: a day its month has, hours to 23 (or 24:00 exactly, the end of a day),
+ * minutes and seconds to 59, an offset under 24 hours. Read from fixed positions rather than by `Date.parse`, which
+ * costs more than the rest of an event's checks and takes any day up to 31 in every month.
+ */
+const isDateTime: Check = (value) => {
+  if (typeof value !== 'string' || !DATE_TIME.test(value)) return false;
+  const year = twoDigits(value, 0) * 100 + twoDigits(value, 2);
+  const month = twoDigits(value, 5);
+  const day = twoDigits(value, 8);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
+  // Seconds, when written, follow the minutes at index 16; the time ends where `Z` or the offset begins.
+  const timeEnd = value.endsWith('Z') ? value.length - 1 : value.length - 6;
+  const hour = twoDigits(value, 11);
+  const minute = twoDigits(value, 14);
+  const second = timeEnd > 16 ? twoDigits(value, 17) : 0;
+  if (minute > 59 || second > 59) return false;
+  if (hour === 24) {
+    if (minute !== 0 || second !== 0) return false;
+    for (let i = 20; i < timeEnd; i += 1) if (value.charCodeAt(i) !== 48) return false;
+  } else if (hour > 23) {
+    return false;
+  }
+  return timeEnd === value.length - 1 || (twoDigits(value, timeEnd + 1) <= 23 && twoDigits(value, timeEnd + 4) <= 59);
+};
 
 interface ShapeSpec {
   [field: string]: Check | ShapeSpec;

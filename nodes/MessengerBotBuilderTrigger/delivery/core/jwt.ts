@@ -1,4 +1,4 @@
-import { decodeCanonicalBase64url, decodeCanonicalBase64urlText, isCanonicalBase64url, textsEqual, utf8 } from './bytes';
+import { decodeBase64urlCharactersText, decodeCanonicalBase64url, isCanonicalBase64url, textsEqual, utf8 } from './bytes';
 import { refuse } from './errors';
 import { candidateKeys, type HmacSecret, type KeyCache, type KeySetSource } from './keys';
 import { settle, type PublicJwk, type PublicKeyAlgorithm, type Steps } from './platform';
@@ -47,9 +47,9 @@ export interface VerifiedJwt {
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-/** A JSON object from a canonical base64url segment of strict UTF-8, or undefined. */
+/** A JSON object from a canonical base64url segment of strict UTF-8 (of a token {@link COMPACT_JWS} took), or undefined. */
 function decodeObject(segment: string): Record<string, unknown> | undefined {
-  const text = decodeCanonicalBase64urlText(segment);
+  const text = decodeBase64urlCharactersText(segment);
   if (text === undefined) return undefined;
   let value: unknown;
   try {

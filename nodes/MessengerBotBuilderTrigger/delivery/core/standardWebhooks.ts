@@ -88,18 +88,7 @@ export function* verifyStandardWebhooks(headers: StandardWebhooksHeaders, body: 
       if (matched) break;
     }
   }
-  const offered = matched ? [] : (v1a.map(decodeCanonicalBase64).filter((signature) => signature?.length === 64) as Uint8Array[]);
-  const content = offered.length > 0 ? concatBytes(utf8(prefix), body) : body;
-  for (const jwk of offered.length > 0 ? keys.publicKeys : []) {
-    const key = yield* keys.keyCache.publicKey(jwk, 'EdDSA');
-    for (const signature of offered) {
-      if (yield* settle(keys.keyCache.platform.verifySignature('EdDSA', key, content, signature))) {
-        matched = true;
-        break;
-      }
-    }
-    if (matched) break;
-  }
+  if (!matched && v1a.length > 0) matched = yield* matchesPublicKey(v1a, prefix, body, keys);
   if (!matched) {
     refuse('invalid_signature', 'webhook-signature matches none of the configured keys', { diagnostic: keys.mismatchDiagnostic?.(), diagnosticUnverified: true });
   }
@@ -111,6 +100,20 @@ export function* verifyStandardWebhooks(headers: StandardWebhooksHeaders, body: 
       diagnostic: clockDiagnostic('webhook-timestamp', difference, keys.toleranceSeconds),
     });
   }
+}
+
+/** Whether some `v1a` entry is the Ed25519 signature of `prefix` and the body under some hook public key. */
+function* matchesPublicKey(entries: readonly string[], prefix: string, body: Uint8Array, keys: StandardWebhooksKeys): Steps<boolean> {
+  const offered = entries.map(decodeCanonicalBase64).filter((signature) => signature?.length === 64) as Uint8Array[];
+  if (offered.length === 0) return false;
+  const content = concatBytes(utf8(prefix), body);
+  for (const jwk of keys.publicKeys) {
+    const key = yield* keys.keyCache.publicKey(jwk, 'EdDSA');
+    for (const signature of offered) {
+      if (yield* settle(keys.keyCache.platform.verifySignature('EdDSA', key, content, signature))) return true;
+    }
+  }
+  return false;
 }
 
 /** What a developer reads when a correctly signed delivery is refused for its time. */
