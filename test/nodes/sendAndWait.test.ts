@@ -11,6 +11,7 @@ import { Workflow } from 'n8n-workflow';
 import { chromiumPath, launchChromium } from '../../e2e/lib/browser';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
 import { claimAnswer, crossSiteReason, deadlineOf } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding';
+import { checkForm, type FormField } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitQuestion';
 import { harnessAdditionalData } from '../harness/additionalData';
 import type { RunResult } from '../harness/runWorkflow';
 import { byId, NODE_NAME } from '../support/nodeRun';
@@ -218,7 +219,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		}
 	});
 
-	it('only a POST from the page resumes: without the page token, cross-site or from another origin it is refused; the output says who answered and when', async () => {
+	it('only a POST from the page resumes: without the page token, cross-site, from another origin or from a program that sends no browser headers it is refused; the output says who answered and when', async () => {
 		const clientId = await newSubscriber();
 		const { buttons } = await askAndWait(clientId);
 		const declineToken = tokenOf((await tap(buttons[1].url)).body)!;
@@ -232,6 +233,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			await post(buttons[1].url, { token: declineToken }, { origin: 'https://evil.example' }),
 			await post(buttons[1].url, { token: declineToken }, { origin: 'null' }),
 			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'same-site' }),
+			// A link scanner that fetched the page and posts its form as a program does: no browser headers.
+			await post(buttons[1].url, { token: declineToken }, {}),
 		]) {
 			expect([refused.status, refused.resumedWith]).toEqual([403, undefined]);
 			expect(refused.body).toContain('did not come from the page of the question');
@@ -407,7 +410,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	});
 
 	it('cross-site rules and claims, one by one', () => {
-		expect(crossSiteReason({}, LINK_ORIGIN)).toBeUndefined();
+		// A program that read the token off the page (a link scanner) sends neither header: it never answers.
+		expect(crossSiteReason({}, LINK_ORIGIN)).toBe('neither Sec-Fetch-Site nor Origin was sent: not a browser posting the page');
+		expect(crossSiteReason({ origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'none' }, LINK_ORIGIN)).toBeUndefined();
 		// A same-origin form of a page that sends no referrer is posted with Origin: null; Sec-Fetch-Site decides.
@@ -419,6 +424,31 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect([claimAnswer('e1', question, 0), claimAnswer('e1', question, 1), claimAnswer('e2', question, 1)]).toEqual([true, false, true]);
 		// A claim lapses after two minutes (n8n could not resume the execution): the question can be answered again.
 		expect(claimAnswer('e1', question, 120_001)).toBe(true);
+	});
+
+	it('Custom Form numbers: kept exactly or refused, never rounded; a field labelled like a prototype is a field', () => {
+		const field = (label: string, type: FormField['type'], required = false): FormField => ({ label, type, required });
+		const numberAnswer = (text: string) => {
+			const check = checkForm([field('N', 'number')], { f0: text });
+			return check.errors.N ?? check.values.N;
+		};
+		const tooLong = 'This number has too many digits to be kept exactly: enter at most 15 significant digits.';
+		const texts = ['3.5', '-12.340', '.5', '5.', '0.1', '1e21', '123456789012345', '9007199254740992', '0007', '-0'];
+		expect(texts.map(numberAnswer)).toEqual([3.5, -12.34, 0.5, 5, 0.1, 1e21, 123456789012345, 9007199254740992, 7, -0]);
+		// Seventeen and twenty digits (an account number) would come out changed: 12345678901234567000.
+		expect(['12345678901234567890', '9007199254740993', '0.12345678901234567'].map(numberAnswer)).toEqual([tooLong, tooLong, tooLong]);
+		// What Number() reads but no number input writes.
+		expect(['0x10', 'Infinity', '1e', '-', '.', '1_000', '1,5'].map(numberAnswer)).toEqual(Array(7).fill('Enter a number.'));
+
+		const proto = field('__proto__', 'text', true);
+		const answered = checkForm([proto, field('Name', 'text')], { f0: 'kept', f1: 'Ana' });
+		expect(Object.entries(answered.values)).toEqual([
+			['__proto__', 'kept'],
+			['Name', 'Ana'],
+		]);
+		expect(Object.getPrototypeOf(answered.values)).toBe(Object.prototype);
+		const missing = checkForm([proto], {});
+		expect(Object.entries(missing.errors)).toEqual([['__proto__', 'This field is required.']]);
 	});
 
 	it('refuses what it cannot do honestly, before sending anything', async () => {

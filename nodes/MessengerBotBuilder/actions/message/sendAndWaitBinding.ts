@@ -91,15 +91,19 @@ export function deadlineOf(question: Pick<Question, 'until'>, now = Date.now()):
 }
 
 /**
- * Refuses a confirmation posted from another site. Browsers send Sec-Fetch-Site with every request
- * (only the browser can set it): when present it must say same-origin (or none: typed by the user).
- * Without it, the Origin of the POST, when sent, must be this page's own origin.
+ * Refuses a confirmation that is not the page's own form posted by a browser. Browsers send
+ * Sec-Fetch-Site with every request (only the browser can set it): when present it must say
+ * same-origin (or none: typed by the user). Without it, the Origin of the POST must be this page's
+ * own origin; every browser sends Origin with a form's POST, so a POST with neither header comes
+ * from a program (a link scanner that read the token off the page, say), which must never answer
+ * for the person the message was sent to.
  */
 export function crossSiteReason(headers: Record<string, string | string[] | undefined>, origin: string): string | undefined {
 	const site = headers['sec-fetch-site'];
 	if (site !== undefined) return site === 'same-origin' || site === 'none' ? undefined : `Sec-Fetch-Site is ${String(site)}`;
 	const from = headers.origin;
-	if (from !== undefined && from !== origin) return `Origin is ${String(from)}`;
+	if (from === undefined) return 'neither Sec-Fetch-Site nor Origin was sent: not a browser posting the page';
+	if (from !== origin) return `Origin is ${String(from)}`;
 	return undefined;
 }
 

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
+import { isCalendarDay } from '../common/params';
 
 /**
  * One question of Send and Wait for Response: what was asked, of whom, which answers count and
@@ -159,43 +160,70 @@ export interface FormCheck {
 	entered: Record<string, string>;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** The submitted value of each field (the form names its inputs f0, f1, … in field order). */
 export const formInputName = (index: number) => `f${index}`;
 
+/** A number as a browser's number input writes it: digits, an optional fraction and exponent. */
+const DECIMAL = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * The decimal value a number text stands for, in one spelling (`-1234e-2` for "-12.340"), or
+ * undefined when it is not a number as a browser writes it (hexadecimal, `Infinity`, …).
+ */
+function decimalValue(text: string): string | undefined {
+	const parts = DECIMAL.exec(text);
+	if (!parts || (parts[2] === '' && !parts[3])) return undefined;
+	const [, sign, whole, fraction = '', exponent = '0'] = parts;
+	const digits = `${whole}${fraction}`.replace(/^0+/, '');
+	const significant = digits.replace(/0+$/, '');
+	if (significant === '') return '0';
+	return `${sign}${significant}e${Number(exponent) - fraction.length + digits.length - significant.length}`;
+}
+
+/**
+ * The number a field's text stands for, or why it cannot be one. A number that JavaScript would
+ * round (an order or account number of 17 digits, say) is refused rather than changed silently.
+ */
+function numberOf(text: string): { number: number } | { problem: string } {
+	const exact = decimalValue(text);
+	const number = Number(text);
+	if (exact === undefined || !Number.isFinite(number)) return { problem: 'Enter a number.' };
+	if (decimalValue(String(number)) !== exact) return { problem: 'This number has too many digits to be kept exactly: enter at most 15 significant digits.' };
+	return { number };
+}
+
 /** Checks a submitted Custom Form against the question's fields, as a browser form would be. */
 export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
-	const values: FormValues = {};
-	const errors: Record<string, string> = {};
-	const entered: Record<string, string> = {};
+	// Maps, made objects at the end: a field labelled "__proto__" is kept as a field like any other.
+	const values = new Map<string, string | number | null>();
+	const errors = new Map<string, string>();
+	const entered = new Map<string, string>();
 	fields.forEach((field, index) => {
 		const raw = body[formInputName(index)];
 		const text = typeof raw === 'string' ? raw.trim() : '';
-		entered[field.label] = text;
+		entered.set(field.label, text);
 		if (text === '') {
-			if (field.required) errors[field.label] = 'This field is required.';
-			values[field.label] = null;
+			if (field.required) errors.set(field.label, 'This field is required.');
+			values.set(field.label, null);
 			return;
 		}
 		if (field.type === 'number') {
-			const number = Number(text);
-			if (!Number.isFinite(number)) errors[field.label] = 'Enter a number.';
-			values[field.label] = number;
+			const checked = numberOf(text);
+			if ('problem' in checked) errors.set(field.label, checked.problem);
+			values.set(field.label, 'number' in checked ? checked.number : text);
 		} else if (field.type === 'date') {
-			const valid = DATE.test(text) && !Number.isNaN(new Date(`${text}T00:00:00Z`).getTime()) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
-			if (!valid) errors[field.label] = 'Enter a date (YYYY-MM-DD).';
-			values[field.label] = text;
+			if (!isCalendarDay(text)) errors.set(field.label, 'Enter a date (YYYY-MM-DD).');
+			values.set(field.label, text);
 		} else if (field.type === 'dropdown') {
 			// The page's options post their index (see sendAndWaitPages.ts).
 			const chosen = /^\d+$/.test(text) ? field.options?.[Number(text)] : undefined;
-			if (chosen === undefined) errors[field.label] = 'Choose one of the options.';
-			values[field.label] = chosen ?? text;
+			if (chosen === undefined) errors.set(field.label, 'Choose one of the options.');
+			values.set(field.label, chosen ?? text);
 		} else {
-			values[field.label] = text;
+			values.set(field.label, text);
 		}
 	});
-	return { values, errors, entered };
+	return { values: Object.fromEntries(values), errors: Object.fromEntries(errors), entered: Object.fromEntries(entered) };
 }
 
 /** Name of the text box of a Free Text page. */
