@@ -122,4 +122,30 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 		expect(stats).toEqual(await bed.api.call('/stat/get', { from: '2026-01-01', to: today }));
 		expect((stats.total as { messages: number }).messages).toBeGreaterThan(0);
 	});
+
+	it('a day filter takes a day or midnight; a time of day is refused, never widened to its whole day', async () => {
+		const today = new Date().toISOString().slice(0, 10);
+		const subscribers = (from: string, to: string) =>
+			bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT, from, to } });
+		const expected = (await bed.api.call('/subscriber/list', { botid: 'bot_tg', from: '2026-01-01', to: today, limit: 1000 })).items.map(
+			(card: { clientid: string }) => card.clientid,
+		);
+		expect(expected.length).toBeGreaterThan(0);
+		for (const midnight of [`${today}T00:00:00`, `${today}T00:00:00.000+03:00`, `${today} 00:00`, today]) {
+			const found = await subscribers('2026-01-01T00:00:00Z', midnight);
+			expect(found.map((card) => card.clientid)).toEqual(expected);
+		}
+		for (const [field, from, to, written] of [
+			['Subscribed To', '2026-01-01', `${today}T12:30:00.000+00:00`, `${today}T12:30:00.000+00:00`],
+			['Subscribed From', '2026-01-01T00:00:01Z', today, '2026-01-01T00:00:01Z'],
+			['Subscribed From', '2026-02-30', today, '2026-02-30'],
+		]) {
+			const refused = await bed.node.failure({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT, from, to } });
+			expect(refused.message).toBe(`The field "${field}" takes a day, got "${written}"`);
+		}
+		const log = await bed.node.failure({ resource: 'account', operation: 'getApiLog', returnAll: true, filters: { from: `${today}T08:15:00` } });
+		expect(log.message).toBe(`The field "From" takes a day, got "${today}T08:15:00"`);
+		const stats = await bed.node.failure({ resource: 'statistics', operation: 'get', from: '2026-01-01', to: `${today}T23:59:59` });
+		expect(stats.message).toBe(`The field "To" takes a day, got "${today}T23:59:59"`);
+	});
 });

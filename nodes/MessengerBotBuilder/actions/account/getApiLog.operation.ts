@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { filtersField, pagingFields } from '../common/fields';
-import { paging } from '../common/params';
+import { dayOf, paging } from '../common/params';
 import { fetchPages } from '../../transport/pagination';
 import { outputFields, shapeRecords, SIMPLIFIED } from '../common/output';
 
@@ -49,7 +49,7 @@ export const getApiLog: Operation = {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 		const params: IDataObject = { path: filters.path, status: filters.status };
 		if (filters.failed === true) params.failed = true;
-		if (filters.from) params.from = String(filters.from).slice(0, 10);
+		params.from = dayOf.call(this, filters.from, 'From', itemIndex);
 		const records = await fetchPages.call(this, { method: 'GET', path: '/log/get', params, itemIndex }, paging.call(this, itemIndex));
 		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.apiLogEntry);
 	},

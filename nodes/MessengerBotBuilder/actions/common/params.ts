@@ -112,10 +112,37 @@ export function recordNumber(this: IExecuteFunctions, raw: string, field: string
 	return number;
 }
 
-/** A date parameter as the service takes it: YYYY-MM-DD. */
+/** Whether a text is a day of the calendar written YYYY-MM-DD (2026-02-28, not 2026-02-30). */
+export function isCalendarDay(text: string): boolean {
+	if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+	const date = new Date(`${text}T00:00:00Z`);
+	return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+
+/** A day, or a date-time at midnight (as n8n's date picker and {{ $today }} give it), with or without an offset. */
+const DAY_OR_MIDNIGHT = /^(\d{4}-\d{2}-\d{2})(?:[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/**
+ * A date as the service takes it (YYYY-MM-DD), from a date parameter or filter. The service filters
+ * by whole days: a time other than midnight is refused rather than widened to its whole day.
+ */
+export function dayOf(this: IExecuteFunctions, value: unknown, label: string, itemIndex: number): string | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const written = String(value).trim();
+	const matched = DAY_OR_MIDNIGHT.exec(written);
+	if (!matched || !isCalendarDay(matched[1])) {
+		throw new NodeOperationError(this.getNode(), `The field "${label}" takes a day, got "${written}"`, {
+			itemIndex,
+			description:
+				'The service filters by whole days, so a time of day would widen the filter to the whole day. Give a date (YYYY-MM-DD) or a time of 00:00, e.g. {{ $today }} or {{ $now.startOf(\'day\') }}.',
+		});
+	}
+	return matched[1];
+}
+
+/** A date parameter as the service takes it: YYYY-MM-DD (see {@link dayOf}). */
 export function day(this: IExecuteFunctions, name: string, itemIndex: number): string | undefined {
-	const value = this.getNodeParameter(name, itemIndex, '') as string;
-	return value ? String(value).slice(0, 10) : undefined;
+	return dayOf.call(this, this.getNodeParameter(name, itemIndex, ''), fieldLabel.call(this, name), itemIndex);
 }
 
 /** The list parameter as the service takes it: `{ listid }`, or `{ list }` when given by name. */

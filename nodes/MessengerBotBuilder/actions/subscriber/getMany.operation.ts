@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { botFilterField, filtersField, messengerFields, pagingFields } from '../common/fields';
-import { locatorValue, paging } from '../common/params';
+import { dayOf, locatorValue, paging } from '../common/params';
 import { assertAddedFiltersGiven, emptyWouldWiden, yesNoOption } from '../common/emptyValues';
 import { fetchPages } from '../../transport/pagination';
 import { outputFields, shapeRecords, SIMPLIFIED } from '../common/output';
@@ -96,7 +96,7 @@ export const getMany: Operation = {
 			messenger: locatorValue(filters.messenger),
 			sort: this.getNodeParameter('sort', itemIndex, 'old'),
 		};
-		for (const bound of ['from', 'to']) if (filters[bound]) params[bound] = String(filters[bound]).slice(0, 10);
+		for (const bound of ['from', 'to'] as const) params[bound] = dayOf.call(this, filters[bound], textFilters[bound], itemIndex);
 		const records = await fetchPages.call(this, { method: 'GET', path: '/subscriber/list', params, itemIndex }, paging.call(this, itemIndex));
 		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.subscriber);
 	},
