@@ -58,6 +58,39 @@ describe('subscriber and messenger pickers (node version 2)', () => {
 		expect(first.results).toEqual([{ name: 'Bulk 59 (picker-bulk-59, bot_tg)', value: 'picker-bulk-59' }]);
 	});
 
+	it.each(['cap', 'reject'] as const)('a service that serves at most 20 per page (%s): the pages still hold 50 and cover everyone once', async (maxPageMode) => {
+		const variant = await startTestBed({ rateLimit: 0, maxPage: 20, maxPageMode });
+		try {
+			for (let index = 0; index < 55; index++) {
+				await variant.api.call('/subscriber/create', { botid: 'bot_tg', clientid: `capped-${index}`, name: `Capped ${index}` });
+			}
+			const everyone: string[] = [];
+			for (let offset = 0; ; offset += 20) {
+				const cards = (await variant.api.call('/subscriber/list', { sort: 'new', limit: 20, offset })).items as IDataObject[];
+				if (cards.length === 0) break;
+				everyone.push(...cards.map((card) => String(card.clientid)));
+			}
+			expect(everyone.length).toBeGreaterThan(55);
+			const context = variant.node.harness.loadOptionsContext(
+				variant.node.workflow({ resource: 'subscriber', operation: 'getTags' }, { typeVersion: 2 }),
+				NODE_NAME,
+			) as unknown as ILoadOptionsFunctions;
+			const sizes: number[] = [];
+			const seen: string[] = [];
+			let token: string | undefined;
+			do {
+				const page = await methods.listSearch.searchSubscribers.call(context, undefined, token);
+				sizes.push(page.results.length);
+				seen.push(...page.results.map((entry) => String(entry.value)));
+				token = page.paginationToken as string | undefined;
+			} while (token && sizes.length < 10);
+			expect(seen).toEqual(everyone);
+			expect(sizes.slice(0, -1).every((size) => size === 50) && sizes.length === Math.ceil(everyone.length / 50)).toBe(true);
+		} finally {
+			await variant.close();
+		}
+	});
+
 	it('a subscriber picked from the list runs like a typed Client ID', async () => {
 		const picked = { __rl: true, mode: 'list', value: '100001', cachedResultName: 'Alice Smith' };
 		const [fromList] = await bed.node.json(

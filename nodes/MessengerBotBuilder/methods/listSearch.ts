@@ -2,6 +2,7 @@ import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult
 import { recordsOf } from '../actions/common/params';
 import { botIdOf, listBots, recordLabel as label } from '../actions/common/bots';
 import { apiRequest } from '../transport/request';
+import { fetchPages } from '../transport/pagination';
 
 function matching(items: INodeListSearchItems[], filter?: string): INodeListSearchResult {
 	const needle = filter?.trim().toLowerCase();
@@ -94,11 +95,12 @@ export async function searchSubscribers(
 	const bot = currentValue(this, 'botId').trim();
 	const query = filter?.trim() ?? '';
 	const offset = Number(paginationToken ?? 0) || 0;
-	const params = { botid: bot, limit: SUBSCRIBERS_PER_PAGE, offset };
-	const answer = query
-		? await apiRequest.call(this, { method: 'GET', path: '/subscriber/find', params: { ...params, query } })
-		: await apiRequest.call(this, { method: 'GET', path: '/subscriber/list', params: { ...params, sort: 'new' } });
-	const subscribers = recordsOf(answer, 'subscribers');
+	// Read as every list is (transport/pagination.ts): a service that serves shorter pages than asked,
+	// or refuses the size, still fills the picker's page, so a short page means the end of the list.
+	const request = query
+		? { method: 'GET' as const, path: '/subscriber/find', params: { botid: bot, offset, query } }
+		: { method: 'GET' as const, path: '/subscriber/list', params: { botid: bot, offset, sort: 'new' } };
+	const subscribers = await fetchPages.call(this, { ...request, recordsField: 'subscribers' }, { returnAll: false, limit: SUBSCRIBERS_PER_PAGE });
 	const results = subscribers.map((subscriber) => {
 		const clientid = label(subscriber, 'clientid');
 		const nickname = label(subscriber, 'username');
