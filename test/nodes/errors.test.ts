@@ -111,7 +111,8 @@ describe('errors and rate limits', () => {
 	});
 
 	it('Return All reads more pages than the burst allows at the pace of 10 per second, no 429', async () => {
-		// A service serving at most 100 rows a page: 1,500 rows are 15 pages and one more to confirm the end.
+		// A service serving at most 100 rows a page: 1,500 rows are 16 pages (each after the first starts at the
+		// last row read: 100 + 15 × 99 ≥ 1,500) and one more, the last row alone, to confirm the end.
 		const capped = await startTestBed({ maxPage: 100, maxPageMode: 'cap', omitTotal: true });
 		try {
 			const { list } = await capped.api.call('/list/create', { name: 'Paged at pace', headers: ['N'] });
@@ -123,7 +124,7 @@ describe('errors and rate limits', () => {
 			const rows = await capped.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }, { credential: 'reader' });
 			expect(rows.map((row) => (row.values as string[])[0])).toEqual(Array.from({ length: 1500 }, (_, n) => String(n)));
 			const statuses = (await capped.api.logOf('/list/rows/get')).filter((entry) => entry.keyId !== 'account').map((entry) => entry.status);
-			expect(statuses).toEqual(Array.from({ length: 16 }, () => 200));
+			expect(statuses).toEqual(Array.from({ length: 1 + Math.ceil((1500 - 100) / 99) + 1 }, () => 200));
 		} finally {
 			await capped.close();
 		}

@@ -47,7 +47,8 @@ describe('Return All against paging the sandbox does not play', () => {
 		try {
 			const read = await readAll(fake.runner);
 			expect(read.map((row) => row.id)).toEqual(rows(30).map((row) => row.id));
-			expect(fake.requests).toEqual([{ limit: 1000, offset: 0 }, { limit: 30, offset: 30 }]); // then asks for the page size it was served
+			// Then asks for the page size it was served, from the last record read (to find it there again).
+			expect(fake.requests).toEqual([{ limit: 1000, offset: 0 }, { limit: 30, offset: 29 }]);
 		} finally {
 			await fake.close();
 		}
@@ -65,8 +66,10 @@ describe('Return All against paging the sandbox does not play', () => {
 		try {
 			const read = await readAll(fake.runner);
 			expect(read.map((row) => row.id)).toEqual(rows(1000, (n) => `row-${n}`).map((row) => row.id));
-			// 1000 and 500 refused; pages of 250 until an empty one confirms the end (no total).
-			expect(fake.requests.map((request) => request.limit)).toEqual([1000, 500, 250, 250, 250, 250, 250]);
+			// 1000 and 500 refused; pages of 250, each from the last record read (249 new ones), until only that
+			// record comes back (no total): 250 + 3 × 249 + 3 = 1000.
+			expect(fake.requests.map((request) => request.limit)).toEqual([1000, 500, 250, 250, 250, 250, 250, 250]);
+			expect(fake.requests.map((request) => request.offset)).toEqual([0, 0, 0, 249, 498, 747, 996, 999]);
 			fake.requests.length = 0;
 			await readAll(fake.runner);
 			expect(fake.requests[0].limit).toBe(250); // learned for this credential
@@ -82,7 +85,12 @@ describe('Return All against paging the sandbox does not play', () => {
 		try {
 			const read = await readAll(fake.runner);
 			expect(read.map((row) => row.values)).toEqual(records.map((row) => row.values));
-			expect(fake.requests.map((request) => request.offset)).toEqual([...Array.from({ length: 34 }, (_, page) => page * served), 1234]);
+			// Each page after the first starts at the last record read: 36 new records per page, then the last
+			// record alone confirms the end.
+			const offsets = [0];
+			for (let read = served; read < records.length; read += served - 1) offsets.push(read - 1);
+			offsets.push(records.length - 1);
+			expect(fake.requests.map((request) => request.offset)).toEqual(offsets);
 		} finally {
 			await fake.close();
 		}
@@ -105,6 +113,56 @@ describe('Return All against paging the sandbox does not play', () => {
 			for (const row of records) expect(ids).toContain(row.id);
 		} finally {
 			await fake.close();
+		}
+	});
+
+	it('records removed before the part read (a list at its row cap dropping its oldest): the read starts again, nothing skipped', async () => {
+		const records = rows(100);
+		const fake = await serve({
+			records,
+			answer: (all, limit, offset) => {
+				// Between the first and the second page a bot adds 5 rows to a list at its cap: the 5 oldest go.
+				if (fake.requests.length === 2) all.push(...all.splice(0, 5).map((_, n) => ({ id: 1000 + n, values: ['new'] })));
+				return { status: 200, body: { items: all.slice(offset, offset + Math.min(limit, 30)), total: all.length } };
+			},
+		});
+		try {
+			const read = await readAll(fake.runner);
+			// Without the check, page 2 (offset 30) would have started at row 36: rows 31 to 35 skipped, and a
+			// total still reached. Now the read starts again and puts out the list as it is, each row once.
+			expect(read.map((row) => row.id)).toEqual([...rows(95, (n) => n + 6).map((row) => row.id), 1000, 1001, 1002, 1003, 1004]);
+			expect(fake.requests.map((request) => request.offset).slice(0, 3)).toEqual([0, 29, 0]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('records removed on every page, or without ids to read again by: the item fails, nothing is put out', async () => {
+		const churning = await serve({
+			records: rows(100),
+			answer: (all, limit, offset) => {
+				all.splice(0, 3);
+				return { status: 200, body: { items: all.slice(offset, offset + Math.min(limit, 30)) } };
+			},
+		});
+		const withoutIds = await serve({
+			records: Array.from({ length: 100 }, (_, n) => ({ text: `entry ${n}` })),
+			answer: (all, limit, offset) => {
+				if (withoutIds.requests.length === 2) all.splice(0, 1);
+				return { status: 200, body: { items: all.slice(offset, offset + Math.min(limit, 30)) } };
+			},
+		});
+		try {
+			for (const fake of [churning, withoutIds]) {
+				const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
+				expect(error.message).toBe('The records of /list/rows/get changed during the read: records were removed while it ran');
+			}
+			// Read, found moved, read again twice: then it fails.
+			expect(churning.requests.filter((request) => request.offset === 0)).toHaveLength(3);
+			expect(withoutIds.requests.filter((request) => request.offset === 0)).toHaveLength(1);
+		} finally {
+			await churning.close();
+			await withoutIds.close();
 		}
 	});
 
@@ -154,7 +212,8 @@ describe('Return All against paging the sandbox does not play', () => {
 		});
 		try {
 			const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
-			expect(error.message).toBe('/list/rows/get returned 60 of the 90 records the service counts: the read is incomplete');
+			// Pages of 30 from the last record read: 30 + 29 + 29 records, then an empty page at offset 87.
+			expect(error.message).toBe('/list/rows/get returned 88 of the 90 records the service counts: the read is incomplete');
 		} finally {
 			await fake.close();
 		}
@@ -166,7 +225,7 @@ describe('Return All against paging the sandbox does not play', () => {
 		try {
 			const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
 			expect(error.message).toBe('/list/rows/get returned 30 of the 70 records the service counts: the read is incomplete');
-			expect(fake.requests.map((request) => request.offset)).toEqual([0, 30]);
+			expect(fake.requests.map((request) => request.offset)).toEqual([0, 29]);
 		} finally {
 			await fake.close();
 		}

@@ -74,6 +74,9 @@ function refusesLimit(error: NodeApiError): boolean {
 	return error.httpCode === '422' && (error.context as IDataObject).param === 'limit';
 }
 
+/** How many times a read starts again after the records moved under it, before it fails. */
+const MAX_RESTARTS = 2;
+
 /**
  * Reads a list with limit/offset, and returns every record exactly once (Return All) or the first
  * `limit` records. It asks for large pages and keeps the size the service actually serves; a 422
@@ -82,9 +85,12 @@ function refusesLimit(error: NodeApiError): boolean {
  * a short page alone does not prove the end, since the service may cap pages silently. `offset`
  * advances by what was received. Repeats are dropped, and a method that ignores paging (a page
  * longer than asked, a page that starts again where the first did, or a page with nothing new)
- * ends the read instead of looping. When the service stated a total and the read ended short of it
- * any other way, the read fails: a partial result is never returned as the whole. Each page goes
- * through `apiRequest`, so it keeps the pace.
+ * ends the read instead of looping. Each page after the first is asked from one record earlier: when
+ * that record is not the last one read, records before it were removed during the read (a list at
+ * its row cap dropping its oldest rows, a deleted subscriber) and the pages after would skip as many,
+ * so the read starts again (records with ids), or fails. When the service stated a total and the read
+ * ended short of it any other way, the read fails: a partial result is never returned as the whole.
+ * Each page goes through `apiRequest`, so it keeps the pace.
  */
 export async function fetchPages(this: ApiContext, request: PageRequest, paging: Paging): Promise<IDataObject[]> {
 	const resource = request.recordsField ?? RESOURCE_OF_PATH[request.path];
@@ -101,46 +107,78 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 	/** The last `total` the service stated, if any. */
 	let statedTotal: number | undefined;
 	let reachedTotal = false;
+	/** The last record read: the next page is asked from its position, to find it there again. */
+	let boundary: { id?: string; key: string } | undefined;
+	let restarts = 0;
 	while (records.length < wanted) {
-		const ask = Math.min(pageSize, wanted - records.length);
+		const overlap = boundary !== undefined && pageSize > 1 ? 1 : 0;
+		const ask = Math.min(pageSize - overlap, wanted - records.length);
+		const size = ask + overlap;
 		const outcome = await apiRequest
-			.call(this, { ...request, params: { ...request.params, limit: ask, offset } })
+			.call(this, { ...request, params: { ...request.params, limit: size, offset: offset - overlap } })
 			.then((answer) => ({ answer }), (error: unknown) => ({ error }));
 		if ('error' in outcome) {
 			// A page too large for the service: learn a smaller one and go on; any other failure ends the read.
-			const refused = outcome.error instanceof NodeApiError && refusesLimit(outcome.error) && ask > 1;
+			const refused = outcome.error instanceof NodeApiError && refusesLimit(outcome.error) && size > 1;
 			if (!refused) throw outcome.error;
 			const allowed = largestAllowed(outcome.error as NodeApiError);
-			pageSize = allowed !== undefined && allowed < ask ? allowed : Math.floor(ask / 2);
+			pageSize = allowed !== undefined && allowed < size ? allowed : Math.floor(size / 2);
 			learnedLargestPage.set(learnedKey, pageSize);
 			continue;
 		}
 		const { answer } = outcome;
-		const page = findRecords(answer, fields);
-		if (!page) {
+		const served = findRecords(answer, fields);
+		if (!served) {
 			throw new NodeOperationError(
 				this.getNode(),
 				`The answer of ${request.path} holds several lists and none is called ${[...fields, 'items'].join(' or ')}: the records cannot be told apart`,
 				{ itemIndex: request.itemIndex },
 			);
 		}
-		if (page.length === 0) break;
-		const identities = page.map(identityOf);
+		const servedIdentities = served.map(identityOf);
 		const total = Number(answer.total);
 		// A total the answer states: a number, or digits in a string (an empty string is not 0).
 		const knownTotal = typeof answer.total === 'number' || (typeof answer.total === 'string' && /^\s*\d+\s*$/.test(answer.total));
+		if (overlap) {
+			// The record asked for again is gone from its place, and it is not an earlier one (records added
+			// before it only move it later, which repeats records: dropped below): records were removed. An
+			// empty page under a total that still counts past it is a service that stopped serving instead
+			// (the check of the total below says so).
+			const again = servedIdentities[0];
+			const stoppedServing = again === undefined && knownTotal && total >= offset;
+			if (!stoppedServing && again?.key !== boundary!.key && (again === undefined || !seen.has(again.key))) {
+				if (boundary!.id === undefined || restarts === MAX_RESTARTS) {
+					throw new NodeOperationError(this.getNode(), `The records of ${request.path} changed during the read: records were removed while it ran`, {
+						itemIndex: request.itemIndex,
+						description:
+							'Records before the part already read were removed, so later pages would skip as many records. Nothing was put out; run the node again when the list is not changing, or read with a Limit.',
+					});
+				}
+				restarts += 1;
+				records.length = 0;
+				seen.clear();
+				firstPage = undefined;
+				boundary = undefined;
+				offset = startOffset;
+				statedTotal = undefined;
+				continue;
+			}
+		}
+		const page = overlap ? served.slice(1) : served;
+		if (page.length === 0) break;
+		const identities = overlap ? servedIdentities.slice(1) : servedIdentities;
 		if (knownTotal) statedTotal = total;
 		// Records without id that look alike may still be distinct: with a total to end the read, they
 		// prove no start-over or repeat.
 		const trustRepeats = !knownTotal || identities[0].id !== undefined;
-		const pageKeys = identities.map(({ key }) => key);
+		const servedKeys = servedIdentities.map(({ key }) => key);
 		// The service ignored `offset`: this page starts again where the first did (without ids and with a
 		// total: the whole page is the first page again).
 		const startsOver = trustRepeats
-			? pageKeys[0] === firstPage?.[0]
-			: pageKeys.length === firstPage?.length && pageKeys.every((key, position) => key === firstPage![position]);
+			? servedKeys[0] === firstPage?.[0]
+			: servedKeys.length === firstPage?.length && servedKeys.every((key, position) => key === firstPage![position]);
 		if (startsOver) break;
-		firstPage ??= pageKeys;
+		firstPage ??= servedKeys;
 		const fresh = identities.map(({ key }) => !seen.has(key));
 		if (trustRepeats && !fresh.includes(true)) break;
 		identities.forEach(({ id, key }, position) => {
@@ -149,10 +187,11 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 			seen.add(key);
 		});
 		// More than asked: the method ignores `limit` and answered everything at once.
-		if (page.length > ask) break;
+		if (served.length > size) break;
 		offset += page.length;
-		largestServed = Math.max(largestServed, page.length);
-		if (page.length < ask) pageSize = largestServed;
+		largestServed = Math.max(largestServed, served.length);
+		if (served.length < size) pageSize = largestServed;
+		boundary = identities[identities.length - 1];
 		if (knownTotal && offset >= total) {
 			reachedTotal = true;
 			break;
