@@ -83,13 +83,18 @@ export const componentSchemas: Record<string, Schema> = {
       active: bool,
       blocked: bool,
       dialog: bool,
+    },
+    {
+      id: describe(int, 'Internal card number (`subscriber` in /subscriber/get).'),
+      stage: nullable(str),
+      // Named by the documentation, but not their field names or formats: optional, so that a generated client
+      // does not count on what the service may spell otherwise.
       subscribed: sandbox(isoTime, 'The documentation names a subscription date; its field name and format are the sandbox\'s.'),
       variables: sandbox(
         { type: 'object', additionalProperties: { type: 'object', additionalProperties: scalar } },
         'Variables grouped by chain code: chain code to (variable name to value).',
       ),
     },
-    { id: describe(int, 'Internal card number (`subscriber` in /subscriber/get).'), stage: nullable(str) },
   ),
   Bot: sandboxObject({ id: str, name: str, messenger: str, group: str, username: str, created: isoTime }),
   Group: sandboxObject({ code: str, name: str }),

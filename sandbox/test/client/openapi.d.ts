@@ -1517,16 +1517,16 @@ export interface components {
             active: boolean;
             blocked: boolean;
             dialog: boolean;
+            /** @description Internal card number (`subscriber` in /subscriber/get). */
+            id?: number;
+            stage?: string | null;
             /** Format: date-time */
-            subscribed: string;
-            variables: {
+            subscribed?: string;
+            variables?: {
                 [key: string]: {
                     [key: string]: string | number | boolean;
                 };
             };
-            /** @description Internal card number (`subscriber` in /subscriber/get). */
-            id?: number;
-            stage?: string | null;
         };
         Bot: {
             id: string;
