@@ -3,6 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import express from 'express';
 import { InstanceSettings, WebhookContext } from 'n8n-core';
@@ -267,6 +268,28 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const taps = await Promise.all([0, 1, 0, 1].map((index) => post(buttons[index].url, { token: tokens[index] })));
 		expect(taps.map((result) => result.status).sort()).toEqual([200, 409, 409, 409]);
 		expect(taps.filter((result) => result.resumedWith)).toHaveLength(1);
+	});
+
+	it('a waiting execution whose question cannot be read: the page says so, a warning is logged, nothing resumes', async () => {
+		const { executionId, buttons } = await askAndWait(await newSubscriber());
+		const stored = waiting.get(executionId)!;
+		const data = JSON.parse(stored.data) as IRunExecutionData;
+		const kept = Object.values(data.executionData!.contextData as Record<string, IDataObject>).filter((context) => 'messengerBotBuilderQuestion' in context);
+		expect(kept).toHaveLength(1);
+		delete kept[0].messengerBotBuilderQuestion;
+		stored.data = JSON.stringify(data);
+		const warn = jest.spyOn(Container.get(Logger), 'warn');
+		try {
+			for (const refused of [await tap(buttons[0].url), await post(buttons[0].url, { token: 'f'.repeat(64) })]) {
+				expect([refused.status, refused.resumedWith]).toEqual([410, undefined]);
+				expect(refused.body).toContain('The question it belongs to could not be found.');
+				expect(refused.body).not.toContain('replaced by a newer one');
+			}
+			const said = `Send and Wait for Response: a link of execution ${executionId} was opened, but the question it waits for could not be read (the wait may have begun under an older version of the node); nothing was recorded`;
+			expect(warn.mock.calls).toEqual([[said], [said]]);
+		} finally {
+			warn.mockRestore();
+		}
 	});
 
 	it('a link of another question (an earlier wait of the node, another execution, a made-up id) is refused and resumes nothing', async () => {

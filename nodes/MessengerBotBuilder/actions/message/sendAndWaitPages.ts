@@ -122,6 +122,12 @@ export const replacedPage = () =>
 		'Your answer was not recorded. Use the buttons of the latest message.',
 	]);
 
+export const unreadableQuestionPage = () =>
+	messagePage(410, 'This link cannot answer', [
+		'The question it belongs to could not be found.',
+		'Your answer was not recorded. Please tell whoever sent you the message.',
+	]);
+
 export const refusedPage = () =>
 	messagePage(403, 'Please confirm on the question’s page', [
 		'This confirmation did not come from the page of the question.',

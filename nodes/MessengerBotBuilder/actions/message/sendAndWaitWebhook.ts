@@ -20,6 +20,7 @@ import {
 	receivedPage,
 	refusedPage,
 	replacedPage,
+	unreadableQuestionPage,
 	sendPage,
 	setPageHeaders,
 } from './sendAndWaitPages';
@@ -103,8 +104,16 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	const request = context.getRequestObject();
 	const query = context.getQueryData() as IDataObject;
 	const question = waitingQuestion.call(context);
+	if (!question) {
+		// Not a link of another question: this execution's own question cannot be read. Said, and logged
+		// (the person is told to use a newer message that does not exist otherwise, and the run waits on).
+		context.logger.warn(
+			`Send and Wait for Response: a link of execution ${context.getExecutionId()} was opened, but the question it waits for could not be read (the wait may have begun under an older version of the node); nothing was recorded`,
+		);
+		return shown(context, unreadableQuestionPage());
+	}
 	// A link of another question: an earlier wait of this node (a loop), or one sent by an older version.
-	if (!question || query[LINK.question] !== question.id) return shown(context, replacedPage());
+	if (query[LINK.question] !== question.id) return shown(context, replacedPage());
 	if (deadlineOf(question) === 'expired') return shown(context, expiredPage());
 	const answer = answerByButton(question) ? linkAnswer(question, query) : undefined;
 	if (answerByButton(question) && !answer) return shown(context, incompleteLinkPage());
