@@ -112,9 +112,11 @@ export function crossSiteReason(headers: Record<string, string | string[] | unde
  * claims it and the others are told the question was already answered. n8n itself resumes a waiting
  * execution only once (it moves it from waiting to running atomically); the node's "received" page
  * is sent only after that move succeeded, so across several processes too only the recorded answer
- * is told it counted. A claim lapses after CLAIM_MS in case n8n could not resume the execution.
+ * is told it counted. A claim lapses after CLAIM_MS in case n8n could not resume the execution: it
+ * only has to outlast that move (n8n answers later taps itself), and a person whose answer met an
+ * error may send it again soon.
  */
-const CLAIM_MS = 120_000;
+const CLAIM_MS = 30_000;
 const claims = new Map<string, number>();
 
 export function claimAnswer(executionId: string, questionId: string, now = Date.now()): boolean {

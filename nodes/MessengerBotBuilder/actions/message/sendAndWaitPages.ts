@@ -110,7 +110,7 @@ export const receivedPage = (answer: string) =>
 export const alreadyAnsweredPage = () =>
 	messagePage(409, 'Already answered', [
 		'This question has already been answered: only the first answer sent counts, and this one was not recorded.',
-		'If you sent your answer twice, the page you got first says whether it was received.',
+		'If you sent your answer twice, the page you got first says whether it was received; if that page showed an error, open the link again in half a minute.',
 	]);
 
 export const expiredPage = () =>
