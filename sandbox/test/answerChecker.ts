@@ -2,7 +2,6 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import { openApiDocument, type OpenApiDocument, type RunningSandbox, type SentAnswer } from '../src';
 import { modules } from '../src/api';
 import { playsVariant } from '../src/config';
-import { sandboxSendsEveryExtra } from '../src/openapi/schema';
 
 const DOCUMENT_ID = 'sandbox-openapi.json';
 
@@ -22,10 +21,10 @@ export class AnswerChecker {
   private readonly apiPaths: Map<string, PathItem>;
   private readonly otherPaths: { pattern: RegExp; path: string; item: PathItem }[];
 
-  constructor(readonly document: OpenApiDocument = openApiDocument(modules.flatMap((module) => module.endpoints))) {
+  constructor(readonly document: OpenApiDocument = openApiDocument(modules.flatMap((module) => module.endpoints), undefined, 'sandbox')) {
     this.ajv.addFormat('date-time', (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)));
-    // The sandbox sends every field it adds, which the published contract leaves optional.
-    this.ajv.addSchema(sandboxSendsEveryExtra(document) as object, DOCUMENT_ID);
+    // The sandbox view: closed objects and value sets, and every field the sandbox adds required.
+    this.ajv.addSchema(document as object, DOCUMENT_ID);
     const paths = document.paths as Record<string, PathItem & { servers?: unknown }>;
     this.apiPaths = new Map(Object.entries(paths).filter(([, item]) => !item.servers));
     this.otherPaths = Object.entries(paths)
@@ -69,7 +68,7 @@ export class AnswerChecker {
   watch(sandbox: RunningSandbox): string[] {
     const violations: string[] = [];
     const options = sandbox.context.options;
-    const checker = playsVariant(options) ? new AnswerChecker(openApiDocument(modules.flatMap((module) => module.endpoints), options)) : this;
+    const checker = playsVariant(options) ? new AnswerChecker(openApiDocument(modules.flatMap((module) => module.endpoints), options, 'sandbox')) : this;
     sandbox.observeAnswers((answer) => {
       const violation = checker.check(answer);
       if (violation) violations.push(violation);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv2020 from 'ajv/dist/2020';
 import { modules } from '../src/api';
 import { directory } from '../src/domain/directory';
 import { openApiDocument } from '../src';
@@ -10,6 +11,8 @@ import { DOCUMENTED_METHODS, EXTENSION_METHODS } from './contractCases';
 
 const endpoints = modules.flatMap((module) => module.endpoints);
 const generated = () => openApiDocument(endpoints);
+/** The name in components.responses of the answer `path` gives with `status`. */
+const responseName = (path: string, status: string) => ((generated().paths as any)[path].post.responses[status].$ref as string).split('/').pop()!;
 
 /** Where the documentation's tables name one HTTP method and the sandbox takes the other too (or follows a table against the POST-only rule). */
 const POST_BY_THE_SANDBOX = ['/crm/board', '/stat/get'];
@@ -83,7 +86,7 @@ describe('the served document follows the flags the sandbox was started with', (
     const plain = await served({});
     expect(plain.components.schemas.ListRowsGetAnswer.required).toEqual(['items', 'total']);
     expect(limitOf(plain).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
-    expect(responseOf(plain, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['stopping']);
+    expect(responseOf(plain, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code['x-extensible-enum']).toEqual(['stopping']);
     expect(Object.keys(responseOf(plain, '/account/balance/get', '429').headers)).toEqual(['Retry-After']);
 
     const variant = await served({ listShape: 'named', omitTotal: true, maxPage: 50, maxPageMode: 'reject', failReads: 0.2, retryAfter: 'none' });
@@ -92,7 +95,7 @@ describe('the served document follows the flags the sandbox was started with', (
     expect(variant.components.schemas.ListRowsGetAnswer.required).toEqual(['rows']);
     expect(variant.components.schemas.SubscriberListAnswer.properties.subscribers.items).toEqual({ $ref: '#/components/schemas/Subscriber' });
     expect(limitOf(variant).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
-    expect(responseOf(variant, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['unavailable', 'stopping']);
+    expect(responseOf(variant, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code['x-extensible-enum']).toEqual(['unavailable', 'stopping']);
     // Writes never meet the injected 503s.
     expect(variant.paths['/list/create'].post.responses['503'].$ref).toBe(plain.paths['/list/create'].post.responses['503'].$ref);
     expect(responseOf(variant, '/account/balance/get', '429').headers).toBeUndefined();
@@ -126,6 +129,33 @@ describe('GET /openapi.json and the answer checker', () => {
     const find = { method: 'GET', path: '/api/subscriber/find', status: 200, body: { items: [] as unknown[], total: 0 } };
     expect(checker.check(find)).toBeUndefined();
     expect(checker.check({ ...find, body: { items: [] } })).toMatch(/must have required property 'total'/);
+  });
+
+  test('a validator built from the published document takes answers with fields and values it does not name (the service may send more); the sandbox is held to the closed view', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addSchema(generated() as object, 'published');
+    const valid = (schema: string, body: unknown) => {
+      const validate = ajv.getSchema(`published#/components/schemas/${schema}`)!;
+      return validate(body) ? 'valid' : ajv.errorsText(validate.errors);
+    };
+    const message = { id: 1, direction: 'out', text: 'Hi', buttons: [{ name: 'Open', url: 'https://example.com' }], source: 'api', origin: null, time: '2026-01-01T00:00:00Z' };
+    expect(valid('ChatMessage', message)).toBe('valid');
+    expect(valid('ChatMessage', { ...message, source: 'autoresponder', attachments: [], buttons: [{ name: 'Open', url: 'https://example.com', kind: 'url' }] })).toBe('valid');
+    const hook = { id: 'hook_1', name: 'Orders', url: 'https://example.com/hooks', events: ['subscriber.new', 'subscriber.unsubscribed'], created: '2026-01-01T00:00:00Z' };
+    expect(valid('Hook', hook)).toBe('valid');
+    // What it names it still holds to: types and required fields.
+    expect(valid('ChatMessage', { ...message, source: 5 })).toMatch(/source must be string/);
+    expect(valid('Hook', { ...hook, events: undefined })).toMatch(/must have required property 'events'/);
+    expect(valid('AccountBalanceGetAnswer', { balance: '5' })).toMatch(/balance must be integer/);
+    // An error code the document does not list, on a status it does.
+    const unavailable = ajv.getSchema(`published#/components/responses/${responseName('/account/balance/get', '503')}/content/application~1json/schema`)!;
+    expect(unavailable({ code: 'maintenance', error: 'Back soon' })).toBe(true);
+
+    const checker = new AnswerChecker();
+    expect(checker.check({ method: 'POST', path: '/api/subscriber/chat/get', status: 200, body: { items: [message], total: 1 } })).toBeUndefined();
+    expect(checker.check({ method: 'POST', path: '/api/subscriber/chat/get', status: 200, body: { items: [{ ...message, source: 'autoresponder' }], total: 1 } })).toMatch(/source must be equal to one of the allowed values/);
+    expect(checker.check({ method: 'POST', path: '/api/subscriber/chat/get', status: 200, body: { items: [{ ...message, attachments: [] }], total: 1 } })).toMatch(/additional properties/);
+    expect(checker.check({ method: 'GET', path: '/api/account/balance/get', status: 503, body: { code: 'maintenance', error: 'Back soon' } })).toMatch(/code must be equal to one of the allowed values/);
   });
 
   test('the checker refuses a wrong type, a missing or extra field, an undocumented path or status', () => {

@@ -6,7 +6,7 @@ import { componentSchemas } from './components';
 import { endpointContracts, PAGE_PARAMS, type EndpointContract } from './endpoints';
 import { integer, optional, type ParamSpec } from './params';
 import { outsideApiRoutes, type RouteContract } from './routes';
-import { ref, SANDBOX_MARK, SANDBOX_SENDS, type Schema } from './schema';
+import { openAnswer, ref, SANDBOX_MARK, SANDBOX_SENDS, sandboxSendsEveryExtra, type Schema } from './schema';
 
 export const OPENAPI_PATH = '/openapi.json';
 
@@ -244,12 +244,52 @@ function variantNote(options: ContractOptions): string[] {
   return flags.length > 0 ? [`This sandbox runs with ${flags.join(' ')}: the document describes the answers those flags give.`] : [];
 }
 
+type Response = { content?: Record<string, { schema?: Schema }>; headers?: Record<string, { schema?: Schema }> };
+
+/** A response with its body's and headers' schemas opened ({@link openAnswer}); a `$ref` stays as it is. */
+function openResponse(response: Response): Response {
+  const opened = (entries: Record<string, { schema?: Schema }> | undefined) =>
+    entries && Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, entry.schema ? { ...entry, schema: openAnswer(entry.schema) } : entry]));
+  return { ...response, ...(response.content ? { content: opened(response.content) } : {}), ...(response.headers ? { headers: opened(response.headers) } : {}) };
+}
+
+/** Every answer of the document opened: the operations' responses, components.responses and components.schemas. */
+function publishedView<T extends { paths: Record<string, unknown>; components: { responses: Record<string, unknown>; schemas: Record<string, unknown> } }>(document: T): T {
+  const paths = Object.fromEntries(
+    Object.entries(document.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item as Record<string, unknown>).map(([key, operation]) => {
+          const responses = (operation as { responses?: Record<string, Response> }).responses;
+          if (!responses) return [key, operation];
+          return [key, { ...(operation as object), responses: Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, openResponse(response)])) }];
+        }),
+      ),
+    ]),
+  );
+  const responses = Object.fromEntries(Object.entries(document.components.responses).map(([name, response]) => [name, openResponse(response as Response)]));
+  const schemas = Object.fromEntries(Object.entries(document.components.schemas).map(([name, schema]) => [name, openAnswer(schema as Schema)]));
+  return { ...document, paths, components: { ...document.components, responses, schemas } };
+}
+
+/**
+ * Which document: `published`, the contract as `/openapi.json` serves it (answers open to fields and values it does not
+ * name), or `sandbox`, the same document as the sandbox's own answers are held to (closed objects and value sets, and
+ * every field the sandbox adds required).
+ */
+export type DocumentView = 'published' | 'sandbox';
+
 /**
  * The sandbox's contract as an OpenAPI 3.1 document, built from the endpoint registry (paths, HTTP
  * methods, scopes) and the contract tables (parameters, answers). Fails when the two disagree, so a new
  * endpoint cannot be served without being documented.
  */
-export function openApiDocument(endpoints: Endpoint[], options: ContractOptions = SANDBOX_READING) {
+export function openApiDocument(endpoints: Endpoint[], options: ContractOptions = SANDBOX_READING, view: DocumentView = 'published') {
+  const document = contractDocument(endpoints, options);
+  return view === 'published' ? publishedView(document) : sandboxSendsEveryExtra(document);
+}
+
+function contractDocument(endpoints: Endpoint[], options: ContractOptions) {
   const registered = new Set(endpoints.map((endpoint) => endpoint.path));
   const undocumented = [...registered].filter((path) => !endpointContracts[path]);
   const unknown = Object.keys(endpointContracts).filter((path) => !registered.has(path));
@@ -302,4 +342,4 @@ export function openApiDocument(endpoints: Endpoint[], options: ContractOptions 
   };
 }
 
-export type OpenApiDocument = ReturnType<typeof openApiDocument>;
+export type OpenApiDocument = ReturnType<typeof contractDocument>;

@@ -51,6 +51,38 @@ export function object(documented: Record<string, Schema>, extra: Record<string,
   };
 }
 
+/** A set of values that may grow (Zalando's convention): generated types read the value as a string. */
+export const EXTENSIBLE_ENUM = 'x-extensible-enum';
+
+const SUBSCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf', 'prefixItems'];
+const SUBSCHEMAS = ['items', 'not', 'additionalProperties', 'propertyNames', 'contains', 'if', 'then', 'else'];
+
+/**
+ * An answer's schema as the published contract states it. The service's documentation names fields and values
+ * without promising there are no others ("not shown"), so a validator a client generates from the contract must take
+ * an answer with a field or a value it does not know: objects are left open, and a set of strings becomes
+ * `x-extensible-enum`. The sandbox's own answers are held to the closed schemas ({@link sandboxSendsEveryExtra}'s view).
+ */
+export function openAnswer(schema: Schema): Schema {
+  const open: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'enum' && Array.isArray(value) && value.every((entry) => typeof entry === 'string')) {
+      open[EXTENSIBLE_ENUM] = value;
+      if (schema.type === undefined) open.type = 'string';
+    } else if ((key === 'properties' || key === 'patternProperties') && value && typeof value === 'object') {
+      open[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, openAnswer(property as Schema)]));
+    } else if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value)) {
+      open[key] = value.map((entry) => openAnswer(entry as Schema));
+    } else if (SUBSCHEMAS.includes(key) && value && typeof value === 'object') {
+      open[key] = openAnswer(value as Schema);
+    } else {
+      open[key] = value;
+    }
+  }
+  return open;
+}
+
 /**
  * The document as the sandbox answers it: the properties each object's `x-sandbox-sends` names are required as well.
  * The published contract leaves them optional (the service may not send them); the sandbox's own answers are

@@ -1595,15 +1595,13 @@ export interface components {
         };
         ChatMessage: {
             id: number;
-            /** @enum {unknown} */
-            direction: "out" | "in";
+            direction: string;
             text: string;
             buttons: {
                 name: string;
                 url: string;
             }[];
-            /** @enum {unknown} */
-            source: "api" | "broadcast" | "chain" | "subscriber";
+            source: string;
             origin: string | null;
             /** Format: date-time */
             time: string;
@@ -1649,7 +1647,7 @@ export interface components {
             id: string;
             name: string;
             url: string;
-            events: ("subscriber.new" | "subscriber.stage" | "payment.success")[];
+            events: string[];
             /** Format: date-time */
             created: string;
         };
@@ -1667,8 +1665,7 @@ export interface components {
         Delivery: {
             id: string;
             hook: string;
-            /** @enum {unknown} */
-            status: "pending" | "delivered" | "failed" | "cancelled";
+            status: string;
             event: components["schemas"]["Event"];
             /** Format: date-time */
             nextAttempt: string | null;
@@ -1699,15 +1696,13 @@ export interface components {
         SandboxDelivery: {
             id: string;
             hook: string;
-            /** @enum {unknown} */
-            status: "pending" | "delivered" | "failed" | "cancelled";
+            status: string;
             event: components["schemas"]["Event"];
             /** Format: date-time */
             nextAttempt: string | null;
             attempts: components["schemas"]["SandboxDeliveryAttempt"][];
             outcome: string | null;
-            /** @enum {unknown} */
-            type: "subscriber.new" | "subscriber.stage" | "payment.success";
+            type: string;
             /**
              * Format: date-time
              * @description Business time the event happened.
@@ -2019,7 +2014,7 @@ export interface components {
                 id: string;
                 name: string;
                 url: string;
-                events: ("subscriber.new" | "subscriber.stage" | "payment.success")[];
+                events: string[];
                 /** Format: date-time */
                 created: string;
                 disabled: boolean;
@@ -2053,8 +2048,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "invalid_json" | "aborted" | "invalid_body";
+                    code?: string;
                 };
             };
         };
@@ -2065,8 +2059,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "too_large";
+                    code?: string;
                 };
             };
         };
@@ -2077,8 +2070,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "unsupported_charset" | "unsupported_encoding";
+                    code?: string;
                 };
             };
         };
@@ -2089,8 +2081,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "unauthorized";
+                    code?: string;
                 };
             };
         };
@@ -2101,8 +2092,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "forbidden";
+                    code?: string;
                 };
             };
         };
@@ -2113,8 +2103,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body";
+                    code?: string;
                 };
             };
         };
@@ -2127,8 +2116,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "rate_limited";
+                    code?: string;
                 };
             };
         };
@@ -2139,8 +2127,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "stopping";
+                    code?: string;
                 };
             };
         };
@@ -2151,8 +2138,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "forbidden" | "bot_forbidden";
+                    code?: string;
                 };
             };
         };
@@ -2163,8 +2149,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "subscriber_blocked" | "param_conflict";
+                    code?: string;
                 };
             };
         };
@@ -2175,8 +2160,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found";
+                    code?: string;
                 };
             };
         };
@@ -2187,8 +2171,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "too_many_items";
+                    code?: string;
                 };
             };
         };
@@ -2199,8 +2182,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "too_many_items" | "param_conflict";
+                    code?: string;
                 };
             };
         };
@@ -2211,8 +2193,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "param_conflict";
+                    code?: string;
                 };
             };
         };
@@ -2223,8 +2204,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "list_exists";
+                    code?: string;
                 };
             };
         };
@@ -2235,8 +2215,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "idempotency_mismatch" | "param_conflict";
+                    code?: string;
                 };
             };
         };
@@ -2247,8 +2226,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "param_conflict";
+                    code?: string;
                 };
             };
         };
@@ -2259,8 +2237,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "unknown_column" | "too_many_rows" | "param_conflict";
+                    code?: string;
                 };
             };
         };
@@ -2271,8 +2248,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "subscriber_blocked";
+                    code?: string;
                 };
             };
         };
@@ -2283,8 +2259,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    /** @enum {string} */
-                    code?: "missing_param" | "invalid_param" | "invalid_body" | "not_found" | "invalid_range";
+                    code?: string;
                 };
             };
         };
@@ -5991,8 +5966,7 @@ export interface operations {
                             blocked: boolean;
                             messages: number;
                             last: {
-                                /** @enum {unknown} */
-                                direction: "out" | "in";
+                                direction: string;
                                 /** @description The first 100 characters, then an ellipsis. */
                                 preview: string;
                                 buttons: number;
