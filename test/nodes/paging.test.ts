@@ -9,7 +9,7 @@ import { byId, type NodeRunner } from '../support/nodeRun';
 interface FakeList {
 	records: Array<Record<string, unknown>>;
 	/** Builds the answer for one request. */
-	answer(records: Array<Record<string, unknown>>, limit: number, offset: number): { status: number; body: unknown };
+	answer(records: Array<Record<string, unknown>>, limit: number, offset: number): { status: number; body: unknown; raw?: string };
 }
 
 const rows = (count: number, id: (n: number) => string | number = (n) => n + 1) =>
@@ -226,6 +226,68 @@ describe('Return All against paging the sandbox does not play', () => {
 			const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
 			expect(error.message).toBe('/list/rows/get returned 30 of the 70 records the service counts: the read is incomplete');
 			expect(fake.requests.map((request) => request.offset)).toEqual([0, 29]);
+		} finally {
+			await fake.close();
+		}
+	});
+	it('an empty first page under a total above 0 fails the read: the service counts records it did not serve', async () => {
+		const fake = await serve({ records: rows(40), answer: (all) => ({ status: 200, body: { items: [], total: all.length } }) });
+		try {
+			const error = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true });
+			expect(error.message).toBe('/list/rows/get returned 0 of the 40 records the service counts: the read is incomplete');
+			const limited = await fake.runner.failure({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: false, limit: 5 });
+			expect(limited.message).toBe('/list/rows/get returned 0 of the 5 records the service counts: the read is incomplete');
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('answers whose list cannot be found fail naming why; an empty list said as null or an answer with no list at all is empty', async () => {
+		const shapes: Array<[unknown, string | number]> = [
+			[{ data: { items: rows(3), total: 3 } }, 'The answer of /list/rows/get holds its list inside "data" instead of at its top level: it cannot be read as an empty list'],
+			[{ items: 'none' }, 'The answer of /list/rows/get has "items" that is not a list'],
+			[{ rows: rows(2), archived: rows(1) }, 2],
+			[{ first: rows(2), second: rows(1) }, 'The answer of /list/rows/get holds several lists and none is called rows or items: the records cannot be told apart'],
+			['<html>maintenance</html>', 'The answer of /list/rows/get is a string, not a JSON object: no list of records in it'],
+			[{ items: null, total: 0 }, 0],
+			[{ total: 0 }, 0],
+			[{}, 0],
+		];
+		for (const [body, expected] of shapes) {
+			const fake = await serve({ records: [], answer: () => ({ status: 200, body }) });
+			try {
+				const parameters = { resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll: true };
+				if (typeof expected === 'string') expect([body, (await fake.runner.failure(parameters)).message]).toEqual([body, expected]);
+				else expect([body, (await fake.runner.json(parameters)).length]).toEqual([body, expected]);
+			} finally {
+				await fake.close();
+			}
+		}
+	});
+
+	it('a list read in one answer (Get Many lists) fails the same way instead of putting out no lists', async () => {
+		const fake = await fakeService(() => ({ status: 200, body: { data: { items: [{ id: 1, name: 'Orders' }] } } }));
+		try {
+			const error = await fake.runner.failure({ resource: 'list', operation: 'getMany' });
+			expect(error.message).toBe('The service\'s answer holds its list inside "data" instead of at its top level: it cannot be read as an empty list');
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('number ids past 2^53 (rounded when parsed, two records may share one): no record is dropped as a repeat', async () => {
+		// Pages of at most 2 of 5 rows whose ids differ only past 2^53; JSON.parse reads 2^53 + 1 as 2^53.
+		const ids = ['9007199254740992', '9007199254740993', '9007199254740994', '9007199254740995', '9007199254740996'];
+		const fake = await serve({
+			records: [],
+			answer: (_all, limit, offset) => {
+				const page = ids.slice(offset, offset + Math.min(limit, 2)).map((id) => `{"id":${id},"values":["${id.slice(-2)}"]}`);
+				return { status: 200, body: undefined, raw: `{"items":[${page.join(',')}]}` };
+			},
+		});
+		try {
+			const read = await readAll(fake.runner);
+			expect(read.map((row) => (row.values as string[])[0])).toEqual(['92', '93', '94', '95', '96']);
 		} finally {
 			await fake.close();
 		}

@@ -10,9 +10,10 @@ export interface ReceivedCall {
 
 /**
  * A stand-in for a service that answers differently from the sandbox: `answer` builds each answer
- * from the path, the parameters and how many calls of that path came before (1 for the first).
+ * from the path, the parameters and how many calls of that path came before (1 for the first);
+ * `raw` is sent as the body instead of `body` serialized (JSON that JavaScript cannot write, e.g. 2^53 + 1).
  */
-export async function fakeService(answer: (path: string, params: Record<string, any>, nth: number) => { status: number; body: unknown }) {
+export async function fakeService(answer: (path: string, params: Record<string, any>, nth: number) => { status: number; body: unknown; raw?: string }) {
 	const calls: ReceivedCall[] = [];
 	const server: Server = createServer((request, response) => {
 		const chunks: Buffer[] = [];
@@ -23,9 +24,9 @@ export async function fakeService(answer: (path: string, params: Record<string, 
 			const text = Buffer.concat(chunks).toString('utf8');
 			const params = text ? (JSON.parse(text) as Record<string, any>) : Object.fromEntries(url.searchParams);
 			calls.push({ path, params });
-			const { status, body } = answer(path, params, calls.filter((call) => call.path === path).length);
+			const { status, body, raw } = answer(path, params, calls.filter((call) => call.path === path).length);
 			response.writeHead(status, { 'Content-Type': 'application/json' });
-			response.end(JSON.stringify(body));
+			response.end(raw ?? JSON.stringify(body));
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

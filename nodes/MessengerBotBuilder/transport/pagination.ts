@@ -36,26 +36,48 @@ export interface Paging {
 	limit: number;
 }
 
+/** Why the records of a list answer cannot be read; the caller says which method answered. */
+export class UnreadableListError extends Error {
+	constructor(readonly reason: string) {
+		super(`The service's answer ${reason}`);
+	}
+}
+
 /**
  * The records of a list answer: a bare array, or the array under one of `fields`, under `items`,
- * or (when the object holds exactly one array) under whatever name it has. Undefined when the
- * answer holds several unknown arrays and no known one, so a caller cannot mistake it for empty.
+ * or (when the object holds exactly one array) under whatever name it has; a known field that is
+ * null, or an object with no list in it at all, is an empty list. Throws `UnreadableListError`
+ * where reading it as empty could hide records: several unknown arrays, a list inside a wrapper
+ * object, a known field that is not a list, an answer that is not JSON object or array.
  */
-export function findRecords(answer: unknown, fields: string[]): IDataObject[] | undefined {
+export function findRecords(answer: unknown, fields: string[]): IDataObject[] {
 	if (Array.isArray(answer)) return answer as IDataObject[];
-	const object = (answer ?? {}) as IDataObject;
-	for (const field of [...fields, 'items']) {
-		if (Array.isArray(object[field])) return object[field] as IDataObject[];
+	const names = [...fields, 'items'];
+	if (answer === null || typeof answer !== 'object') {
+		const what = answer === undefined || answer === null || answer === '' ? 'is empty' : `is a ${typeof answer}, not a JSON object`;
+		throw new UnreadableListError(`${what}: no list of records in it`);
 	}
+	const object = answer as IDataObject;
+	for (const name of names) if (Array.isArray(object[name])) return object[name] as IDataObject[];
+	if (names.some((name) => object[name] === null)) return [];
 	const arrays = Object.values(object).filter((value) => Array.isArray(value));
-	if (arrays.length === 0) return [];
-	return arrays.length === 1 ? (arrays[0] as IDataObject[]) : undefined;
+	if (arrays.length === 1) return arrays[0] as IDataObject[];
+	if (arrays.length > 1) throw new UnreadableListError(`holds several lists and none is called ${names.join(' or ')}: the records cannot be told apart`);
+	const wrapper = Object.keys(object).find((key) => {
+		const value = object[key];
+		return value !== null && typeof value === 'object' && Object.values(value).some((inner) => Array.isArray(inner));
+	});
+	if (wrapper !== undefined) throw new UnreadableListError(`holds its list inside "${wrapper}" instead of at its top level: it cannot be read as an empty list`);
+	const named = names.find((name) => object[name] !== undefined);
+	if (named !== undefined) throw new UnreadableListError(`has "${named}" that is not a list`);
+	return [];
 }
 
 /** What identifies a record across pages: its `id` (number or string alike), else its content. */
 function identityOf(record: IDataObject): { id?: string; key: string } {
 	const id = record?.id;
-	if (typeof id === 'number' || typeof id === 'string') return { id: String(id), key: `id:${String(id)}` };
+	// A number id past 2^53 was rounded when the answer was parsed: two records may now share it.
+	if ((typeof id === 'number' && Number.isSafeInteger(id)) || typeof id === 'string') return { id: String(id), key: `id:${String(id)}` };
 	return { key: `json:${JSON.stringify(record)}` };
 }
 
@@ -127,13 +149,12 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 			continue;
 		}
 		const { answer } = outcome;
-		const served = findRecords(answer, fields);
-		if (!served) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`The answer of ${request.path} holds several lists and none is called ${[...fields, 'items'].join(' or ')}: the records cannot be told apart`,
-				{ itemIndex: request.itemIndex },
-			);
+		let served: IDataObject[];
+		try {
+			served = findRecords(answer, fields);
+		} catch (error) {
+			if (!(error instanceof UnreadableListError)) throw error;
+			throw new NodeOperationError(this.getNode(), `The answer of ${request.path} ${error.reason}`, { itemIndex: request.itemIndex });
 		}
 		const servedIdentities = served.map(identityOf);
 		const total = Number(answer.total);
@@ -165,9 +186,10 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 			}
 		}
 		const page = overlap ? served.slice(1) : served;
+		// Before the end of the read: an empty first page under a total above 0 is a shortfall, not an empty list.
+		if (knownTotal) statedTotal = total;
 		if (page.length === 0) break;
 		const identities = overlap ? servedIdentities.slice(1) : servedIdentities;
-		if (knownTotal) statedTotal = total;
 		// Records without id that look alike may still be distinct: with a total to end the read, they
 		// prove no start-over or repeat.
 		const trustRepeats = !knownTotal || identities[0].id !== undefined;

@@ -81,9 +81,9 @@ export function stringList(this: IExecuteFunctions, name: string, itemIndex: num
 	return parts.map((part) => part.trim()).filter((part) => part !== '');
 }
 
-/** The records of a list answer, whatever field the service put them in (none found: empty). */
+/** The records of a list answer, whatever field the service put them in; fails where reading it as empty could hide records. */
 export function recordsOf(answer: unknown, ...fields: string[]): IDataObject[] {
-	return findRecords(answer, fields) ?? [];
+	return findRecords(answer, fields);
 }
 
 /** The link buttons of a message as the service takes them: `[{ name, url }]`, or undefined when none. */
