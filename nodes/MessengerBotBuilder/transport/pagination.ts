@@ -153,8 +153,8 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 		try {
 			served = findRecords(answer, fields);
 		} catch (error) {
-			if (!(error instanceof UnreadableListError)) throw error;
-			throw new NodeOperationError(this.getNode(), `The answer of ${request.path} ${error.reason}`, { itemIndex: request.itemIndex });
+			const reason = error instanceof UnreadableListError ? error.reason : `cannot be read: ${(error as Error).message}`;
+			throw new NodeOperationError(this.getNode(), `The answer of ${request.path} ${reason}`, { itemIndex: request.itemIndex });
 		}
 		const servedIdentities = served.map(identityOf);
 		const total = Number(answer.total);
