@@ -111,6 +111,15 @@ describe('List and List Row operations', () => {
 		expect(limitedPages).toBe(1); // Limit stops early
 	});
 
+	it('a list number the node cannot send exactly (past 2^53) or that is not digits fails naming the field; nothing is asked', async () => {
+		const before = (await bed.api.call('/log/get', { limit: 1 })).total as number;
+		for (const value of ['9007199254740993', '12abc', '0x1f']) {
+			const error = await bed.node.failure({ resource: 'listRow', operation: 'getMany', listId: byId(value), returnAll: true });
+			expect(error.message).toBe(`The field "List" must be a list number, got "${value}"`);
+		}
+		expect((await bed.api.call('/log/get', { limit: 1 })).total).toBe(before + 1);
+	});
+
 	it('find: exact and substring conditions', async () => {
 		const exact = await bed.node.json({
 			resource: 'listRow',

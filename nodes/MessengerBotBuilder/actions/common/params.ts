@@ -98,6 +98,12 @@ export function buttons(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return list.length ? list.map(({ name, url }) => ({ name, url })) : undefined;
 }
 
+/** The number a text of digits only writes, when a JavaScript number holds it exactly (below 2^53). */
+function digitsNumber(value: string): number | undefined {
+	const number = Number(value);
+	return /^\d+$/.test(value) && Number.isSafeInteger(number) ? number : undefined;
+}
+
 /**
  * A record number (row, catalog item) as the service takes it: digits only, 1 or more, exactly
  * representable. `Number()` alone would read "0x1f" as 31, "1e2" as 100 and round a long id to
@@ -105,8 +111,8 @@ export function buttons(this: IExecuteFunctions, itemIndex: number): IDataObject
  */
 export function recordNumber(this: IExecuteFunctions, raw: string, field: string, itemIndex: number): number {
 	const value = raw.trim();
-	const number = Number(value);
-	if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
+	const number = digitsNumber(value);
+	if (number === undefined || number < 1) {
 		throw new NodeOperationError(this.getNode(), `The field "${field}" must hold record numbers (1, 2, 3…), got "${value}"`, { itemIndex });
 	}
 	return number;
@@ -151,13 +157,15 @@ export function listRef(this: IExecuteFunctions, itemIndex: number): IDataObject
 	const mode = typeof raw === 'object' && raw !== null ? raw.mode : 'id';
 	const value = text.call(this, 'listId', itemIndex, true);
 	if (mode === 'name') return { list: value };
-	if (!/^\d+$/.test(value)) {
+	const listid = digitsNumber(value);
+	if (listid === undefined) {
+		// Digits past 2^53 would be rounded to another list's number.
 		throw new NodeOperationError(this.getNode(), `The field "List" must be a list number, got "${value}"`, {
 			itemIndex,
 			description: 'Choose "By Name" to give the list by its name.',
 		});
 	}
-	return { listid: Number(value) };
+	return { listid };
 }
 
 /** The value of a resource locator found inside a collection (or a plain value given instead). */
