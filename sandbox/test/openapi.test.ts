@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { modules } from '../src/api';
 import { directory } from '../src/domain/directory';
 import { openApiDocument } from '../src';
@@ -62,6 +63,11 @@ describe('the OpenAPI document', () => {
     expect(schemas.SubscriberListAnswer.properties.total['x-sandbox']).toBeUndefined();
     expect(schemas.AccountBalanceGetAnswer['x-sandbox']).toBeUndefined();
     expect(schemas.CrmBoardAnswer['x-sandbox']).toEqual(expect.any(String));
+    // "rows" for /list/rows/find: a bare array or a page; total is the sandbox's.
+    const rows = { type: 'array', items: { $ref: '#/components/schemas/Row' } };
+    expect(schemas.ListRowsFindAnswer.anyOf.map((branch: any) => [branch.type, branch.required ?? null])).toEqual([['array', null], ['object', ['items']]]);
+    expect(schemas.ListRowsFindAnswer.anyOf[0]).toEqual(rows);
+    expect(schemas.ListRowsFindAnswer.anyOf[1].properties.items).toEqual(rows);
     const limit = document.paths['/subscriber/list'].get.parameters.find((parameter: { name: string }) => parameter.name === 'limit');
     expect(limit.schema['x-sandbox']).toMatch(/at most 1000/);
   });
@@ -93,6 +99,7 @@ describe('the served document follows the flags the sandbox was started with', (
     expect(variant.info.description).toContain('This sandbox runs with --max-page 50 --max-page-mode reject --omit-total --list-shape named --fail-reads 0.2 --retry-after none');
     expect(plain.info.description).not.toContain('This sandbox runs with');
     expect(variant.components.schemas.ListRowsGetAnswer.required).toEqual(['rows']);
+    expect(variant.components.schemas.ListRowsFindAnswer.anyOf[1].required).toEqual(['rows']);
     expect(variant.components.schemas.SubscriberListAnswer.properties.subscribers.items).toEqual({ $ref: '#/components/schemas/Subscriber' });
     expect(limitOf(variant).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
     expect(responseOf(variant, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code['x-extensible-enum']).toEqual(['unavailable', 'stopping']);
@@ -102,6 +109,7 @@ describe('the served document follows the flags the sandbox was started with', (
 
     const bare = await served({ listShape: 'bare', maxPage: 50, maxPageMode: 'cap' });
     expect(bare.components.schemas.ListRowsGetAnswer).toEqual(expect.objectContaining({ type: 'array', items: { $ref: '#/components/schemas/Row' } }));
+    expect(bare.components.schemas.ListRowsFindAnswer).toEqual(expect.objectContaining({ type: 'array', items: { $ref: '#/components/schemas/Row' } }));
     // Capped pages: any larger limit is served at the cap, so the document bounds it below only.
     expect(limitOf(bare).anyOf[0]).toEqual({ type: 'integer', minimum: 1 });
   });
@@ -133,6 +141,7 @@ describe('GET /openapi.json and the answer checker', () => {
 
   test('a validator built from the published document takes answers with fields and values it does not name (the service may send more); the sandbox is held to the closed view', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
     ajv.addSchema(generated() as object, 'published');
     const valid = (schema: string, body: unknown) => {
       const validate = ajv.getSchema(`published#/components/schemas/${schema}`)!;

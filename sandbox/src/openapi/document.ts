@@ -124,6 +124,13 @@ const answerName = (path: string) => {
 /** The answer of a list method in the shape the list flags ask for (`--list-shape`, `--omit-total`). */
 function shapedAnswer(path: string, answer: Schema, options: ContractOptions): Schema {
   const name = listResourceName(path);
+  if (name && Array.isArray(answer.anyOf)) {
+    // Either shape is documented: the page follows the flags (and is all there is of a bare list).
+    const branches = answer.anyOf as Schema[];
+    const page = branches.find((branch) => (branch.properties as Record<string, Schema> | undefined)?.items);
+    if (page && options.listShape === 'bare') return shapedAnswer(path, page, options);
+    return { ...answer, anyOf: branches.map((branch) => shapedAnswer(path, branch, options)) };
+  }
   const properties = answer.properties as Record<string, Schema> | undefined;
   if (!name || !properties?.items) return answer;
   const { items, total: _total, ...rest } = properties;

@@ -534,7 +534,10 @@ export const endpointContracts: Record<string, EndpointContract> = {
     dependent: { column: ['value'] },
     errors: { 422: ['not_found', 'unknown_column'] },
     rules: listRules('Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column.'),
-    answer: sandbox(documentedPage(ref('Row')), 'The documentation says "rows"; the sandbox answers a page.'),
+    answer: sandbox(
+      oneOf(arrayOf(ref('Row')), page(ref('Row'))),
+      'The documentation says "rows": the rows as a bare array, or under `items`. The sandbox answers them under `items`, with `total`.',
+    ),
   },
   '/list/row/add': {
     tag: 'Lists',

@@ -1944,9 +1944,9 @@ export interface components {
             items: components["schemas"]["Row"][];
             total: number;
         };
-        ListRowsFindAnswer: {
+        ListRowsFindAnswer: components["schemas"]["Row"][] | {
             items: components["schemas"]["Row"][];
-            total: number;
+            total?: number;
         };
         ListRowAddAnswer: {
             row: components["schemas"]["Row"];
