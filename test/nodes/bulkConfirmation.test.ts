@@ -65,14 +65,17 @@ describe('bulk writes report what the service confirms', () => {
 });
 
 describe("n8n's Retry On Fail sends nothing twice", () => {
-	it('Message → Send: the retry after the third item failed sends only the third', async () => {
-		const fake = await fakeService((_path, _params, nth) => (nth === 3 ? down : { status: 200, body: { ok: true } }));
+	const refused = { status: 422, body: { code: 'invalid_param', error: 'Parameter "text" is wrong', param: 'text' } };
+	const retried = (workflow: { nodes: object[] }) => Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
+
+	it('Message → Send: the retry after the third item was refused sends only the third', async () => {
+		const fake = await fakeService((_path, _params, nth) => (nth === 3 ? refused : { status: 200, body: { ok: true } }));
 		try {
 			const workflow = fake.runner.workflow(
 				{ resource: 'message', operation: 'send', botId: byId('bot'), clientId: '={{ $json.to }}', text: 'hello' },
 				{ items: [{ to: '1' }, { to: '2' }, { to: '3' }] },
 			);
-			Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+			retried(workflow);
 			const result = await fake.runner.harness.run(workflow);
 			expect(result.nodeError(NODE_NAME)).toBeUndefined();
 			expect(fake.callsOf('/message/send').map((call) => call.params.clientid)).toEqual(['1', '2', '3', '3']);
@@ -82,7 +85,53 @@ describe("n8n's Retry On Fail sends nothing twice", () => {
 		}
 	});
 
-	it('List Row → Add in bulk: the retry after the second request failed sends only the second', async () => {
+	it('Message → Send: an item whose send may have taken effect (a 5xx, no answer) is not sent again by any retry; the node fails saying so', async () => {
+		const fake = await fakeService((_path, _params, nth) => (nth === 3 ? down : { status: 200, body: { ok: true } }));
+		try {
+			const workflow = fake.runner.workflow(
+				{ resource: 'message', operation: 'send', botId: byId('bot'), clientId: '={{ $json.to }}', text: 'hello' },
+				{ items: [{ to: '1' }, { to: '2' }, { to: '3' }, { to: '4' }] },
+			);
+			retried(workflow);
+			const result = await fake.runner.harness.run(workflow);
+			// Three tries of the node; the third item went out once, the fourth never (the node stops at the third).
+			expect(fake.callsOf('/message/send').map((call) => call.params.clientid)).toEqual(['1', '2', '3']);
+			const error = result.nodeError(NODE_NAME) as { message: string; description?: string; context: Record<string, unknown> };
+			expect(error.message).toBe('/message/send failed: down for a moment');
+			expect(error.context).toEqual(expect.objectContaining({ mayHaveTakenEffect: true, itemIndex: 2 }));
+			expect(error.description).toMatch(/may have taken effect\. It was not repeated automatically, so that nothing happens twice\..* Retry On Fail does not send it again either: check first, then run the item again if it did not take effect\.$/);
+			expect(error.description!.match(/Retry On Fail/g)).toHaveLength(1);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('List Row → Add in bulk: the retry after the second request was refused sends only the second', async () => {
+		const fake = await fakeService(
+			(path, params, nth) =>
+				listAnswers(path) ??
+				(nth === 2 ? refused : { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } }),
+		);
+		try {
+			const workflow = fake.runner.workflow(
+				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
+				{ items: Array.from({ length: 600 }, (_, n) => ({ n: String(n) })) },
+			);
+			retried(workflow);
+			const result = await fake.runner.harness.run(workflow);
+			expect(result.nodeError(NODE_NAME)).toBeUndefined();
+			const requests = fake.callsOf('/list/rows/add').map((call) => call.params.rows.map((row: IDataObject) => row.N));
+			expect(requests.map((rows) => rows.length)).toEqual([500, 100, 100]);
+			// Every row went out exactly once in the requests that succeeded (the first and the third).
+			const sent = [...requests[0], ...requests[2]];
+			expect(sent).toEqual(Array.from({ length: 600 }, (_, n) => String(n)));
+			expect(result.output(NODE_NAME)).toHaveLength(600);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('List Row → Add in bulk: a request that may have taken effect (a 5xx) is not sent again by any retry', async () => {
 		const fake = await fakeService(
 			(path, params, nth) =>
 				listAnswers(path) ??
@@ -93,15 +142,12 @@ describe("n8n's Retry On Fail sends nothing twice", () => {
 				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
 				{ items: Array.from({ length: 600 }, (_, n) => ({ n: String(n) })) },
 			);
-			Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+			retried(workflow);
 			const result = await fake.runner.harness.run(workflow);
-			expect(result.nodeError(NODE_NAME)).toBeUndefined();
-			const requests = fake.callsOf('/list/rows/add').map((call) => call.params.rows.map((row: IDataObject) => row.N));
-			expect(requests.map((rows) => rows.length)).toEqual([500, 100, 100]);
-			// Every row went out exactly once in the requests that succeeded (the first and the third).
-			const sent = [...requests[0], ...requests[2]];
-			expect(sent).toEqual(Array.from({ length: 600 }, (_, n) => String(n)));
-			expect(result.output(NODE_NAME)).toHaveLength(600);
+			expect(fake.callsOf('/list/rows/add').map((call) => call.params.rows.length)).toEqual([500, 100]);
+			const error = result.nodeError(NODE_NAME) as { description?: string; context: Record<string, unknown> };
+			expect(error.context).toEqual(expect.objectContaining({ mayHaveTakenEffect: true, itemIndex: 500 }));
+			expect(error.description).toMatch(/Retry On Fail does not send it again either/);
 		} finally {
 			await fake.close();
 		}
@@ -174,6 +220,22 @@ describe('the memory of a run (Retry On Fail)', () => {
 		expect(runMemory.call(context('exec-1', 0, false))).toBeUndefined();
 		first.finish();
 		expect(runMemory.call(context('exec-1', 0))!.done(0)).toBeUndefined();
+	});
+
+	it('keeps the error of a change that may have taken effect, unless an Idempotency-Key makes repeating it safe', () => {
+		const memory = runMemory.call(context('exec-3', 0))!;
+		const failure = (context: Record<string, unknown>) => Object.assign(new Error('lost'), { context, description: 'Check the service.' });
+		const uncertain = failure({ mayHaveTakenEffect: true });
+		memory.failed(0, uncertain);
+		memory.failed(1, failure({ mayHaveTakenEffect: true, sentWithIdempotencyKey: true }));
+		memory.failed(2, failure({ code: 'invalid_param' }));
+		const again = runMemory.call(context('exec-3', 0))!;
+		expect([0, 1, 2].map((itemIndex) => again.uncertain(itemIndex))).toEqual([uncertain, undefined, undefined]);
+		expect(uncertain.description).toBe('Check the service. Retry On Fail does not send it again either: check first, then run the item again if it did not take effect.');
+		again.failed(0, uncertain);
+		expect(uncertain.description.match(/Retry On Fail/g)).toHaveLength(1);
+		again.finish();
+		expect(runMemory.call(context('exec-3', 0))!.uncertain(0)).toBeUndefined();
 	});
 
 	it('is never kept without an execution id, where another execution could be mistaken for this one', () => {

@@ -35,6 +35,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			continue;
 		}
 		try {
+			// An earlier attempt's change may have taken effect: failed again, not sent again.
+			const uncertain = memory?.uncertain(itemIndex);
+			if (uncertain) throw uncertain;
 			const result = await operation.execute!.call(this, itemIndex);
 			const records = Array.isArray(result) ? result : [result];
 			const outputs = records.map((record): INodeExecutionData => {
@@ -44,6 +47,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			memory?.record(itemIndex, outputs);
 			output.push(...outputs);
 		} catch (error) {
+			memory?.failed(itemIndex, error);
 			if (this.continueOnFail()) {
 				output.push(failedItem(error, itemIndex));
 				continue;

@@ -148,6 +148,7 @@ export function markMayHaveTakenEffect(
 ): NodeApiError {
 	error.description = `${mayHaveTakenEffectText(what.path, what.check, what.repeatedWithKey)}${error.description ? ` (Last answer: ${error.description})` : ''}`;
 	error.context.mayHaveTakenEffect = true;
+	if (what.repeatedWithKey) error.context.sentWithIdempotencyKey = true;
 	return error;
 }
 
@@ -193,6 +194,8 @@ export function transportError(
 		itemIndex: what.itemIndex,
 	});
 	Object.assign(error.context, details);
+	// Repeating it with the same Idempotency-Key takes effect at most once.
+	if (what.keyed) error.context.sentWithIdempotencyKey = true;
 	return error;
 }
 

@@ -75,6 +75,12 @@ export async function runInBatches(
 			results[itemIndex] = done[0];
 			continue;
 		}
+		// An earlier attempt's request with this item may have taken effect: failed again, not sent again.
+		const uncertain = memory?.uncertain(itemIndex);
+		if (uncertain) {
+			fail(itemIndex, uncertain);
+			continue;
+		}
 		try {
 			const entry = await plan.prepare.call(this, itemIndex);
 			prepared[itemIndex] = entry;
@@ -113,6 +119,7 @@ export async function runInBatches(
 				return;
 			}
 			if (!this.continueOnFail()) noteItemsDone(error, results.filter(Boolean).length);
+			for (const itemIndex of itemIndexes) memory?.failed(itemIndex, error);
 			for (const itemIndex of itemIndexes) fail(itemIndex, error as Error);
 		}
 	};

@@ -1,10 +1,12 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 /**
  * With the node setting Retry On Fail, n8n runs the whole node again when it throws, with the same
  * input, in the same process and execution. Items that already went through in the failed attempt
  * (a message sent, a bulk request of rows added) must not be sent again: their results are kept
  * here, per execution, node and run, and put out again by the retry instead of repeating them.
+ * Neither must an item whose change may have taken effect (no answer, or a 5xx, and no
+ * Idempotency-Key to repeat it safely): its error is kept and the retry fails it again unsent.
  * Entries go when the node finishes, or after KEEP_MS (n8n waits at most 5 s between tries).
  */
 const KEEP_MS = 15 * 60_000;
@@ -12,14 +14,27 @@ const KEEP_MS = 15 * 60_000;
 interface Entry {
 	expires: number;
 	results: Map<number, INodeExecutionData[]>;
+	uncertain: Map<number, Error>;
+}
+
+/** A change that may have reached the service, which repeating could apply twice. */
+function mayBeAppliedTwice(error: unknown): boolean {
+	const context = (error as { context?: IDataObject } | undefined)?.context;
+	return context?.mayHaveTakenEffect === true && context.sentWithIdempotencyKey !== true;
 }
 
 const runs = new Map<string, Entry>();
+
+const RETRY_NOTE = "Retry On Fail does not send it again either: check first, then run the item again if it did not take effect.";
 
 export interface RunMemory {
 	/** The outputs of an item that already succeeded in an earlier attempt of this run. */
 	done(itemIndex: number): INodeExecutionData[] | undefined;
 	record(itemIndex: number, outputs: INodeExecutionData[]): void;
+	/** The error of an item whose change may have taken effect in an earlier attempt: it is not sent again. */
+	uncertain(itemIndex: number): Error | undefined;
+	/** Keeps a failed item's error when its change may have taken effect, so that the retry does not send it. */
+	failed(itemIndex: number, error: unknown): void;
 	/** The node finished: nothing is left to retry. */
 	finish(): void;
 }
@@ -45,13 +60,20 @@ export function runMemory(this: IExecuteFunctions): RunMemory | undefined {
 	const key = runOfNode.call(this);
 	// Without an execution id another execution's results could be put out instead of sending: no memory.
 	if (key === undefined) return undefined;
-	const entry = runs.get(key) ?? { expires: 0, results: new Map() };
+	const entry = runs.get(key) ?? { expires: 0, results: new Map(), uncertain: new Map() };
 	entry.expires = now + KEEP_MS;
 	runs.set(key, entry);
 	return {
 		done: (itemIndex) => entry.results.get(itemIndex),
 		record: (itemIndex, outputs) => {
 			entry.results.set(itemIndex, outputs);
+		},
+		uncertain: (itemIndex) => entry.uncertain.get(itemIndex),
+		failed: (itemIndex, error) => {
+			if (!mayBeAppliedTwice(error) || entry.uncertain.has(itemIndex)) return;
+			const described = error as Error & { description?: string | null };
+			if (!described.description?.includes(RETRY_NOTE)) described.description = `${described.description ? `${described.description} ` : ''}${RETRY_NOTE}`;
+			entry.uncertain.set(itemIndex, described);
 		},
 		finish: () => {
 			runs.delete(key);

@@ -6,6 +6,7 @@ import type { Operation } from '../types';
 import { subscriberKey, text } from '../common/params';
 import { apiRequest } from '../../transport/request';
 import { failedItem, withItemIndex } from '../common/itemFailures';
+import { runMemory } from '../common/runMemory';
 import { answerLink, keepQuestion, linkOrigin } from './sendAndWaitBinding';
 import { sendAndWaitProperties } from './sendAndWaitFields';
 import { timedOutOutput } from './sendAndWaitOutput';
@@ -66,7 +67,11 @@ export const sendAndWait: Operation = {
 					'An execution waits for one answer at a time. To ask several subscribers, loop over them one at a time (Loop Over Items with batch size 1), or call a sub-workflow that asks one (Execute Workflow, "Run once for each item").',
 			});
 		}
+		// A question whose message may have gone out in an earlier attempt is not sent again (Retry On Fail).
+		const memory = runMemory.call(this);
 		try {
+			const uncertain = memory?.uncertain(0);
+			if (uncertain) throw uncertain;
 			const waitTill = waitLimitOf.call(this);
 			const question = await newQuestion.call(this, waitTill);
 			const buttons = answersByButton(question.responseType)
@@ -80,8 +85,10 @@ export const sendAndWait: Operation = {
 			// node's input through, and an answer replaces that input with the webhook's output.
 			this.getExecuteData().data.main = [[{ json: timedOutOutput(this), pairedItem: { item: 0 } }]];
 			await this.putExecutionToWait(waitTill);
+			memory?.finish();
 			return items;
 		} catch (error) {
+			memory?.failed(0, error);
 			if (this.continueOnFail()) return [failedItem(error, 0)];
 			throw withItemIndex(this.getNode(), error, 0);
 		}
