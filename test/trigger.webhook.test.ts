@@ -103,6 +103,21 @@ describe('webhook(): genuine deliveries', () => {
 		expect(harness.started).toHaveLength(1);
 	});
 
+	it('a delivery its parameters fail to read for (an expression in Bot Names or IDs) is not recorded: the retry is handled again, not answered as a repeat', async () => {
+		triggerWith({ events: ['*'], botIds: '={{ $("No Such Node").item.json.bot }}' as unknown as string[] });
+		const delivered = event('subscriber.new', subscriber());
+		const first = await send(delivered);
+		expect(first.status).toBeGreaterThanOrEqual(500);
+		const retry = await send(delivered);
+		expect(retry).toEqual(first);
+		expect(harness.nodeStaticData.seen ?? {}).not.toHaveProperty(delivered.id);
+		expect(harness.started).toHaveLength(0);
+		// The expression fixed, the sender's next retry starts the workflow once.
+		triggerWith({ events: ['*'], botIds: ['bot_tg'] }, harness.nodeStaticData);
+		expect((await send(delivered)).status).toBe(200);
+		expect(harness.started).toEqual([[{ json: delivered.data }]]);
+	});
+
 	it('answers 200 and starts nothing for kinds and bots that are not chosen', async () => {
 		triggerWith({ events: ['subscriber.stage'], botIds: ['bot_wa'] });
 		expect((await send(event('subscriber.new', subscriber('bot_wa')))).body.ignored).toMatch(/not selected/);

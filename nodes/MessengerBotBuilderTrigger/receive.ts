@@ -91,14 +91,21 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	const { event } = verdict;
 	if (alreadyAccepted(state, event.id)) return ignored('duplicate');
+	// Recorded as accepted only once its answer is built: a parameter that fails to read (an expression in
+	// Bot Names or IDs, say) fails this delivery, and the sender's retry is handled again, not taken as a repeat.
+	const answer = acceptedAnswer(this, event);
 	markAccepted(state, event.id, Math.floor(Date.now() / 1000));
+	return answer;
+}
 
-	const options = this.getNodeParameter('options', {}) as TriggerOptions;
-	const skip = skipReason(this, event, options);
+/** What a new genuine event starts: nothing (filtered out), or the workflow on its output. */
+function acceptedAnswer(context: IWebhookFunctions, event: DeliveryEvent): IWebhookResponseData {
+	const options = context.getNodeParameter('options', {}) as TriggerOptions;
+	const skip = skipReason(context, event, options);
 	if (skip) return ignored(skip);
 	// An unknown kind always leaves as the whole event: its data alone would not say what happened.
 	const json = (options.output === OUTPUT_ENVELOPE || !isKnownEventKind(event.type) ? event : (event.data ?? {})) as IDataObject;
-	const items = this.helpers.returnJsonArray(json);
+	const items = context.helpers.returnJsonArray(json);
 	if (!options.outputPerEvent) return { workflowData: [items] };
 	const outputs = EVENT_KINDS.length + (options.passUnknownEvents ? 1 : 0);
 	const workflowData = Array.from({ length: outputs }, () => [] as typeof items);
