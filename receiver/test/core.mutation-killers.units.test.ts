@@ -358,6 +358,8 @@ describe('event shapes', () => {
 
   it('valid events of each kind, and of a kind this version does not know, have no problem', () => {
     expect(eventProblem(envelope)).toBeUndefined();
+    // A surrogate pair is one character (U+1F600), not a lone surrogate.
+    expect(eventProblem({ ...envelope, id: 'evt_\ud83d\ude00' })).toBeUndefined();
     expect(eventProblem(withData('subscriber.stage', { subscriber, stage: 'Paid', previous: null }))).toBeUndefined();
     expect(eventProblem(withData('subscriber.stage', { subscriber, stage: 'Paid', previous: 'Lead' }))).toBeUndefined();
     expect(eventProblem(withData('payment.success', { payment }))).toBeUndefined();
@@ -391,6 +393,8 @@ describe('event shapes', () => {
     ['a string', 'evt', '(body)'],
     ['an empty id', { ...envelope, id: '' }, 'id'],
     ['a numeric id', { ...envelope, id: 5 }, 'id'],
+    ['an id with a lone high surrogate', { ...envelope, id: 'evt_\ud800' }, 'id'],
+    ['an id with a lone low surrogate', { ...envelope, id: 'evt_\udc00x' }, 'id'],
     ['no type', { ...envelope, type: undefined }, 'type'],
     ['an empty type', { ...envelope, type: '' }, 'type'],
     ['a date without time', { ...envelope, created: '2027-01-15' }, 'created'],

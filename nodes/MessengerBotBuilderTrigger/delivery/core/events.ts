@@ -76,6 +76,11 @@ const isString: Check = (value) => typeof value === 'string';
 const isNonEmptyString: Check = (value) => typeof value === 'string' && value !== '';
 const isNumber: Check = (value) => typeof value === 'number' && Number.isFinite(value);
 const isIdentifier: Check = (value) => isNonEmptyString(value) || isNumber(value);
+/**
+ * An event id: text with no lone surrogate (`"\ud800"` in the JSON). Written as UTF-8 (a Redis key, a job id's hash)
+ * every lone surrogate becomes U+FFFD, so two different events could share one id there and one be dropped.
+ */
+const isEventId: Check = (value) => isNonEmptyString(value) && (value as string & { isWellFormed(): boolean }).isWellFormed();
 const isBoolean: Check = (value) => typeof value === 'boolean';
 const isStringArray: Check = (value) => Array.isArray(value) && value.every(isString);
 const optional = (check: Check): Check => (value) => value === undefined || check(value);
@@ -145,7 +150,7 @@ function firstProblem(value: unknown, fields: Shape, path: string): string | und
   return undefined;
 }
 
-const envelope = shape({ id: isNonEmptyString, type: isNonEmptyString, created: isDateTime, hook: isNonEmptyString, data: isPlainObject });
+const envelope = shape({ id: isEventId, type: isNonEmptyString, created: isDateTime, hook: isNonEmptyString, data: isPlainObject });
 
 const subscriberCard: ShapeSpec = {
   botid: isIdentifier,
