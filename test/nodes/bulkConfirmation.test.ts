@@ -62,6 +62,40 @@ describe('bulk writes report what the service confirms', () => {
 			await fake.close();
 		}
 	});
+
+	it('deletes and edits whose answer counts fewer than were sent (a row or item that was not there) fail their items instead of saying done', async () => {
+		const fake = await fakeService((path, params) => {
+			if (path === '/list/all') return listAnswers(path)!;
+			if (path === '/list/row/delete') return { status: 200, body: { ok: true, deleted: params.rowids.length - 1, rowids: params.rowids.slice(1) } };
+			if (path === '/catalog/item/bulk/edit') return { status: 200, body: { result: 'ok', updated: params.items.length - 1 } };
+			return { status: 200, body: { result: 'ok', deleted: params.items.length - 1 } };
+		});
+		try {
+			const rows = await fake.runner.json(
+				{ resource: 'listRow', operation: 'delete', listId: byId(1), rowIds: '={{ $json.ids }}' },
+				{ items: [{ ids: '5, 6' }, { ids: '999' }], continueOnFail: true },
+			);
+			expect(rows.map((item) => [item.error, (item.details as IDataObject)?.mayHaveTakenEffect])).toEqual([
+				['/list/row/delete confirmed 2 of the 3 entries sent', true],
+				['/list/row/delete confirmed 2 of the 3 entries sent', true],
+			]);
+			// One item alone goes through the same check: two row numbers sent, one deleted.
+			const single = await fake.runner.json({ resource: 'listRow', operation: 'delete', listId: byId(1), rowIds: '7, 8' }, { continueOnFail: true });
+			expect(single.map((item) => item.error)).toEqual(['/list/row/delete confirmed 1 of the 2 entries sent']);
+			const edited = await fake.runner.json(
+				{ resource: 'catalogItem', operation: 'update', webAppId: '1', itemId: '={{ $json.id }}', fields: { hide: true } },
+				{ items: [{ id: 1 }, { id: 2 }], continueOnFail: true },
+			);
+			expect(edited.map((item) => item.error)).toEqual(Array.from({ length: 2 }, () => '/catalog/item/bulk/edit confirmed 1 of the 2 entries sent'));
+			const deleted = await fake.runner.json(
+				{ resource: 'catalogItem', operation: 'delete', itemId: '={{ $json.id }}' },
+				{ items: [{ id: 1 }, { id: 2 }, { id: 3 }], continueOnFail: true },
+			);
+			expect(deleted.map((item) => item.error)).toEqual(Array.from({ length: 3 }, () => '/catalog/item/bulk/delete confirmed 2 of the 3 entries sent'));
+		} finally {
+			await fake.close();
+		}
+	});
 });
 
 describe("n8n's Retry On Fail sends nothing twice", () => {

@@ -215,6 +215,14 @@ export function unconfirmedBulkChange(
 	return error;
 }
 
+/** Fails a bulk change whose answer confirms fewer entries than were sent; an answer that states nothing confirms nothing less. */
+export function requireConfirmed(
+	node: INode,
+	what: { path: string; sent: number; confirmed: number | undefined; check: string; itemIndex: number },
+): void {
+	if (what.confirmed !== undefined && what.confirmed < what.sent) throw unconfirmedBulkChange(node, { ...what, confirmed: what.confirmed });
+}
+
 /** The first of `fields` in `answer` that holds a whole number (a count the service states), if any. */
 export function statedCount(answer: Record<string, unknown>, ...fields: string[]): number | undefined {
 	for (const field of fields) {

@@ -1,7 +1,8 @@
 import type { Operation } from '../types';
 import { runInBatches } from '../common/batches';
-import { ITEMS_PER_REQUEST, itemIdField, itemIdOf } from '../common/catalog';
+import { CATALOG_CHECK, ITEMS_PER_REQUEST, itemIdField, itemIdOf } from '../common/catalog';
 import { apiRequest } from '../../transport/request';
+import { requireConfirmed, statedCount } from '../../transport/errors';
 
 export const deleteItem: Operation = {
 	value: 'delete',
@@ -26,6 +27,8 @@ export const deleteItem: Operation = {
 					params: { items: entries },
 					itemIndex: itemIndexes[0],
 				});
+				// The documentation shows only `result`; a count of the items deleted, where the service states one, must match.
+				requireConfirmed(this.getNode(), { path: '/catalog/item/bulk/delete', sent: entries.length, confirmed: statedCount(answer, 'deleted'), check: CATALOG_CHECK, itemIndex: itemIndexes[0] });
 				return entries.map((entry) => ({ ...entry, deleted: true, result: answer.result }));
 			},
 		});

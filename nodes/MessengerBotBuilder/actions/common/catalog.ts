@@ -8,6 +8,9 @@ import { recordNumber, text } from './params';
  */
 export const ITEMS_PER_REQUEST = 100;
 
+/** What to look at when a bulk change of catalog items may have been applied in part. */
+export const CATALOG_CHECK = 'Look for the items in the catalog (Catalog → Download)';
+
 export const webAppField: INodeProperties = {
 	displayName: 'Web App ID',
 	name: 'webAppId',

@@ -6,7 +6,7 @@ import { runInBatches } from '../common/batches';
 import { runOfNode } from '../common/runMemory';
 import { columnsField, listIdOf, listShape, mappedRow } from '../common/listColumns';
 import { apiRequest } from '../../transport/request';
-import { statedCount, unconfirmedBulkChange } from '../../transport/errors';
+import { requireConfirmed, statedCount } from '../../transport/errors';
 
 /** The service takes at most 500 rows per /list/rows/add request. */
 export const ROWS_PER_REQUEST = 500;
@@ -83,9 +83,7 @@ export const add: Operation = {
 				// What the answer confirms (the service's answer is not documented): a count, or the rows it returns
 				// (fewer only when the row cap trimmed some of the new ones away at once).
 				const confirmed = statedCount(answer, 'count', 'added') ?? (returned && !trimmed ? returned.length : undefined);
-				if (confirmed !== undefined && confirmed < rows.length) {
-					throw unconfirmedBulkChange(this.getNode(), { path: '/list/rows/add', sent: rows.length, confirmed, check: ROW_CHECK, itemIndex: itemIndexes[0] });
-				}
+				requireConfirmed(this.getNode(), { path: '/list/rows/add', sent: rows.length, confirmed, check: ROW_CHECK, itemIndex: itemIndexes[0] });
 				// Rows come back in the order sent; when the row cap removed the first of them at once, the rows returned
 				// are the last ones, and the items before say `kept: false`. Without rows, the input row stands in.
 				const firstReturned = returned ? rows.length - Math.min(returned.length, rows.length) : rows.length;

@@ -7,6 +7,7 @@ import { listIdOf } from '../common/listColumns';
 import { recordNumber, stringList } from '../common/params';
 import { fieldLabel } from '../common/labels';
 import { apiRequest } from '../../transport/request';
+import { requireConfirmed, statedCount } from '../../transport/errors';
 
 const ROWS_PER_REQUEST = 500;
 
@@ -28,8 +29,12 @@ export const deleteRows: Operation = {
 		},
 	],
 	async executeAll(items) {
-		const remove = async (context: typeof this, listid: IDataObject[string], rowids: number[], itemIndex: number) =>
-			await apiRequest.call(context, { method: 'POST', path: '/list/row/delete', params: { listid, rowids }, itemIndex });
+		// The answer is not documented; a count of the rows deleted, where the service states one, must match the rows sent.
+		const remove = async (context: typeof this, listid: IDataObject[string], rowids: number[], itemIndex: number) => {
+			const answer = await apiRequest.call(context, { method: 'POST', path: '/list/row/delete', params: { listid, rowids }, itemIndex });
+			const check = 'Look for the rows in the list (List Row → Get Many)';
+			requireConfirmed(context.getNode(), { path: '/list/row/delete', sent: rowids.length, confirmed: statedCount(answer, 'deleted'), check, itemIndex });
+		};
 		return await runInBatches.call(this, items, {
 			maxPerRequest: ROWS_PER_REQUEST,
 			async prepare(itemIndex) {
@@ -40,7 +45,7 @@ export const deleteRows: Operation = {
 				return { key: String(listid), shared: { listid }, entry: { rowids } };
 			},
 			async single(prepared, itemIndex) {
-				await remove(this, prepared.shared.listid, prepared.entry.rowids as number[], itemIndex);
+				await remove(this, prepared.shared.listid, [...new Set(prepared.entry.rowids as number[])], itemIndex);
 				return { deleted: true, rowids: prepared.entry.rowids };
 			},
 			async many(shared, entries, itemIndexes) {
