@@ -98,6 +98,29 @@ describe('bulk writes report what the service confirms', () => {
 	});
 });
 
+describe('an answer that says "ok": false', () => {
+	it('fails the item with what the service said, for sends, starts and writes; the other items go on', async () => {
+		const fake = await fakeService((_path, params) =>
+			params.clientid === '2' ? { status: 200, body: { ok: false, sent: 0, error: 'The subscriber blocked the bot', code: 'blocked' } } : { status: 200, body: { ok: true, sent: 1 } },
+		);
+		try {
+			const output = await fake.runner.json(
+				{ resource: 'message', operation: 'send', botId: byId('bot'), clientId: '={{ $json.to }}', text: 'hello' },
+				{ items: [{ to: '1' }, { to: '2' }, { to: '3' }], continueOnFail: true },
+			);
+			expect(output).toEqual([
+				{ ok: true, sent: 1 },
+				{ error: '/message/send answered "ok": false: The subscriber blocked the bot [blocked]', details: expect.objectContaining({ code: 'blocked' }) },
+				{ ok: true, sent: 1 },
+			]);
+			const started = await fake.runner.failure({ resource: 'chain', operation: 'start', botId: byId('bot'), clientId: '2', chainCode: byId('welcome') });
+			expect(started.message).toBe('/chain/start answered "ok": false: The subscriber blocked the bot [blocked]');
+		} finally {
+			await fake.close();
+		}
+	});
+});
+
 describe("n8n's Retry On Fail sends nothing twice", () => {
 	const refused = { status: 422, body: { code: 'invalid_param', error: 'Parameter "text" is wrong', param: 'text' } };
 	const retried = (workflow: { nodes: object[] }) => Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });

@@ -87,6 +87,15 @@ describe('Subscriber operations change and read the sandbox', () => {
 		expect(tags).not.toContain('alpha');
 	});
 
+	it('tags from an array expression with a missing entry: the missing one is left out, never added as "undefined"', async () => {
+		const before = (await card('100004')).tags as string[];
+		await bed.node.json(
+			{ resource: 'subscriber', operation: 'addTags', botId: BOT, clientId: '100004', tags: '={{ [$json.first, $json.second, $json.third] }}' },
+			{ items: [{ first: 'gamma', third: 'delta' }] },
+		);
+		expect(((await card('100004')).tags as string[]).sort()).toEqual([...new Set([...before, 'gamma', 'delta'])].sort());
+	});
+
 	it('variables: set into one chain, read back', async () => {
 		await bed.node.json({
 			resource: 'subscriber',

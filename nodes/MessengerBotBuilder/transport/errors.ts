@@ -1,4 +1,4 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** The body of an error answer: `{ code, error }`, plus `param` for 422 and `scope` for 403. */
@@ -87,6 +87,23 @@ function describe(status: number, body: ServiceErrorBody, fields: FieldsOfParams
 	// A refusal that names a parameter (422, or a 404 for a record that is not there) points at its field.
 	if (body.param) return parameterHint(body.param, fields);
 	return HINTS[status];
+}
+
+/**
+ * A 2xx answer that says `"ok": false` (documented as a boolean in the answers of sends, starts and writes): the
+ * service did not carry the call out, so the item fails instead of being reported done.
+ */
+export function notDoneError(node: INode, path: string, rawBody: IDataObject, secret: string, itemIndex?: number): NodeApiError {
+	const reason = typeof rawBody.error === 'string' && rawBody.error ? rawBody.error : undefined;
+	const code = typeof rawBody.code === 'string' && rawBody.code ? rawBody.code : 'not_ok';
+	const details: JsonObject = { code, error: redact(reason ?? 'ok: false', secret) };
+	const error = new NodeApiError(node, details, {
+		message: redact(`${path} answered "ok": false${reason ? `: ${reason}` : ''} [${code}]`, secret),
+		description: 'The service answered the request but says it did not carry it out; the item is not reported done. Check its inputs and the service, then run it again.',
+		itemIndex,
+	});
+	Object.assign(error.context, details);
+	return error;
 }
 
 /** A NodeApiError for a non-2xx answer that carries the service's `code`, `error` and (403) `scope`. */

@@ -7,7 +7,7 @@ import type {
 	ILoadOptionsFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { markMayHaveTakenEffect, noCredentialError, serviceError, transportError, type FieldsOfParams } from './errors';
+import { markMayHaveTakenEffect, noCredentialError, notDoneError, serviceError, transportError, type FieldsOfParams } from './errors';
 import { answeredClean, answeredRateLimited, waitForTurn } from './pacing';
 
 export const CREDENTIAL_NAME = 'messengerBotBuilderApi';
@@ -203,7 +203,11 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 		}
 		consecutive429 = 0;
 		answeredClean(credential.id);
-		if (status >= 200 && status < 300) return (response.body ?? {}) as IDataObject;
+		if (status >= 200 && status < 300) {
+			const body = (response.body ?? {}) as IDataObject;
+			if (body.ok === false) throw notDoneError(this.getNode(), request.path, body, secret, request.itemIndex);
+			return body;
+		}
 		if (status >= 500) {
 			if (change) mayHaveTakenEffect = true;
 			if (repeatable && repeats < MAX_REPEATS) {

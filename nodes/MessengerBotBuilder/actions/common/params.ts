@@ -74,10 +74,14 @@ export function pairs(this: IExecuteFunctions, name: string, itemIndex: number):
 	return result;
 }
 
-/** A comma-separated text or an array from an expression, as a list of non-empty strings. */
+/**
+ * A comma-separated text or an array from an expression, as a list of non-empty strings. An array's empty
+ * entries (`[$json.tag1, $json.tag2]` with tag2 missing) are left out like empty parts of a text, never sent
+ * as the words "undefined" or "null".
+ */
 export function stringList(this: IExecuteFunctions, name: string, itemIndex: number): string[] {
 	const raw = this.getNodeParameter(name, itemIndex, '') as unknown;
-	const parts = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+	const parts = Array.isArray(raw) ? raw.filter((part) => part !== undefined && part !== null).map(String) : String(raw ?? '').split(',');
 	return parts.map((part) => part.trim()).filter((part) => part !== '');
 }
 
