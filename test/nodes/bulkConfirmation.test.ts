@@ -98,6 +98,31 @@ describe('bulk writes report what the service confirms', () => {
 	});
 });
 
+describe('List Row → Add: service columns', () => {
+	it('rows sent in bulk carry the Service Columns values themselves, in the columns the list has and the row leaves empty', async () => {
+		const list = { id: 2, name: 'Leads', headers: ['N', 'BotID', 'ClientID'], count: 0 };
+		const fake = await fakeService((path, params) =>
+			path === '/list/all'
+				? { status: 200, body: { items: [list] } }
+				: { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } },
+		);
+		try {
+			await fake.runner.json(
+				{ resource: 'listRow', operation: 'add', listId: byId(2), columns: mapColumns({ N: '={{ $json.n }}', ClientID: '={{ $json.client }}' }), service: { botid: 'bot_tg', clientid: '555', messenger: 'telegram' } },
+				{ items: [{ n: 'a' }, { n: 'b', client: '777' }] },
+			);
+			const [request] = fake.callsOf('/list/rows/add');
+			// Messenger is not a column of this list; a ClientID the row gives stays.
+			expect(request.params.rows).toEqual([
+				{ N: 'a', BotID: 'bot_tg', ClientID: '555' },
+				{ N: 'b', ClientID: '777', BotID: 'bot_tg' },
+			]);
+		} finally {
+			await fake.close();
+		}
+	});
+});
+
 describe('an answer that says "ok": false', () => {
 	it('fails the item with what the service said, for sends, starts and writes; the other items go on', async () => {
 		const fake = await fakeService((_path, params) =>

@@ -11,6 +11,9 @@ import { requireConfirmed, statedCount } from '../../transport/errors';
 /** The service takes at most 500 rows per /list/rows/add request. */
 export const ROWS_PER_REQUEST = 500;
 
+/** The service columns a parameter fills when the row does not give them (the documentation's spelling). */
+const SERVICE_COLUMNS: Record<string, string> = { botid: 'BotID', clientid: 'ClientID', messenger: 'Messenger' };
+
 /** What to look at when an add may have taken effect without its answer arriving. */
 const ROW_CHECK = 'Look for the row(s) in the list (List Row → Get Many, newest first)';
 
@@ -56,7 +59,15 @@ export const add: Operation = {
 				const headersOf = async () => (await listShape.call(this, { listid }, itemIndex)).headers;
 				const service = this.getNodeParameter('service', itemIndex, {}) as IDataObject;
 				const shared: IDataObject = { listid, botid: service.botid, clientid: service.clientid, messenger: service.messenger };
-				return { key: JSON.stringify(shared), shared, entry: await mappedRow.call(this, itemIndex, headersOf) };
+				const row = await mappedRow.call(this, itemIndex, headersOf);
+				// The documentation names botid, clientid and messenger as parameters of /list/row/add only: rows sent in
+				// bulk carry the values themselves, in the service columns the list has and the row does not fill.
+				const given = Object.entries(SERVICE_COLUMNS).filter(([param]) => service[param] !== undefined && service[param] !== '');
+				if (given.length > 0) {
+					const headers = await headersOf();
+					for (const [param, column] of given) if (headers.includes(column) && row[column] === undefined) row[column] = service[param];
+				}
+				return { key: JSON.stringify(shared), shared, entry: row };
 			},
 			async single(prepared, itemIndex) {
 				const answer = await apiRequest.call(this, {
