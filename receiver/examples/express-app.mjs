@@ -14,6 +14,10 @@ import { createReceiver, memoryDedupeStore, redisDedupeStore } from '@messenger-
 
 const env = process.env;
 const secrets = (env.MBB_HOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+if (secrets.length === 0 && !env.JWKS_URL) {
+  console.error('Set MBB_HOOK_SECRET to the hook\'s secret ("whsec_..." from /hook/create, or `mbb-send-event --generate-secret` for local tests), or JWKS_URL.');
+  process.exit(2);
+}
 const dedupe = env.REDIS_URL ? redisDedupeStore({ url: env.REDIS_URL, prefix: env.MBB_DEDUPE_PREFIX }) : memoryDedupeStore();
 
 const receiver = createReceiver({

@@ -123,6 +123,7 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox(options);
   console.log(`Sandbox ready: ${sandbox.baseUrl}`);
   console.log(`Account API key: ${sandbox.adminKey}`);
+  console.log(`Console: ${sandbox.baseUrl.replace(/\/api$/, '')}/console/`);
   if (options.dataFile) console.log(`Data file: ${options.dataFile}`);
   const shutdown = () => {
     sandbox.close().then(() => process.exit(0), () => process.exit(1));

@@ -11,7 +11,7 @@ beforeAll(() => {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" first`);
 });
 
-/** Runs the built command line until it prints its ready line (or exits), then returns what it printed. */
+/** Runs the built command line until it prints its ready lines (the last: the console) or exits, then returns what it printed. */
 function startCli(args: string[]): Promise<{ child: ChildProcess; output: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -19,7 +19,7 @@ function startCli(args: string[]): Promise<{ child: ChildProcess; output: string
     const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${output}`)), 15000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (/Account API key: .+\n/.test(output)) {
+      if (/Console: .+\n/.test(output)) {
         clearTimeout(timer);
         resolve({ child, output, code: null });
       }
@@ -52,6 +52,7 @@ describe('sandbox command line', () => {
       expect(output.split('\n').filter((line) => /http:\/\/127\.0\.0\.1:\d+\/api/.test(line))).toHaveLength(1);
       const baseUrl = output.match(/http:\/\/127\.0\.0\.1:\d+\/api/)?.[0];
       expect(output).toContain('Account API key: cli_key');
+      expect(output).toMatch(/^Console: http:\/\/127\.0\.0\.1:\d+\/console\/$/m);
       const response = await fetch(`${baseUrl}/account/get`, { headers: { authorization: 'cli_key' } });
       const body = (await response.json()) as { account: { timezone: string }; tariff: { rateLimit: number; rowCap: number }; used: { bots: number } };
       expect(body.tariff).toMatchObject({ rateLimit: 5, rowCap: 7 });
