@@ -13,6 +13,7 @@ export const SIGNING = {
   bare: 'jwt',
   'receiver-jwt': 'jwt',
   'receiver-standard-webhooks': 'standard-webhooks',
+  'standard-webhooks-no-dedupe': 'standard-webhooks',
   octokit: 'octokit',
   'hmac-floor': 'octokit',
   'onReceipt-redis': 'jwt',

@@ -47,6 +47,16 @@ switch (scenario) {
     app.post('/hooks', receiver.middleware());
     break;
   }
+  case 'standard-webhooks-no-dedupe': {
+    // A reference, not a product: receiver-standard-webhooks without deduplication (`dedupe: false`), to show what the
+    // store costs against the goals.
+    const receiver = createReceiver({ secrets: secret, acknowledge: 'onReceipt', dedupe: false });
+    receiver.onAny(() => {
+      handled += 1;
+    });
+    app.post('/hooks', receiver.middleware());
+    break;
+  }
   case 'onReceipt-redis':
   case 'afterListeners':
   case 'afterListeners-redis': {
