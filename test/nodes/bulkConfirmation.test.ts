@@ -123,6 +123,39 @@ describe('List Row → Add: service columns', () => {
 	});
 });
 
+describe('List Row → Add: ids of rows returned in another order', () => {
+	it('a bulk answer whose rows are not in the order sent gives no item another row\'s id', async () => {
+		const fake = await fakeService((path, params) =>
+			listAnswers(path) ?? {
+				status: 200,
+				body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })).reverse(), count: params.rows.length, trimmed: false },
+			},
+		);
+		try {
+			const output = await fake.runner.json(
+				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
+				{ items: [{ n: 'a' }, { n: 'b' }, { n: 'c' }] },
+			);
+			expect(output).toEqual(['a', 'b', 'c'].map((n) => ({ row: { N: n }, added: true, trimmed: false })));
+			// In order, each item carries its own row's id.
+			const inOrder = await fakeService((path, params) =>
+				listAnswers(path) ?? { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: 10 + n, row })), count: params.rows.length, trimmed: false } },
+			);
+			try {
+				const kept = await inOrder.runner.json(
+					{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
+					{ items: [{ n: 'a' }, { n: 'b' }, { n: 'c' }] },
+				);
+				expect(kept.map((item) => [item.id, (item.row as IDataObject).N])).toEqual([[10, 'a'], [11, 'b'], [12, 'c']]);
+			} finally {
+				await inOrder.close();
+			}
+		} finally {
+			await fake.close();
+		}
+	});
+});
+
 describe('an answer that says "ok": false', () => {
 	it('fails the item with what the service said, for sends, starts and writes; the other items go on', async () => {
 		const fake = await fakeService((_path, params) =>

@@ -14,6 +14,13 @@ export const ROWS_PER_REQUEST = 500;
 /** The service columns a parameter fills when the row does not give them (the documentation's spelling). */
 const SERVICE_COLUMNS: Record<string, string> = { botid: 'BotID', clientid: 'ClientID', messenger: 'Messenger' };
 
+/** Whether a row the service returned holds the values of the row sent (as text; a row without `row` cannot be told). */
+function holdsSentValues(returned: IDataObject | undefined, sent: IDataObject): boolean {
+	const stored = returned?.row;
+	if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return true;
+	return Object.entries(sent).every(([column, value]) => String((stored as IDataObject)[column]) === String(value));
+}
+
 /** What to look at when an add may have taken effect without its answer arriving. */
 const ROW_CHECK = 'Look for the row(s) in the list (List Row → Get Many, newest first)';
 
@@ -98,6 +105,10 @@ export const add: Operation = {
 				// Rows come back in the order sent; when the row cap removed the first of them at once, the rows returned
 				// are the last ones, and the items before say `kept: false`. Without rows, the input row stands in.
 				const firstReturned = returned ? rows.length - Math.min(returned.length, rows.length) : rows.length;
+				// A returned row that does not hold the values sent at its place means another order (the answer is not
+				// documented): no item takes another row's id, and every item says only that its row was added.
+				const inOrder = returned === undefined || returned.slice(0, rows.length - firstReturned).every((back, at) => holdsSentValues(back, rows[firstReturned + at]));
+				if (!inOrder) return rows.map((row) => ({ row, added: true, trimmed }));
 				return rows.map((row, position) => {
 					if (returned && position >= firstReturned) return { ...returned[position - firstReturned], trimmed };
 					return returned && trimmed ? { row, added: true, trimmed, kept: false } : { row, added: true, trimmed };
