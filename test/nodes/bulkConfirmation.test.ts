@@ -221,51 +221,38 @@ describe("n8n's Retry On Fail sends nothing twice", () => {
 		}
 	});
 
-	it('List Row → Add in bulk: the retry after the second request was refused sends only the second', async () => {
+	/** 600 rows added in bulk (requests of 500 and 100) with Retry On Fail, the second request answered `second` once. */
+	async function addInBulk(second: { status: number; body: unknown }) {
 		const fake = await fakeService(
 			(path, params, nth) =>
 				listAnswers(path) ??
-				(nth === 2 ? refused : { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } }),
+				(nth === 2 ? second : { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } }),
 		);
-		try {
-			const workflow = fake.runner.workflow(
-				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
-				{ items: Array.from({ length: 600 }, (_, n) => ({ n: String(n) })) },
-			);
-			retried(workflow);
-			const result = await fake.runner.harness.run(workflow);
-			expect(result.nodeError(NODE_NAME)).toBeUndefined();
-			const requests = fake.callsOf('/list/rows/add').map((call) => call.params.rows.map((row: IDataObject) => row.N));
-			expect(requests.map((rows) => rows.length)).toEqual([500, 100, 100]);
-			// Every row went out exactly once in the requests that succeeded (the first and the third).
-			const sent = [...requests[0], ...requests[2]];
-			expect(sent).toEqual(Array.from({ length: 600 }, (_, n) => String(n)));
-			expect(result.output(NODE_NAME)).toHaveLength(600);
-		} finally {
-			await fake.close();
-		}
+		const workflow = fake.runner.workflow(
+			{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
+			{ items: Array.from({ length: 600 }, (_, n) => ({ n: String(n) })) },
+		);
+		retried(workflow);
+		return { fake, result: await fake.runner.harness.run(workflow).finally(() => fake.close()) };
+	}
+
+	it('List Row → Add in bulk: the retry after the second request was refused sends only the second', async () => {
+		const { fake, result } = await addInBulk(refused);
+		expect(result.nodeError(NODE_NAME)).toBeUndefined();
+		const requests = fake.callsOf('/list/rows/add').map((call) => call.params.rows.map((row: IDataObject) => row.N));
+		expect(requests.map((rows) => rows.length)).toEqual([500, 100, 100]);
+		// Every row went out exactly once in the requests that succeeded (the first and the third).
+		const sent = [...requests[0], ...requests[2]];
+		expect(sent).toEqual(Array.from({ length: 600 }, (_, n) => String(n)));
+		expect(result.output(NODE_NAME)).toHaveLength(600);
 	});
 
 	it('List Row → Add in bulk: a request that may have taken effect (a 5xx) is not sent again by any retry', async () => {
-		const fake = await fakeService(
-			(path, params, nth) =>
-				listAnswers(path) ??
-				(nth === 2 ? down : { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } }),
-		);
-		try {
-			const workflow = fake.runner.workflow(
-				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
-				{ items: Array.from({ length: 600 }, (_, n) => ({ n: String(n) })) },
-			);
-			retried(workflow);
-			const result = await fake.runner.harness.run(workflow);
-			expect(fake.callsOf('/list/rows/add').map((call) => call.params.rows.length)).toEqual([500, 100]);
-			const error = result.nodeError(NODE_NAME) as { description?: string; context: Record<string, unknown> };
-			expect(error.context).toEqual(expect.objectContaining({ mayHaveTakenEffect: true, itemIndex: 500 }));
-			expect(error.description).toMatch(/Retry On Fail does not send it again either/);
-		} finally {
-			await fake.close();
-		}
+		const { fake, result } = await addInBulk(down);
+		expect(fake.callsOf('/list/rows/add').map((call) => call.params.rows.length)).toEqual([500, 100]);
+		const error = result.nodeError(NODE_NAME) as { description?: string; context: Record<string, unknown> };
+		expect(error.context).toEqual(expect.objectContaining({ mayHaveTakenEffect: true, itemIndex: 500 }));
+		expect(error.description).toMatch(/Retry On Fail does not send it again either/);
 	});
 });
 
