@@ -63,6 +63,18 @@ describe('the OpenAPI document', () => {
     expect(schemas.SubscriberListAnswer.properties.total['x-sandbox']).toBeUndefined();
     expect(schemas.AccountBalanceGetAnswer['x-sandbox']).toBeUndefined();
     expect(schemas.CrmBoardAnswer['x-sandbox']).toEqual(expect.any(String));
+    // The card's fields beyond its identity are named, not promised for every card: optional, always sent by the sandbox.
+    expect([schemas.Subscriber.required, schemas.Subscriber['x-sandbox-sends'].slice(0, 7)]).toEqual([
+      ['botid', 'clientid', 'messenger'],
+      ['name', 'username', 'note', 'tags', 'active', 'blocked', 'dialog'],
+    ]);
+    // Error codes: only list_exists is the documentation's.
+    const codeOf = (path: string, status: string) => {
+      const name = (document.paths[path].post.responses[status].$ref as string).split('/').pop()!;
+      return document.components.responses[name].content['application/json'].schema.allOf[1].properties.code;
+    };
+    expect(codeOf('/subscriber/get', '422')['x-sandbox']).toMatch(/names only `list_exists`/);
+    expect(codeOf('/list/create', '422')['x-extensible-enum']).toContain('list_exists');
     // "rows" for /list/rows/find: a bare array or a page; total is the sandbox's.
     const rows = { type: 'array', items: { $ref: '#/components/schemas/Row' } };
     expect(schemas.ListRowsFindAnswer.anyOf.map((branch: any) => [branch.type, branch.required ?? null])).toEqual([['array', null], ['object', ['items']]]);

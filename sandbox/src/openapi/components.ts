@@ -76,15 +76,16 @@ export const componentSchemas: Record<string, Schema> = {
       botid: str,
       clientid: str,
       messenger: str,
-      name: str,
-      username: str,
-      note: str,
-      tags: strings,
-      active: bool,
-      blocked: bool,
-      dialog: bool,
     },
     {
+      // Named by the documentation, which does not promise that every card carries them (a messenger without
+      // nicknames, an empty note): optional, so that a generated client handles a card without them.
+      ...Object.fromEntries(
+        Object.entries({ name: str, username: str, note: str, tags: strings, active: bool, blocked: bool, dialog: bool }).map(([field, schema]) => [
+          field,
+          sandbox(schema, 'Named by the documentation; whether every card carries it is not shown. The sandbox always sends it.'),
+        ]),
+      ),
       id: describe(int, 'Internal card number (`subscriber` in /subscriber/get).'),
       stage: nullable(str),
       // Named by the documentation, but not their field names or formats: optional, so that a generated client

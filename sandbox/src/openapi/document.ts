@@ -15,6 +15,9 @@ export type ContractOptions = VariantOptions;
 
 const pascal = (words: string) => words.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word[0].toUpperCase() + word.slice(1)).join('');
 
+/** The error codes the service's documentation names. */
+const DOCUMENTED_CODES = new Set(['list_exists']);
+
 /**
  * Error answers, each kept once in components.responses under a name that says its status and codes
  * (e.g. `Status422MissingParamInvalidParamInvalidBodyNotFound`): operations refer to them.
@@ -29,7 +32,24 @@ class ErrorResponses {
       description,
       ...(headers ? { headers } : {}),
       content: {
-        'application/json': { schema: { allOf: [ref('Error'), { type: 'object', properties: { code: { type: 'string', enum: unique } } }] } },
+        'application/json': {
+          schema: {
+            allOf: [
+              ref('Error'),
+              {
+                type: 'object',
+                properties: {
+                  code: {
+                    type: 'string',
+                    enum: unique,
+                    // The documentation names one code (list_exists) and leaves the list and their statuses open.
+                    ...(unique.every((code) => DOCUMENTED_CODES.has(code)) ? {} : { [SANDBOX_MARK]: 'The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown.' }),
+                  },
+                },
+              },
+            ],
+          },
+        },
       },
     };
     return { $ref: `#/components/responses/${name}` };

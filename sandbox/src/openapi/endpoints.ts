@@ -518,7 +518,8 @@ export const endpointContracts: Record<string, EndpointContract> = {
   '/list/rows/find': {
     tag: 'Lists',
     summary: 'Rows matching conditions (a scan of the whole list)',
-    description: 'The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list.',
+    description:
+      'The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty.',
     methodsNote: { method: 'get', note: 'The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both. The GET form takes `column` and `value` (`where`, an object, goes in the JSON body of POST).' },
     params: {
       ...LIST_TARGET,

@@ -709,13 +709,13 @@ export interface paths {
         };
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
          */
         get: operations["listRowsFindViaGet"];
         put?: never;
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
          */
         post: operations["listRowsFind"];
         delete?: never;
@@ -1510,13 +1510,13 @@ export interface components {
             botid: string;
             clientid: string;
             messenger: string;
-            name: string;
-            username: string;
-            note: string;
-            tags: string[];
-            active: boolean;
-            blocked: boolean;
-            dialog: boolean;
+            name?: string;
+            username?: string;
+            note?: string;
+            tags?: string[];
+            active?: boolean;
+            blocked?: boolean;
+            dialog?: boolean;
             /** @description Internal card number (`subscriber` in /subscriber/get). */
             id?: number;
             stage?: string | null;
