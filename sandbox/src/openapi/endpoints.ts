@@ -713,7 +713,8 @@ export const endpointContracts: Record<string, EndpointContract> = {
   '/hook/create': {
     tag: 'Hooks',
     summary: 'Subscribe a URL to events (the secret is shown only here)',
-    description: 'Subscribes a receiver URL to event kinds; deliveries are signed, and the answer is the only place the secret appears.',
+    description:
+      'Subscribes a receiver URL to event kinds; deliveries are signed, and the answer is the only place the secret (or, under `--signing v1a`, the public key) appears: keep it, and treat an answer without it as a failure.',
     params: {
       name: required(text({ max: LIMITS.hookName }), 'Name.'),
       url: required(
@@ -728,12 +729,15 @@ export const endpointContracts: Record<string, EndpointContract> = {
       ),
       events: required(oneOrMany({ type: 'string', enum: [...EVENT_TYPES] }, `must be an event kind or a non-empty array of them (${EVENT_TYPES.join(', ')})`), 'Event kinds.'),
     },
-    answer: oneOf(
-      sandboxObject({ hook: ref('Hook'), secret: str }),
-      sandboxObject(
-        { hook: ref('Hook'), publicKey: str },
-        'Under `--signing v1a` the hook signs Standard Webhooks `v1a` (Ed25519) with its own key: the answer gives its public key `whpk_…` instead of a secret.',
+    answer: sandbox(
+      oneOf(
+        sandboxObject({ hook: ref('Hook'), secret: str }),
+        sandboxObject(
+          { hook: ref('Hook'), publicKey: str },
+          'Under `--signing v1a` the hook signs Standard Webhooks `v1a` (Ed25519) with its own key: the answer gives its public key `whpk_…` instead of a secret.',
+        ),
       ),
+      'The documentation says only "subscription created": the hook record and its secret or public key are the sandbox\'s shape.',
     ),
   },
   '/hook/list': {

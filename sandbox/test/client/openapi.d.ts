@@ -439,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events (the secret is shown only here)
-         * @description Subscribes a receiver URL to event kinds; deliveries are signed, and the answer is the only place the secret appears. Scope: `hooks:write`.
+         * @description Subscribes a receiver URL to event kinds; deliveries are signed, and the answer is the only place the secret (or, under `--signing v1a`, the public key) appears: keep it, and treat an answer without it as a failure. Scope: `hooks:write`.
          */
         post: operations["hookCreate"];
         delete?: never;
