@@ -63,12 +63,15 @@ const bodyErrors = (errors: ErrorResponses) => ({
   '415': errors.ref('415', 'The body\'s charset or Content-Encoding is not supported.', ['unsupported_charset', 'unsupported_encoding']),
 });
 
+/** What `limit` means to a client: the documentation states neither a default nor a maximum. */
+const PAGE_SIZE = 'Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end.';
+
 /** The operation's `limit` under the page flags (`--max-page`, `--max-page-mode`). */
 function pageLimit(options: ContractOptions): ParamSpec {
   if (options.maxPageMode === 'cap') {
-    return optional(integer(1), 'Page size.', `Default ${DEFAULT_PAGE_SIZE}; a larger value is served as ${options.maxPage} (this sandbox runs with --max-page ${options.maxPage} --max-page-mode cap).`);
+    return optional(integer(1), PAGE_SIZE, `Default ${DEFAULT_PAGE_SIZE}; a larger value is served as ${options.maxPage} (this sandbox runs with --max-page ${options.maxPage} --max-page-mode cap).`);
   }
-  return optional(integer(1, options.maxPage), 'Page size.', `Default ${DEFAULT_PAGE_SIZE}, at most ${options.maxPage} (more is a 422).`);
+  return optional(integer(1, options.maxPage), PAGE_SIZE, `Default ${DEFAULT_PAGE_SIZE}, at most ${options.maxPage} (more is a 422).`);
 }
 
 /** The parameters of a method as this sandbox takes them. */

@@ -367,7 +367,8 @@ export const endpointContracts: Record<string, EndpointContract> = {
   '/message/send': {
     tag: 'Messaging',
     summary: 'Send a message to a subscriber',
-    description: 'Sends a text, with optional link buttons, to one subscriber (not to a blocked one).',
+    description:
+      'Sends a text, with optional link buttons, to one subscriber (not to a blocked one). `ok` says whether the service carried it out and `sent` how many messages went out: treat `ok: false` as a failure.',
     params: { ...CARD, text: required(text({ max: LIMITS.text }), 'Text.'), buttons: optional(BUTTONS, 'Link buttons, each {name, url}.') },
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'subscriber_blocked'] },
     answer: object({ ok: bool, sent: int }),

@@ -803,7 +803,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to a subscriber
-         * @description Sends a text, with optional link buttons, to one subscriber (not to a blocked one). Scope: `messages:write`.
+         * @description Sends a text, with optional link buttons, to one subscriber (not to a blocked one). `ok` says whether the service carried it out and `sent` how many messages went out: treat `ok: false` as a failure. Scope: `messages:write`.
          */
         post: operations["messageSend"];
         delete?: never;
@@ -3390,7 +3390,7 @@ export interface operations {
                 status?: "pending" | "delivered" | "failed" | "cancelled";
                 /** @description One event id. */
                 event?: string | number;
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -3438,7 +3438,7 @@ export interface operations {
                     status?: "pending" | "delivered" | "failed" | "cancelled";
                     /** @description One event id. */
                     event?: string | number;
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -3468,7 +3468,7 @@ export interface operations {
     hookListViaGet: {
         parameters: {
             query?: {
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -3507,7 +3507,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -3995,7 +3995,7 @@ export interface operations {
                 exact?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
                 /** @description `old` or `new`. */
                 sort?: "old" | "new";
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4056,7 +4056,7 @@ export interface operations {
                      * @enum {string}
                      */
                     sort?: "old" | "new";
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4101,7 +4101,7 @@ export interface operations {
                 listid?: number | string;
                 /** @description List name, instead of `listid`. */
                 list?: string | number;
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4146,7 +4146,7 @@ export interface operations {
                     listid?: number | string;
                     /** @description List name, instead of `listid`. */
                     list?: string | number;
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4193,7 +4193,7 @@ export interface operations {
                 failed?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
                 /** @description Start date. */
                 from?: string;
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4243,7 +4243,7 @@ export interface operations {
                     failed?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
                     /** @description Start date. */
                     from?: string;
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4547,7 +4547,7 @@ export interface operations {
                 botid: string | number;
                 /** @description Subscriber identifier inside the messenger. */
                 clientid: string | number;
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4590,7 +4590,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4829,7 +4829,7 @@ export interface operations {
                 tag?: string | number;
                 /** @description Search in one bot. */
                 botid?: string | number;
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4874,7 +4874,7 @@ export interface operations {
                     tag?: string | number;
                     /** @description Search in one bot. */
                     botid?: string | number;
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -5004,7 +5004,7 @@ export interface operations {
                 to?: string;
                 /** @description `new` or `old`. */
                 sort?: "new" | "old";
-                /** @description Page size. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -5073,7 +5073,7 @@ export interface operations {
                      * @enum {string}
                      */
                     sort?: "new" | "old";
-                    /** @description Page size. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
