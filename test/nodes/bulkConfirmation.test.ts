@@ -117,6 +117,37 @@ describe('List Row → Add: service columns', () => {
 				{ N: 'a', BotID: 'bot_tg', ClientID: '555' },
 				{ N: 'b', ClientID: '777', BotID: 'bot_tg' },
 			]);
+			// An empty cell ('' from an expression) is one the service would fill: it gets the value too.
+			await fake.runner.json(
+				{ resource: 'listRow', operation: 'add', listId: byId(2), columns: mapColumns({ N: '={{ $json.n }}', ClientID: '={{ $json.client }}' }), service: { clientid: '555' } },
+				{ items: [{ n: 'c', client: '' }, { n: 'd', client: '' }] },
+			);
+			expect(fake.callsOf('/list/rows/add')[1].params.rows).toEqual([
+				{ N: 'c', ClientID: '555' },
+				{ N: 'd', ClientID: '555' },
+			]);
+		} finally {
+			await fake.close();
+		}
+	});
+
+	it('a key that may not read the lists: a single add asks nothing more; rows in bulk go as they are, with the parameters', async () => {
+		const fake = await fakeService((path, params) =>
+			path === '/list/all'
+				? { status: 403, body: { code: 'forbidden', error: 'The API key lacks the scope lists:read', scope: 'lists:read' } }
+				: path === '/list/row/add'
+					? { status: 200, body: { row: { id: 1, row: params.row }, trimmed: false } }
+					: { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } },
+		);
+		try {
+			const parameters = { resource: 'listRow', operation: 'add', listId: byId(2), columns: mapColumns({ N: '={{ $json.n }}' }), service: { botid: 'bot_tg' } };
+			const [single] = await fake.runner.json(parameters, { items: [{ n: 'a' }] });
+			expect(single).toMatchObject({ id: 1, trimmed: false });
+			expect(fake.calls.map((call) => call.path)).toEqual(['/list/row/add']);
+			const bulk = await fake.runner.json(parameters, { items: [{ n: 'b' }, { n: 'c' }] });
+			expect(bulk.map((item) => item.id)).toEqual([1, 2]);
+			const request = fake.callsOf('/list/rows/add')[0];
+			expect([request.params.botid, request.params.rows]).toEqual(['bot_tg', [{ N: 'b' }, { N: 'c' }]]);
 		} finally {
 			await fake.close();
 		}
@@ -139,7 +170,14 @@ describe('List Row → Add: ids of rows returned in another order', () => {
 			expect(output).toEqual(['a', 'b', 'c'].map((n) => ({ row: { N: n }, added: true, trimmed: false })));
 			// In order, each item carries its own row's id.
 			const inOrder = await fakeService((path, params) =>
-				listAnswers(path) ?? { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: 10 + n, row })), count: params.rows.length, trimmed: false } },
+					listAnswers(path) ?? {
+					status: 200,
+					body: {
+						rows: params.rows.map((row: IDataObject, n: number) => ({ id: 10 + n, row: { ...row, ...(row.CreationDate === '' ? { CreationDate: '27.11.2026 10:00' } : {}) } })),
+						count: params.rows.length,
+						trimmed: false,
+					},
+				},
 			);
 			try {
 				const kept = await inOrder.runner.json(
@@ -147,6 +185,12 @@ describe('List Row → Add: ids of rows returned in another order', () => {
 					{ items: [{ n: 'a' }, { n: 'b' }, { n: 'c' }] },
 				);
 				expect(kept.map((item) => [item.id, (item.row as IDataObject).N])).toEqual([[10, 'a'], [11, 'b'], [12, 'c']]);
+				// A cell sent empty that the service filled (CreationDate) does not count as another order.
+				const filled = await inOrder.runner.json(
+					{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}', CreationDate: '' }) },
+					{ items: [{ n: 'e' }, { n: 'f' }] },
+				);
+				expect(filled.map((item) => item.id)).toEqual([10, 11]);
 			} finally {
 				await inOrder.close();
 			}

@@ -47,11 +47,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			memory?.record(itemIndex, outputs);
 			output.push(...outputs);
 		} catch (error) {
-			memory?.failed(itemIndex, error);
 			if (this.continueOnFail()) {
 				output.push(failedItem(error, itemIndex));
 				continue;
 			}
+			// Only a node that throws is run again by Retry On Fail.
+			memory?.failed(itemIndex, error);
 			throw withItemIndex(this.getNode(), error, itemIndex);
 		}
 	}

@@ -118,8 +118,11 @@ export async function runInBatches(
 				await send(shared, entries.slice(half), itemIndexes.slice(half));
 				return;
 			}
-			if (!this.continueOnFail()) noteItemsDone(error, results.filter(Boolean).length);
-			for (const itemIndex of itemIndexes) memory?.failed(itemIndex, error);
+			if (!this.continueOnFail()) {
+				noteItemsDone(error, results.filter(Boolean).length);
+				// The node throws below and Retry On Fail runs it again: none of these items is sent again.
+				for (const itemIndex of itemIndexes) memory?.failed(itemIndex, error);
+			}
 			for (const itemIndex of itemIndexes) fail(itemIndex, error as Error);
 		}
 	};

@@ -75,13 +75,23 @@ export function pairs(this: IExecuteFunctions, name: string, itemIndex: number):
 }
 
 /**
- * A comma-separated text or an array from an expression, as a list of non-empty strings. An array's empty
- * entries (`[$json.tag1, $json.tag2]` with tag2 missing) are left out like empty parts of a text, never sent
- * as the words "undefined" or "null".
+ * A comma-separated text or an array from an expression, as a list of non-empty strings. An array entry that is
+ * missing (`[$json.tag1, $json.tag2]` with tag2 not there) fails the item naming the field: sent, it would be the
+ * word "undefined" (a tag, a column); left out, a row to delete or a column would silently go missing.
  */
 export function stringList(this: IExecuteFunctions, name: string, itemIndex: number): string[] {
 	const raw = this.getNodeParameter(name, itemIndex, '') as unknown;
-	const parts = Array.isArray(raw) ? raw.filter((part) => part !== undefined && part !== null).map(String) : String(raw ?? '').split(',');
+	if (Array.isArray(raw)) {
+		const missing = raw.findIndex((part) => part === undefined || part === null);
+		if (missing !== -1) {
+			const field = fieldLabel.call(this, name);
+			throw new NodeOperationError(this.getNode(), `The field "${field}" has an empty entry (entry ${missing + 1} is ${String(raw[missing])}): nothing was sent`, {
+				itemIndex,
+				description: `Check the expression of "${field}" and the input item: every entry of its list must have a value.`,
+			});
+		}
+	}
+	const parts = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
 	return parts.map((part) => part.trim()).filter((part) => part !== '');
 }
 

@@ -14,11 +14,34 @@ export const ROWS_PER_REQUEST = 500;
 /** The service columns a parameter fills when the row does not give them (the documentation's spelling). */
 const SERVICE_COLUMNS: Record<string, string> = { botid: 'BotID', clientid: 'ClientID', messenger: 'Messenger' };
 
-/** Whether a row the service returned holds the values of the row sent (as text; a row without `row` cannot be told). */
+/** A cell the service fills itself when a row leaves it so (CreationDate, the service columns). */
+const isEmptyCell = (value: unknown) => value === undefined || value === '';
+
+/**
+ * The documentation names botid, clientid and messenger as parameters of /list/row/add only: rows sent in bulk carry
+ * the Service Columns values themselves, in the columns the list has and the row leaves empty. A key that may not
+ * read the lists (only `lists:write`) sends the rows as they are, with the parameters, as a single add does.
+ */
+async function fillServiceColumns(this: IExecuteFunctions, shared: IDataObject, rows: IDataObject[], itemIndex: number): Promise<void> {
+	const given = Object.entries(SERVICE_COLUMNS).filter(([param]) => !isEmptyCell(shared[param]));
+	if (given.length === 0) return;
+	let headers: string[];
+	try {
+		headers = (await listShape.call(this, { listid: shared.listid }, itemIndex)).headers;
+	} catch {
+		return;
+	}
+	for (const row of rows) for (const [param, column] of given) if (headers.includes(column) && isEmptyCell(row[column])) row[column] = shared[param];
+}
+
+/**
+ * Whether a row the service returned holds the values of the row sent (as text; empty cells the service fills are
+ * not compared; a row without `row` cannot be told).
+ */
 function holdsSentValues(returned: IDataObject | undefined, sent: IDataObject): boolean {
 	const stored = returned?.row;
 	if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return true;
-	return Object.entries(sent).every(([column, value]) => String((stored as IDataObject)[column]) === String(value));
+	return Object.entries(sent).every(([column, value]) => isEmptyCell(value) || String((stored as IDataObject)[column]) === String(value));
 }
 
 /** What to look at when an add may have taken effect without its answer arriving. */
@@ -66,15 +89,7 @@ export const add: Operation = {
 				const headersOf = async () => (await listShape.call(this, { listid }, itemIndex)).headers;
 				const service = this.getNodeParameter('service', itemIndex, {}) as IDataObject;
 				const shared: IDataObject = { listid, botid: service.botid, clientid: service.clientid, messenger: service.messenger };
-				const row = await mappedRow.call(this, itemIndex, headersOf);
-				// The documentation names botid, clientid and messenger as parameters of /list/row/add only: rows sent in
-				// bulk carry the values themselves, in the service columns the list has and the row does not fill.
-				const given = Object.entries(SERVICE_COLUMNS).filter(([param]) => service[param] !== undefined && service[param] !== '');
-				if (given.length > 0) {
-					const headers = await headersOf();
-					for (const [param, column] of given) if (headers.includes(column) && row[column] === undefined) row[column] = service[param];
-				}
-				return { key: JSON.stringify(shared), shared, entry: row };
+				return { key: JSON.stringify(shared), shared, entry: await mappedRow.call(this, itemIndex, headersOf) };
 			},
 			async single(prepared, itemIndex) {
 				const answer = await apiRequest.call(this, {
@@ -88,6 +103,7 @@ export const add: Operation = {
 				return { ...((answer.row as IDataObject) ?? prepared.entry), trimmed: answer.trimmed ?? false };
 			},
 			async many(shared, rows, itemIndexes) {
+				await fillServiceColumns.call(this, shared, rows, itemIndexes[0]);
 				const answer = await apiRequest.call(this, {
 					method: 'POST',
 					path: '/list/rows/add',

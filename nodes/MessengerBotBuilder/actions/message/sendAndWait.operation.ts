@@ -88,8 +88,8 @@ export const sendAndWait: Operation = {
 			memory?.finish();
 			return items;
 		} catch (error) {
-			memory?.failed(0, error);
 			if (this.continueOnFail()) return [failedItem(error, 0)];
+			memory?.failed(0, error);
 			throw withItemIndex(this.getNode(), error, 0);
 		}
 	},
