@@ -262,12 +262,19 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(again.body).toContain('already been answered');
 	});
 
-	it('four simultaneous confirmations: exactly one is received, the others get 409', async () => {
+	it('four simultaneous confirmations: exactly one is received, the others get 409; the same answer again is told it is being handled', async () => {
 		const { buttons } = await askAndWait(await newSubscriber());
 		const tokens = await Promise.all(buttons.map(async (button) => tokenOf((await tap(button.url)).body)!));
 		const taps = await Promise.all([0, 1, 0, 1].map((index) => post(buttons[index].url, { token: tokens[index] })));
 		expect(taps.map((result) => result.status).sort()).toEqual([200, 409, 409, 409]);
 		expect(taps.filter((result) => result.resumedWith)).toHaveLength(1);
+		const winner = taps.findIndex((result) => result.status === 200);
+		const answers = ['Approve', 'Decline', 'Approve', 'Decline'];
+		// The other tap of the winning answer (a double tap) is not told "not recorded"; the other answer is.
+		const pages = taps.map((result, index) =>
+			index === winner ? 'received' : answers[index] === answers[winner] ? result.body.includes(`The answer “${answers[winner]}” was already sent a moment ago and is being handled`) : result.body.includes('already been answered'),
+		);
+		expect(pages).toEqual(answers.map((_, index) => (index === winner ? 'received' : true)));
 	});
 
 	it('a waiting execution whose question cannot be read: the page says so, a warning is logged, nothing resumes', async () => {
@@ -444,9 +451,14 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site' }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
 		expect(crossSiteReason({ origin: 'null' }, LINK_ORIGIN)).toBe('Origin is null');
 		const question = randomUUID();
-		expect([claimAnswer('e1', question, 0), claimAnswer('e1', question, 1), claimAnswer('e2', question, 1)]).toEqual([true, false, true]);
+		expect([claimAnswer('e1', question, 'Approve', 0), claimAnswer('e1', question, 'Decline', 1), claimAnswer('e1', question, 'Approve', 1), claimAnswer('e2', question, 'Decline', 1)]).toEqual([
+			'claimed',
+			'taken',
+			'repeat',
+			'claimed',
+		]);
 		// A claim lapses after half a minute (n8n could not resume the execution): the question can be answered again.
-		expect([claimAnswer('e1', question, 30_000), claimAnswer('e1', question, 30_001)]).toEqual([false, true]);
+		expect([claimAnswer('e1', question, 'Decline', 30_000), claimAnswer('e1', question, 'Decline', 30_001)]).toEqual(['taken', 'claimed']);
 	});
 
 	it('Custom Form numbers: kept exactly or refused, never rounded; a field labelled like a prototype is a field', () => {

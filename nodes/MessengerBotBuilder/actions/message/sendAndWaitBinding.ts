@@ -117,12 +117,19 @@ export function crossSiteReason(headers: Record<string, string | string[] | unde
  * error may send it again soon.
  */
 const CLAIM_MS = 30_000;
-const claims = new Map<string, number>();
+const claims = new Map<string, { expires: number; answer: string }>();
 
-export function claimAnswer(executionId: string, questionId: string, now = Date.now()): boolean {
-	for (const [key, expires] of claims) if (expires < now) claims.delete(key);
+/**
+ * `claimed`: this answer is the one that goes on; `repeat`: the same answer was claimed a moment ago (a double tap:
+ * the browser shows only the page of the last tap); `taken`: another answer was.
+ */
+export type Claim = 'claimed' | 'repeat' | 'taken';
+
+export function claimAnswer(executionId: string, questionId: string, answer: string, now = Date.now()): Claim {
+	for (const [key, claim] of claims) if (claim.expires < now) claims.delete(key);
 	const key = `${executionId}:${questionId}`;
-	if (claims.has(key)) return false;
-	claims.set(key, now + CLAIM_MS);
-	return true;
+	const held = claims.get(key);
+	if (held) return held.answer === answer ? 'repeat' : 'taken';
+	claims.set(key, { expires: now + CLAIM_MS, answer });
+	return 'claimed';
 }

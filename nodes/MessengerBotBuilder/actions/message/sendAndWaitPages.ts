@@ -113,6 +113,16 @@ export const alreadyAnsweredPage = () =>
 		'If you sent your answer twice, the page you got first says whether it was received; if that page showed an error, open the link again in half a minute.',
 	]);
 
+/**
+ * The same answer sent again while the first is being handled (a double tap shows only this page): it says neither
+ * "received" (the first could still fail) nor "not recorded" (it is being recorded), and how to check.
+ */
+export const repeatedAnswerPage = (answer: string) =>
+	messagePage(409, 'Already sent', [
+		`The answer “${answer}” was already sent a moment ago and is being handled; only one answer counts, so sending it again changed nothing.`,
+		'To check that it was received, open the link from the message again in a minute: if the question still asks for an answer, send it again.',
+	]);
+
 export const expiredPage = () =>
 	messagePage(410, 'This question has expired', ['The time to answer has passed.', 'Your answer was not recorded.']);
 

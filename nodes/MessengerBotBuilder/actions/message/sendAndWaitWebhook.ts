@@ -11,6 +11,7 @@ import {
 } from './sendAndWaitBinding';
 import {
 	alreadyAnsweredPage,
+	repeatedAnswerPage,
 	confirmPage,
 	failedPage,
 	customFormPage,
@@ -125,7 +126,9 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	}
 	const posted = postedAnswer(question, answer, body);
 	if ('html' in posted) return shown(context, posted);
-	if (!claimAnswer(context.getExecutionId(), question.id)) return shown(context, alreadyAnsweredPage());
+	const claim = claimAnswer(context.getExecutionId(), question.id, JSON.stringify(posted.data));
+	if (claim === 'repeat') return shown(context, repeatedAnswerPage(posted.shownAs));
+	if (claim === 'taken') return shown(context, alreadyAnsweredPage());
 
 	// n8n sends this page only once it has moved the execution from waiting to running: a tap that
 	// loses that race in another n8n process gets n8n's conflict answer instead of "received".
