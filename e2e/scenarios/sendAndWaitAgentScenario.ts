@@ -139,7 +139,12 @@ export async function runSendAndWaitAgentScenario(env: E2eEnvironment): Promise<
     assert.deepEqual(asked.buttons.map((button) => button.name), ['Approve', 'Decline']);
     assert.deepEqual(await chatOf(customer), [], 'the gated tool has not run before the approval');
     const executionId = new URL(asked.buttons[0].url).pathname.split('/')[2];
-    assert.equal((await env.api.execution(executionId)).status, 'waiting');
+    // The question is in the chat before n8n records the execution as waiting: wait for that state.
+    await waitFor(async () => ((await env.api.execution(executionId)).status === 'waiting' ? true : undefined), {
+      what: `execution ${executionId} to wait for the manager`,
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
 
     // The manager approves on the page.
     const page = await fetch(asked.buttons[0].url);

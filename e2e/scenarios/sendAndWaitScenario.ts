@@ -9,7 +9,7 @@
  * - an altered link is refused by n8n (401) and resumes nothing;
  * - a loop of two subscribers: the first replays her old link while the second is asked; the replay is
  *   refused (410) and each recorded answer is the one its own subscriber gave;
- * - four simultaneous confirmations: exactly one 2xx, the others 409, one answer recorded;
+ * - four simultaneous confirmations: exactly one told "received", the others 409 or n8n's "No action required", one answer recorded;
  * - a confirmation after the time limit: 410 "expired", and the run ends with timedOut: true;
  * - Free Text and Custom Form answered through their page.
  * With `screenshotDir`, Chromium (JavaScript off) photographs the pages and answers one question by clicking.
@@ -350,10 +350,15 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     const tokens = await Promise.all(raced.buttons.map(async (button) => tokenOf(await open(button.url))));
     const picks = [0, 1, 0, 1];
     const taps = await Promise.all(picks.map((index) => confirm(raced.buttons[index].url, { token: tokens[index] })));
-    const statuses = taps.map((tap) => tap.status);
-    assert.deepEqual(statuses.filter((status) => status >= 200 && status < 300).length, 1, `exactly one tap is received: ${statuses.join(', ')}`);
-    assert.deepEqual(statuses.filter((status) => status === 409).length, 3, `the others get 409: ${statuses.join(', ')}`);
-    const winner = taps.findIndex((tap) => tap.status === 200);
+    const seen = taps.map((tap, index) => `${raced.buttons[picks[index]].name}: ${tap.status} ${/<h1[^>]*>([^<]*)/.exec(tap.body)?.[1] ?? tap.body.slice(0, 120)}`).join('; ');
+    const isReceived = (tap: Page) => tap.status === 200 && tap.body.includes('has been received');
+    assert.equal(taps.filter(isReceived).length, 1, `exactly one tap is received: ${seen}`);
+    // The others are told it was answered (409: the node's page, or n8n's while the resumed run goes on); a tap that
+    // n8n reads only after the resumed run finished (a busy machine: sqlite serialises the reads) gets n8n's own
+    // "No action required" page. None is told it counted.
+    const loserPage = (tap: Page) => tap.status === 409 || (tap.status === 200 && tap.body.includes('No action required'));
+    assert.ok(taps.filter((tap) => !isReceived(tap)).every(loserPage), `the others are told the question was answered: ${seen}`);
+    const winner = taps.findIndex(isReceived);
     const winningAnswer = raced.buttons[picks[winner]].name;
     assertPage(taps[winner], 200, `Your answer “${winningAnswer}” has been received.`);
     const racedRun = await finished(env, approval.id, raced.executionId);
