@@ -55,6 +55,9 @@ const deliveryProperties: Record<string, Schema> = {
 };
 
 /** Records the answers share, as `#/components/schemas/<name>`. */
+/** A field the documentation names without promising that every record carries it (optional, sent by the sandbox). */
+const namedField = (schema: Schema): Schema => sandbox(schema, 'Named by the documentation; whether every card carries it is not shown. The sandbox always sends it.');
+
 export const componentSchemas: Record<string, Schema> = {
   Error: {
     type: 'object',
@@ -80,12 +83,13 @@ export const componentSchemas: Record<string, Schema> = {
     {
       // Named by the documentation, which does not promise that every card carries them (a messenger without
       // nicknames, an empty note): optional, so that a generated client handles a card without them.
-      ...Object.fromEntries(
-        Object.entries({ name: str, username: str, note: str, tags: strings, active: bool, blocked: bool, dialog: bool }).map(([field, schema]) => [
-          field,
-          sandbox(schema, 'Named by the documentation; whether every card carries it is not shown. The sandbox always sends it.'),
-        ]),
-      ),
+      name: namedField(str),
+      username: namedField(str),
+      note: namedField(str),
+      tags: namedField(strings),
+      active: namedField(bool),
+      blocked: namedField(bool),
+      dialog: namedField(bool),
       id: describe(int, 'Internal card number (`subscriber` in /subscriber/get).'),
       stage: nullable(str),
       // Named by the documentation, but not their field names or formats: optional, so that a generated client

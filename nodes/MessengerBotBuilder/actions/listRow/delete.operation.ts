@@ -29,8 +29,10 @@ export const deleteRows: Operation = {
 		},
 	],
 	async executeAll(items) {
-		// The answer is not documented; a count of the rows deleted, where the service states one, must match the rows sent.
-		const remove = async (context: typeof this, listid: IDataObject[string], rowids: number[], itemIndex: number) => {
+		// Each row once (items may name the same row). The answer is not documented; a count of the rows deleted, where
+		// the service states one, must match the rows sent.
+		const remove = async (context: typeof this, listid: IDataObject[string], named: number[], itemIndex: number) => {
+			const rowids = [...new Set(named)];
 			const answer = await apiRequest.call(context, { method: 'POST', path: '/list/row/delete', params: { listid, rowids }, itemIndex });
 			const check = 'Look for the rows in the list (List Row → Get Many)';
 			requireConfirmed(context.getNode(), { path: '/list/row/delete', sent: rowids.length, confirmed: statedCount(answer, 'deleted'), check, itemIndex });
@@ -45,12 +47,11 @@ export const deleteRows: Operation = {
 				return { key: String(listid), shared: { listid }, entry: { rowids } };
 			},
 			async single(prepared, itemIndex) {
-				await remove(this, prepared.shared.listid, [...new Set(prepared.entry.rowids as number[])], itemIndex);
+				await remove(this, prepared.shared.listid, prepared.entry.rowids as number[], itemIndex);
 				return { deleted: true, rowids: prepared.entry.rowids };
 			},
 			async many(shared, entries, itemIndexes) {
-				const rowids = [...new Set(entries.flatMap((entry) => entry.rowids as number[]))];
-				await remove(this, shared.listid, rowids, itemIndexes[0]);
+				await remove(this, shared.listid, entries.flatMap((entry) => entry.rowids as number[]), itemIndexes[0]);
 				return entries.map((entry) => ({ deleted: true, rowids: entry.rowids }));
 			},
 		});
