@@ -100,6 +100,8 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 			await api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'trigger-e2e-2', messenger: 'telegram' });
 			await waitFor('the genuine delivery', () => server.received.find((request) => request.status === 200));
 			const genuine = server.received.find((request) => request.status === 200)!;
+			// The delivery was answered before its execution ran (n8n answers first): count once it has ended.
+			await harness.settled();
 			const startedBefore = harness.started.length;
 			const url = `${server.webhookBaseUrl}${genuine.path.replace(/^\/webhook/, '')}`;
 			const signatureHeaders = Object.fromEntries(
@@ -114,6 +116,7 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 			expect((await send(standardOnly, tampered)).status).toBe(401);
 			expect((await send({}, genuine.body)).status).toBe(401);
 			expect((await send({ 'x-signature': 'eyJhbGciOiJub25lIn0.eyJldnQiOiJ4In0.' }, genuine.body)).status).toBe(401);
+			await harness.settled();
 			expect(harness.started.length).toBe(startedBefore);
 		});
 
@@ -121,6 +124,8 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 			await api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'trigger-e2e-3', messenger: 'telegram' });
 			await waitFor('the genuine delivery', () => server.received.find((request) => request.status === 200));
 			const genuine = server.received.find((request) => request.status === 200)!;
+			// The delivery was answered before its execution ran (n8n answers first): count once it has ended.
+			await harness.settled();
 			const startedBefore = harness.started.length;
 			const response = await fetch(`${server.webhookBaseUrl}${genuine.path.replace(/^\/webhook/, '')}`, {
 				method: 'POST',
@@ -128,6 +133,7 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 				body: genuine.body,
 			});
 			expect(response.status).toBe(200);
+			await harness.settled();
 			expect(harness.started.length).toBe(startedBefore);
 		});
 
@@ -162,6 +168,7 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 			await api.call('/subscriber/create', { botid: 'bot_wa', clientid: 'trigger-e2e-6', messenger: 'whatsapp' });
 			await waitFor('two deliveries', () => (server.received.length >= 2 ? true : undefined));
 			await waitFor('the bot_wa subscriber', () => harness.started.find((run) => run[0].json.subscriber !== undefined));
+			await harness.settled();
 			expect(server.received.map((request) => request.status)).toEqual([200, 200]);
 			expect(harness.started).toHaveLength(1);
 			expect(harness.started[0][0].json).toMatchObject({ subscriber: { botid: 'bot_wa', clientid: 'trigger-e2e-6' } });

@@ -39,6 +39,10 @@ function event(type: string, data: Record<string, unknown>, overrides: Record<st
 	return { id: `evt_webhook_${sequence}`, type, created: new Date().toISOString(), hook: HOOK_ID, data, ...overrides };
 }
 
+const payment = () => ({
+	payment: { id: `pay_${sequence}`, amount: 5, currency: 'USD', botid: 'bot_tg', clientid: 'c1', messenger: 'telegram', description: null, paid_at: new Date().toISOString() },
+});
+
 const subscriber = (botid = 'bot_tg') => ({ subscriber: { botid, clientid: `c${sequence}`, messenger: 'telegram', name: 'Ada' } });
 
 interface SendOptions {
@@ -66,7 +70,9 @@ async function send(payload: Record<string, unknown>, options: SendOptions = {})
 		headers: { 'content-type': 'application/json', ...headers },
 		body: options.sentBody ?? body,
 	});
-	return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+	const answer = { status: response.status, body: (await response.json()) as Record<string, unknown> };
+	await harness.settled();
+	return answer;
 }
 
 beforeAll(async () => {
@@ -99,7 +105,7 @@ describe('webhook(): genuine deliveries', () => {
 		const delivered = event('subscriber.new', subscriber());
 		expect((await send(delivered)).status).toBe(200);
 		const retry = await send(delivered);
-		expect(retry).toEqual({ status: 200, body: { ok: true, ignored: 'duplicate' } });
+		expect(retry).toEqual({ status: 200, body: { status: 'duplicate', event: delivered.id } });
 		expect(harness.started).toHaveLength(1);
 	});
 
@@ -110,7 +116,6 @@ describe('webhook(): genuine deliveries', () => {
 		expect(first.status).toBeGreaterThanOrEqual(500);
 		const retry = await send(delivered);
 		expect(retry).toEqual(first);
-		expect(harness.nodeStaticData.seen ?? {}).not.toHaveProperty(delivered.id);
 		expect(harness.started).toHaveLength(0);
 		// The expression fixed, the sender's next retry starts the workflow once.
 		triggerWith({ events: ['*'], botIds: ['bot_tg'] }, harness.nodeStaticData);
@@ -120,8 +125,8 @@ describe('webhook(): genuine deliveries', () => {
 
 	it('answers 200 and starts nothing for kinds and bots that are not chosen', async () => {
 		triggerWith({ events: ['subscriber.stage'], botIds: ['bot_wa'] });
-		expect((await send(event('subscriber.new', subscriber('bot_wa')))).body.ignored).toMatch(/not selected/);
-		expect((await send(event('subscriber.stage', { ...subscriber('bot_tg'), stage: 'Won', previous: null }))).body.ignored).toMatch(/another bot/);
+		expect((await send(event('subscriber.new', subscriber('bot_wa')))).body.reason).toMatch(/not selected/);
+		expect((await send(event('subscriber.stage', { ...subscriber('bot_tg'), stage: 'Won', previous: null }))).body.reason).toMatch(/another bot/);
 		expect(harness.started).toHaveLength(0);
 		expect((await send(event('subscriber.stage', { ...subscriber('bot_wa'), stage: 'Won', previous: 'New' }))).status).toBe(200);
 		expect(harness.started[0][0].json).toMatchObject({ stage: 'Won', previous: 'New', subscriber: { botid: 'bot_wa' } });
@@ -129,7 +134,7 @@ describe('webhook(): genuine deliveries', () => {
 
 	it('passes on unknown event kinds only when asked to', async () => {
 		triggerWith({ events: ['*'] });
-		expect((await send(event('order.created', { order: 1 }))).body.ignored).toMatch(/not known/);
+		expect((await send(event('order.created', { order: 1 }))).body.reason).toMatch(/not known/);
 		expect(harness.started).toHaveLength(0);
 		triggerWith({ events: ['*'], options: { passUnknownEvents: true, output: 'envelope' } });
 		expect((await send(event('order.created', { order: 2 }))).status).toBe(200);
@@ -154,7 +159,7 @@ describe('webhook(): deliveries that start nothing', () => {
 		['signed ten minutes ahead', { timestamp: Math.floor(Date.now() / 1000) + 600, scheme: 'jwt' as const }, 'not_yet_valid'],
 	])('answers 401 to a delivery %s', async (_what, options, code) => {
 		const answer = await send(event('subscriber.new', subscriber()), options);
-		expect(answer).toEqual({ status: 401, body: { code, error: expect.any(String) } });
+		expect(answer).toEqual({ status: 401, body: { status: 'refused', code, error: expect.any(String) } });
 	});
 
 	it('answers 401 to a tampered body, under either signature', async () => {
@@ -250,29 +255,27 @@ describe('webhook(): queue mode and repeats', () => {
 		expect(harness.started).toHaveLength(1);
 	});
 
-	it('catches a repeat of an event that started the workflow although n8n dropped that call\'s static data', async () => {
-		triggerWith({ events: ['*'] });
-		const delivered = event('subscriber.new', subscriber());
-		await send(delivered);
-		expect(harness.started).toHaveLength(1);
-		expect(harness.nodeStaticData.seen ?? {}).not.toHaveProperty(delivered.id);
-		expect((await send(delivered, { scheme: 'standard-webhooks' })).body).toEqual({ ok: true, ignored: 'duplicate' });
-		expect(harness.started).toHaveLength(1);
-	});
-
-	it('keeps the ids of events it filtered out in static data, for every process', async () => {
+	it('answers each delivery with its documented body: accepted, duplicate, ignored', async () => {
 		triggerWith({ events: ['payment.success'] });
 		const filtered = event('subscriber.new', subscriber());
-		expect((await send(filtered)).body.ignored).toMatch(/not selected/);
-		expect(harness.nodeStaticData.seen).toHaveProperty(filtered.id);
+		expect(await send(filtered)).toEqual({ status: 200, body: { status: 'ignored', event: filtered.id, reason: 'event kind subscriber.new is not selected' } });
+		const paid = event('payment.success', payment());
+		expect(await send(paid)).toEqual({ status: 200, body: { status: 'accepted', event: paid.id } });
+		expect(await send(paid, { scheme: 'standard-webhooks' })).toEqual({ status: 200, body: { status: 'duplicate', event: paid.id } });
+		expect(harness.started).toEqual([[{ json: paid.data }]]);
+	});
+
+	it('writes nothing into the static data on a delivery (n8n saves that column whole: a webhook process must not put back an old secret)', async () => {
+		const stored = { hookId: HOOK_ID, secret: SECRET, url: 'http://127.0.0.1:9/webhook', events: ['subscriber.new'] };
+		triggerWith({ events: ['payment.success'] }, stored);
+		await send(event('subscriber.new', subscriber()));
+		await send(event('payment.success', payment()));
+		expect(harness.nodeStaticData).toEqual(stored);
 	});
 });
 
 describe('webhook(): One Output per Event Kind', () => {
 	const stage = () => ({ ...subscriber(), stage: 'Won', previous: 'New' });
-	const payment = () => ({
-		payment: { id: `pay_${sequence}`, amount: 5, currency: 'USD', botid: 'bot_tg', clientid: 'c1', messenger: 'telegram', description: null, paid_at: new Date().toISOString() },
-	});
 
 	it('puts each event on the output of its kind: New Subscriber, Subscriber Stage Changed, Payment Succeeded', async () => {
 		triggerWith({ events: ['*'], options: { outputPerEvent: true } });
@@ -334,7 +337,7 @@ describe('webhook(): an unsigned request cannot make its chosen event id a verif
 			offsetMs += UNVERIFIED_HINT_INTERVAL_MS;
 			warn.mockClear();
 			debug.mockClear();
-			for (let i = 0; i < 3; i += 1) expect((await forge()).body).toEqual({ code: 'invalid_signature', error: 'webhook-signature matches none of the configured keys' });
+			for (let i = 0; i < 3; i += 1) expect((await forge()).body).toEqual({ status: 'refused', code: 'invalid_signature', error: 'webhook-signature matches none of the configured keys' });
 			offsetMs += UNVERIFIED_HINT_INTERVAL_MS;
 			expect((await forge()).status).toBe(401);
 			expect(warn.mock.calls).toEqual([

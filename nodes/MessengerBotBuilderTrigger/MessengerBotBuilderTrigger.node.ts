@@ -1,5 +1,7 @@
 import type {
+	IExecuteFunctions,
 	IHookFunctions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -8,6 +10,7 @@ import type {
 import { getBots } from '../MessengerBotBuilder/methods/loadOptions';
 import { triggerProperties } from './description';
 import { outputsExpression } from './events';
+import { emitEvents } from './emit';
 import { checkExists, create, remove } from './lifecycle';
 import { receiveDelivery } from './receive';
 
@@ -27,7 +30,9 @@ export class MessengerBotBuilderTrigger implements INodeType {
 		inputs: [],
 		outputs: outputsExpression,
 		credentials: [{ name: 'messengerBotBuilderApi', required: true }],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		// An empty responseData makes n8n answer with what webhook() returns as webhookResponse (n8n
+		// extractWebhookOnReceivedResponse); left unset, n8n 2.x answered the literal text "firstEntryJson".
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }],
 		properties: triggerProperties,
 	};
 
@@ -53,5 +58,14 @@ export class MessengerBotBuilderTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveDelivery.call(this);
+	}
+
+	/**
+	 * Runs first in the execution a delivery started, with the event webhook() verified as its input (n8n-core
+	 * WorkflowExecute.runNode runs a node's execute() before any webhook pass-through): the repeat check in n8n's shared
+	 * store, then the output.
+	 */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await emitEvents.call(this);
 	}
 }

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { ALL_EVENTS, EVENT_KINDS } from './events';
+import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE } from './repeatCheck';
 
 export const OUTPUT_DATA = 'data';
 export const OUTPUT_ENVELOPE = 'envelope';
@@ -50,6 +51,15 @@ export const triggerProperties: INodeProperties[] = [
 						description: 'ID, type, creation time, hook and data',
 					},
 				],
+			},
+			{
+				displayName: 'Event History Size',
+				name: 'historySize',
+				type: 'number',
+				typeOptions: { minValue: 100, maxValue: MAX_HISTORY_SIZE, numberPrecision: 0 },
+				default: DEFAULT_HISTORY_SIZE,
+				description:
+					"How many recent events the trigger remembers in n8n's database, so that a delivery the service repeats starts nothing, whichever n8n process receives it. The oldest are forgotten first; a larger history costs more per event.",
 			},
 			{
 				displayName: 'One Output per Event Kind',

@@ -13,8 +13,6 @@ export interface HookState {
 	/** The address and kinds the hook was made with, to notice when the node's settings changed. */
 	url?: string;
 	events?: string[];
-	/** Event id → unix seconds it was accepted; see seenEvents.ts. */
-	seen?: Record<string, number>;
 }
 
 export function readHookState(staticData: IDataObject): HookState {
@@ -26,7 +24,9 @@ export function rememberHook(
 	hook: Required<Pick<HookState, 'hookId' | 'url' | 'events'>> & Pick<HookState, 'secret' | 'publicKey'>,
 ): void {
 	for (const field of ['secret', 'publicKey']) delete staticData[field];
-	Object.assign(staticData, Object.fromEntries(Object.entries(hook).filter(([, value]) => value !== undefined)), { seen: {} });
+	// `seen` is what versions before 0.2 kept of accepted event ids (now in n8n's shared store): dropped with the old hook.
+	delete staticData.seen;
+	Object.assign(staticData, Object.fromEntries(Object.entries(hook).filter(([, value]) => value !== undefined)));
 }
 
 export function forgetHook(staticData: IDataObject): void {

@@ -1,23 +1,15 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { heldBackNote, refusalStatus, UnverifiedHintGate, verifyDelivery, type DeliveryEvent, type Verdict } from './delivery';
-import { ALL_EVENTS, botOfEvent, EVENT_KINDS, isKnownEventKind, outputIndexOf } from './events';
-import { OUTPUT_ENVELOPE } from './description';
+import { ALL_EVENTS, botOfEvent, isKnownEventKind } from './events';
+import { accepted, duplicate, ignored, refused } from './answers';
 import { readHookState } from './hookState';
 import { alreadyAccepted, markAccepted } from './seenEvents';
-
-interface TriggerOptions {
-	output?: string;
-	passUnknownEvents?: boolean;
-	outputPerEvent?: boolean;
-}
+import type { TriggerOptions } from './emit';
 
 function refuse(context: IWebhookFunctions, status: number, code: string, error: string): IWebhookResponseData {
-	context.getResponseObject().status(status).json({ code, error });
+	context.getResponseObject().status(status).json(refused(code, error));
 	return { noWebhookResponse: true };
 }
-
-/** A verified delivery that starts nothing still gets a 2xx, or the sender would retry it. */
-const ignored = (reason: string): IWebhookResponseData => ({ webhookResponse: { ok: true, ignored: reason } });
 
 /** n8n reads the body lazily; the signature covers the exact bytes, never a re-serialisation. */
 async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
@@ -90,25 +82,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return refuse(this, refusalStatus(verdict.code), verdict.code, verdict.reason);
 	}
 	const { event } = verdict;
-	if (alreadyAccepted(state, event.id)) return ignored('duplicate');
+	// The fast path: a repeat that reaches the process that accepted the event starts nothing. A repeat that reaches
+	// another process starts an execution, and the trigger's execute() finds the event in n8n's shared store (emit.ts).
+	if (alreadyAccepted(state.hookId, event.id)) return { webhookResponse: duplicate(event.id) };
 	// Recorded as accepted only once its answer is built: a parameter that fails to read (an expression in
 	// Bot Names or IDs, say) fails this delivery, and the sender's retry is handled again, not taken as a repeat.
-	const answer = acceptedAnswer(this, event);
-	markAccepted(state, event.id, Math.floor(Date.now() / 1000));
-	return answer;
-}
-
-/** What a new genuine event starts: nothing (filtered out), or the workflow on its output. */
-function acceptedAnswer(context: IWebhookFunctions, event: DeliveryEvent): IWebhookResponseData {
-	const options = context.getNodeParameter('options', {}) as TriggerOptions;
-	const skip = skipReason(context, event, options);
-	if (skip) return ignored(skip);
-	// An unknown kind always leaves as the whole event: its data alone would not say what happened.
-	const json = (options.output === OUTPUT_ENVELOPE || !isKnownEventKind(event.type) ? event : (event.data ?? {})) as IDataObject;
-	const items = context.helpers.returnJsonArray(json);
-	if (!options.outputPerEvent) return { workflowData: [items] };
-	const outputs = EVENT_KINDS.length + (options.passUnknownEvents ? 1 : 0);
-	const workflowData = Array.from({ length: outputs }, () => [] as typeof items);
-	workflowData[outputIndexOf(event.type)] = items;
-	return { workflowData };
+	const skip = skipReason(this, event, this.getNodeParameter('options', {}) as TriggerOptions);
+	markAccepted(state.hookId, event.id, Math.floor(Date.now() / 1000));
+	if (skip) return { webhookResponse: ignored(event.id, skip) };
+	// The whole verified event goes to the execution: execute() checks its id and shapes the output.
+	return { workflowData: [[{ json: event as unknown as IDataObject }]], webhookResponse: accepted(event.id) };
 }

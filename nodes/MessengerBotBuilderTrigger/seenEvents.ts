@@ -1,45 +1,44 @@
-import type { HookState } from './hookState';
+/**
+ * The in-process fast path of the repeat check: event ids this n8n process accepted, per hook. A repeat that reaches
+ * the same process is answered "duplicate" at once and starts no execution. It is only a shortcut: the check that
+ * holds across processes and restarts is in n8n's shared store (repeatCheck.ts), and nothing here is written to the
+ * workflow's static data (n8n saves that column whole, last writer wins: a webhook process writing it could put back
+ * an old hook secret).
+ */
 
 /**
  * The sender retries a delivery with the same event id for a bit over an hour; an id is kept
  * twice that long so a late retry still starts nothing.
  */
 export const REMEMBER_SECONDS = 3 * 60 * 60;
-/** Bounds the static data n8n saves with the workflow (and this process's memory): the oldest ids are dropped first. */
+/** Bounds this process's memory per hook: the oldest ids are dropped first. */
 export const MAX_REMEMBERED = 500;
 
-type AcceptedIds = Record<string, number>;
+/** Event id → unix seconds it was accepted, oldest first (a Map keeps insertion order). */
+type AcceptedIds = Map<string, number>;
 
-/**
- * Accepted ids per hook, in this process. The node's static data is the shared record, but n8n
- * (2.x) drops static-data changes made by a `webhook()` call that starts an execution: it wraps the
- * same static data again for the run, which clears the "changed" flag that its save after the call
- * looks at. So the ids of events that started the workflow are recorded here too; every repeat that
- * reaches this process is caught. Verification itself never needs this memory.
- */
 const acceptedInProcess = new Map<string, AcceptedIds>();
 
-/** The ids still worth remembering, newest first, at most MAX_REMEMBERED - 1 (room for one more). */
-function recent(ids: AcceptedIds, now: number): Array<[string, number]> {
-	return Object.entries(ids)
-		.filter(([, at]) => now - at < REMEMBER_SECONDS)
-		.sort(([, a], [, b]) => b - a)
-		.slice(0, MAX_REMEMBERED - 1);
+export function alreadyAccepted(hookId: string | undefined, eventId: string): boolean {
+	const ids = hookId === undefined ? undefined : acceptedInProcess.get(hookId);
+	const at = ids?.get(eventId);
+	return at !== undefined && Math.floor(Date.now() / 1000) - at < REMEMBER_SECONDS;
 }
 
-const has = (ids: AcceptedIds | undefined, eventId: string) => ids !== undefined && Object.prototype.hasOwnProperty.call(ids, eventId);
-
-export function alreadyAccepted(state: HookState, eventId: string): boolean {
-	return has(state.seen, eventId) || (state.hookId !== undefined && has(acceptedInProcess.get(state.hookId), eventId));
-}
-
-/** Records an accepted event id (static data and this process) and drops ids that are too old or too many. */
-export function markAccepted(state: HookState, eventId: string, now: number): void {
-	state.seen = Object.fromEntries([[eventId, now], ...recent(state.seen ?? {}, now)]);
-	if (state.hookId === undefined) return;
-	acceptedInProcess.set(state.hookId, Object.fromEntries([[eventId, now], ...recent(acceptedInProcess.get(state.hookId) ?? {}, now)]));
+/** Records an accepted event id in this process and drops ids that are too old or too many. */
+export function markAccepted(hookId: string | undefined, eventId: string, now: number): void {
+	if (hookId === undefined) return;
+	let ids = acceptedInProcess.get(hookId);
+	if (!ids) acceptedInProcess.set(hookId, (ids = new Map()));
+	ids.delete(eventId);
+	ids.set(eventId, now);
+	for (const [id, at] of ids) {
+		if (ids.size <= MAX_REMEMBERED && now - at < REMEMBER_SECONDS) break;
+		ids.delete(id);
+	}
 	// Hooks that were removed (or stayed quiet for hours) are forgotten.
-	for (const [hookId, ids] of acceptedInProcess) {
-		if (Object.values(ids).every((at) => now - at >= REMEMBER_SECONDS)) acceptedInProcess.delete(hookId);
+	for (const [hook, held] of acceptedInProcess) {
+		const newest = [...held.values()].pop();
+		if (newest === undefined || now - newest >= REMEMBER_SECONDS) acceptedInProcess.delete(hook);
 	}
 }

@@ -1,21 +1,23 @@
 import '../harness/env';
-import { HookContext, WebhookContext } from 'n8n-core';
+import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import type { Request, Response } from 'express';
 import type {
 	IDataObject,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
+	IRun,
 	IWebhookData,
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { ApplicationError, NodeHelpers, Workflow } from 'n8n-workflow';
+import { ApplicationError, createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi.credentials';
 import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
 import { HarnessCredentialsHelper } from '../harness/credentialsHelper';
 import { credentialTypes, HarnessNodeTypes, PACKAGE } from '../harness/nodeTypes';
 import { harnessAdditionalData, type AdditionalDataOptions, type WebhookBases } from '../harness/additionalData';
+import { processedDataStore } from '../harness/processedData';
 
 export const TRIGGER_NAME = 'Messenger Bot Builder Trigger';
 
@@ -29,6 +31,13 @@ export interface TriggerHarnessOptions extends WebhookBases {
 	/** The node's parameters; defaults are filled in as n8n does. */
 	parameters?: INodeParameters;
 	workflowName?: string;
+	/**
+	 * The node type to drive. Another n8n process is modelled by a copy of the node's modules loaded apart
+	 * (`jest.isolateModules`): its own in-process memory, the same workflow and the same shared store.
+	 */
+	nodeType?: MessengerBotBuilderTrigger;
+	/** Shares the saved static data of another harness (the same workflow in another process). */
+	sameWorkflowAs?: TriggerHarness;
 }
 
 /** One execution a delivery started: the items the trigger put out. */
@@ -44,22 +53,32 @@ export type StartedExecution = INodeExecutionData[];
  * 2.41 drops those changes; see `deliver`). Nothing else carries over from one call to the next.
  */
 export class TriggerHarness {
-	readonly nodeType = new MessengerBotBuilderTrigger();
+	readonly nodeType: MessengerBotBuilderTrigger;
 
+	/** The trigger's first output in each execution that put an event out (a repeat's execution puts out none). */
 	readonly started: StartedExecution[] = [];
 
-	/** Every output of each started execution (`started` holds the first output only). */
+	/** Every output of each execution that put an event out (`started` holds the first output only). */
 	readonly startedOutputs: StartedExecution[][] = [];
 
-	private readonly nodeTypes = new HarnessNodeTypes([this.nodeType]);
+	/** Every execution a delivery started, with what it ran, including those that found the event a repeat. */
+	readonly executions: IRun[] = [];
+
+	private readonly nodeTypes: HarnessNodeTypes;
 
 	private readonly credentials = new HarnessCredentialsHelper(credentialTypes([new MessengerBotBuilderApi()]));
 
 	private readonly node: INode;
 
-	private savedStaticData = '{}';
+	/** What n8n keeps in its database for the workflow, shared by the harnesses of one workflow. */
+	private readonly stored: { workflowId: string; staticData: string };
+
+	private executionCounter = 0;
 
 	constructor(private readonly options: TriggerHarnessOptions) {
+		this.nodeType = options.nodeType ?? new MessengerBotBuilderTrigger();
+		this.nodeTypes = new HarnessNodeTypes([this.nodeType]);
+		this.stored = options.sameWorkflowAs?.stored ?? { workflowId: `wf-trigger-${Math.random().toString(36).slice(2)}`, staticData: '{}' };
 		this.credentials.add({
 			id: 'main',
 			name: 'main',
@@ -86,41 +105,42 @@ export class TriggerHarness {
 		};
 	}
 
-	private additionalData(http?: AdditionalDataOptions['http']) {
+	private additionalData(http?: AdditionalDataOptions['http'], execution?: Pick<AdditionalDataOptions, 'executionId' | 'hooks'>) {
 		const { webhookBaseUrl, webhookTestBaseUrl } = this.options;
 		return harnessAdditionalData({
 			credentialsHelper: this.credentials,
 			webhookBases: { webhookBaseUrl, webhookTestBaseUrl },
 			http,
+			...execution,
 		});
 	}
 
 	/** The node's static data as n8n would have stored it. */
 	get nodeStaticData(): IDataObject {
-		const all = JSON.parse(this.savedStaticData) as IDataObject;
+		const all = JSON.parse(this.stored.staticData) as IDataObject;
 		return (all[`node:${TRIGGER_NAME}`] as IDataObject | undefined) ?? {};
 	}
 
 	/** Replaces the stored node static data (to model what another process or an old version left). */
 	setNodeStaticData(data: IDataObject): void {
-		this.savedStaticData = JSON.stringify({ [`node:${TRIGGER_NAME}`]: data });
+		this.stored.staticData = JSON.stringify({ [`node:${TRIGGER_NAME}`]: data });
 	}
 
 	private loadWorkflow(): Workflow {
 		return new Workflow({
-			id: 'wf-trigger-test',
+			id: this.stored.workflowId,
 			name: this.options.workflowName ?? 'Trigger test',
 			nodes: [this.node],
 			connections: {},
 			active: true,
 			nodeTypes: this.nodeTypes,
-			staticData: JSON.parse(this.savedStaticData) as IDataObject,
+			staticData: JSON.parse(this.stored.staticData) as IDataObject,
 			settings: { executionOrder: 'v1' },
 		});
 	}
 
 	private save(workflow: Workflow): void {
-		this.savedStaticData = JSON.stringify(workflow.staticData);
+		this.stored.staticData = JSON.stringify(workflow.staticData);
 	}
 
 	private webhookData(workflow: Workflow, mode: WebhookMode): IWebhookData {
@@ -195,8 +215,58 @@ export class TriggerHarness {
 			response.status(200).json(result.webhookResponse ?? { message: result.workflowData ? 'Workflow was started' : 'Webhook call received' });
 		}
 		if (result.workflowData) {
-			this.started.push(result.workflowData[0]);
-			this.startedOutputs.push(result.workflowData);
+			// n8n answers first (responseMode onReceived) and runs the execution after; `settled()` waits for it.
+			const running = this.runExecution(result.workflowData, mode).catch((error: Error) => void this.failures.push(error));
+			this.running.add(running);
+			void running.finally(() => this.running.delete(running));
+		}
+	}
+
+	private readonly running = new Set<Promise<void>>();
+
+	/** Errors that ended executions (the trigger's execute() failed); `settled()` throws the first. */
+	readonly failures: Error[] = [];
+
+	/** Waits until every execution that deliveries started so far has ended. */
+	async settled(): Promise<void> {
+		while (this.running.size > 0) await Promise.all([...this.running]);
+		if (this.failures.length > 0) throw this.failures[0];
+	}
+
+	/**
+	 * The execution a delivery starts, run by n8n-core's engine as n8n runs it: the trigger is the start node and what
+	 * its `webhook()` returned is its input (n8n `prepareExecutionData` in webhook-helpers, then
+	 * `WorkflowExecute.processRunExecutionData`), so the trigger's `execute()` runs with n8n-core's deduplication
+	 * helpers over the shared store (test/harness/processedData.ts).
+	 */
+	private async runExecution(workflowData: INodeExecutionData[][], mode: WebhookMode): Promise<void> {
+		processedDataStore();
+		const workflow = this.loadWorkflow();
+		const executionMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'webhook';
+		const executionId = `${++this.executionCounter}-${Math.random().toString(36).slice(2)}`;
+		const hooks = new ExecutionLifecycleHooks(executionMode, executionId, {
+			id: workflow.id,
+			name: workflow.name ?? 'Trigger test',
+			active: true,
+			activeVersionId: null,
+			isArchived: false,
+			nodes: [this.node],
+			connections: {},
+			createdAt: new Date(),
+			updatedAt: new Date(),
+		});
+		const runExecutionData = createRunExecutionData({
+			executionData: { nodeExecutionStack: [{ node: this.node, data: { main: workflowData }, source: null }] },
+		});
+		const run = await new WorkflowExecute(this.additionalData(undefined, { executionId, hooks }), executionMode, runExecutionData).processRunExecutionData(workflow);
+		this.executions.push(run);
+		const task = run.data.resultData.runData[TRIGGER_NAME]?.[0];
+		if (run.data.resultData.error || task?.error) throw run.data.resultData.error ?? task?.error;
+		// n8n pairs each output item with the one input item (pairedItem); the tests look at what the items carry.
+		const outputs = (task?.data?.main ?? []).map((output) => (output ?? []).map(({ pairedItem: _paired, ...item }) => item));
+		if (outputs.some((output) => output.length > 0)) {
+			this.started.push(outputs[0]);
+			this.startedOutputs.push(outputs);
 		}
 	}
 }
