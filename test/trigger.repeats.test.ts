@@ -1,5 +1,5 @@
 import './harness/env';
-import type { IDataObject, IExecuteFunctions, Logger } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeParameters, Logger } from 'n8n-workflow';
 import { generateHookSecret, signDelivery } from '../receiver/src/sign';
 import { checkRepeat } from '../nodes/MessengerBotBuilderTrigger/repeatCheck';
 import { ProcessedDataStore, processedDataStore } from './harness/processedData';
@@ -25,7 +25,7 @@ const processes: Process[] = [];
 let sequence = 0;
 
 /** A new n8n process for the workflow of `first` (or a new workflow): fresh modules, the same database. */
-async function startProcess(parameters: IDataObject, first?: TriggerHarness): Promise<Process> {
+async function startProcess(parameters: INodeParameters, first?: TriggerHarness): Promise<Process> {
 	let Isolated!: typeof TriggerHarness;
 	jest.isolateModules(() => {
 		({ TriggerHarness: Isolated } = require('./trigger/triggerHarness'));
