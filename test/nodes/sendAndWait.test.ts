@@ -42,9 +42,11 @@ interface Tap {
  * workflow (WorkflowExecute) up to its wait. The answer half serves the waiting execution's resume
  * address over real HTTP on 127.0.0.1: each request is handed to the node's webhook in n8n-core's
  * WebhookContext with the waiting execution's data (as n8n loads it from its database, JSON), with
- * the request body parsed as n8n parses forms. What n8n's server adds around it (the link's
- * signature check, moving the execution from waiting to running, its wait tracker) runs in the
- * real-n8n e2e scenario e2e/scenarios/sendAndWaitScenario.ts.
+ * the request body parsed as n8n parses forms. After a webhook that resumes, it moves the execution
+ * from waiting to running as n8n 2.41.1 does, only if it is still waiting, and otherwise answers with
+ * n8n's error; a request with `x-test-process: other` is handled by another n8n process (a second copy
+ * of the node's modules, with claims of its own). The rest of n8n's server (the link's signature check,
+ * its wait tracker) runs in the real-n8n e2e scenario e2e/scenarios/sendAndWaitScenario.ts.
  */
 describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	let bed: NodeTestBed;
@@ -52,8 +54,14 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	let serverOrigin: string;
 	let clientCounter = 0;
 	const nodeType = new MessengerBotBuilder();
-	/** Waiting executions by id, as n8n stores them. */
-	const waiting = new Map<string, { result: RunResult; data: string; typeVersion: number }>();
+	/** The node's modules as another n8n process holds them (several webhook processes behind a load balancer). */
+	const otherProcess = {} as { nodeType: MessengerBotBuilder; claimAnswer: typeof claimAnswer };
+	jest.isolateModules(() => {
+		otherProcess.nodeType = new (require('../../nodes/MessengerBotBuilder/MessengerBotBuilder.node').MessengerBotBuilder)();
+		otherProcess.claimAnswer = require('../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding').claimAnswer;
+	});
+	/** Waiting executions by id, as n8n stores them; `running` once n8n resumed one. */
+	const waiting = new Map<string, { result: RunResult; data: string; typeVersion: number; running?: boolean }>();
 
 	async function handle(request: express.Request, response: express.Response): Promise<void> {
 		const stored = waiting.get(String(request.params.execution));
@@ -87,8 +95,19 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			http: { httpRequest: request, httpResponse: response },
 		});
 		const context = new WebhookContext(workflow, workflow.getNode(NODE_NAME)!, additionalData, 'webhook', webhookData, [], runExecutionData);
-		const result = await nodeType.webhook.call(context);
-		if (result.workflowData) response.setHeader('x-test-resumed-with', JSON.stringify(result.workflowData[0]));
+		const serving = request.headers['x-test-process'] === 'other' ? otherProcess.nodeType : nodeType;
+		const result = await serving.webhook.call(context);
+		if (result.workflowData) {
+			// n8n 2.41.1 (webhook-helpers executeWebhook → WorkflowRunner.run → ActiveExecutions.add) moves the execution
+			// from waiting to running only if it is still waiting; when another process moved it first, the request gets
+			// n8n's error (ExecutionAlreadyResumingError, wrapped, sent by ResponseHelper.sendErrorResponse).
+			if (stored.running) {
+				response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
+				return;
+			}
+			stored.running = true;
+			response.setHeader('x-test-resumed-with', JSON.stringify(result.workflowData[0]));
+		}
 		// n8n sends the node's page itself once the execution resumed (the e2e covers that part).
 		if (!result.noWebhookResponse && !response.headersSent) response.status(200).send(result.webhookResponse);
 	}
@@ -275,6 +294,42 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			index === winner ? 'received' : answers[index] === answers[winner] ? result.body.includes(`The answer “${answers[winner]}” was already sent a moment ago and is being handled`) : result.body.includes('already been answered'),
 		);
 		expect(pages).toEqual(answers.map((_, index) => (index === winner ? 'received' : true)));
+	});
+
+	it('taps in two n8n processes at once: n8n resumes with one, received; the other gets "not recorded" (409, the page), not n8n\'s error, and its process takes an answer again', async () => {
+		const browser = { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' };
+		const info = jest.spyOn(Container.get(Logger), 'info');
+		try {
+			for (const [here, there] of [
+				[0, 1],
+				[0, 0],
+			]) {
+				const { buttons, executionId } = await askAndWait(await newSubscriber());
+				const questionId = new URL(buttons[0].url).searchParams.get('q')!;
+				const tokens = await Promise.all(buttons.map(async (button) => tokenOf((await tap(button.url)).body)!));
+				const taps = await Promise.all([
+					post(buttons[here].url, { token: tokens[here] }, browser),
+					post(buttons[there].url, { token: tokens[there] }, { ...browser, 'x-test-process': 'other' }),
+				]);
+				expect(taps.map((result) => result.status).sort()).toEqual([200, 409]);
+				const lost = taps.findIndex((result) => result.status === 409);
+				const [received, notRecorded] = [taps[1 - lost], taps[lost]];
+				expect(received.resumedWith).toHaveLength(1);
+				expect(received.body).toContain('has been received');
+				expect(notRecorded.resumedWith).toBeUndefined();
+				expect(notRecorded.headers.get('content-type')).toBe('text/html; charset=utf-8');
+				expect(notRecorded.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+				expect(notRecorded.body).toMatch(/^<!doctype html>/);
+				expect(notRecorded.body).toContain('Your answer was not recorded. Most likely the question was answered at the same moment');
+				expect(notRecorded.body).not.toContain('There was a problem executing the workflow');
+				expect(info).toHaveBeenCalledWith(expect.stringContaining(`n8n did not resume execution ${executionId} with the answer confirmed on its link`));
+				// The losing process gave up its claim (n8n did not resume with it); the winning one keeps its own.
+				const claims = [claimAnswer, otherProcess.claimAnswer].map((claim) => claim(executionId, questionId, '"another"'));
+				expect(claims).toEqual(lost === 0 ? ['claimed', 'taken'] : ['taken', 'claimed']);
+			}
+		} finally {
+			info.mockRestore();
+		}
 	});
 
 	it('a waiting execution whose question cannot be read: the page says so, a warning is logged, nothing resumes', async () => {

@@ -110,11 +110,13 @@ export function crossSiteReason(headers: Record<string, string | string[] | unde
 /**
  * Answers claimed in this n8n process: of simultaneous confirmations of one question, the first
  * claims it and the others are told the question was already answered. n8n itself resumes a waiting
- * execution only once (it moves it from waiting to running atomically); the node's "received" page
- * is sent only after that move succeeded, so across several processes too only the recorded answer
- * is told it counted. A claim lapses after CLAIM_MS in case n8n could not resume the execution: it
- * only has to outlast that move (n8n answers later taps itself), and a person whose answer met an
- * error may send it again soon.
+ * execution only once (it moves it from waiting to running atomically, after the node's webhook
+ * returned); the node's "received" page is sent only after that move succeeded, so across several
+ * processes too only the recorded answer is told it counted. A tap that claimed its answer here but
+ * loses that move to a tap in another n8n process gets the not-recorded page instead of n8n's error,
+ * and its claim is released (see sendAndWaitWebhook.ts). A claim lapses after CLAIM_MS in case n8n
+ * could not resume the execution in a way the node does not see: it only has to outlast that move
+ * (n8n answers later taps itself), and a person whose answer met an error may send it again soon.
  */
 const CLAIM_MS = 30_000;
 const claims = new Map<string, { expires: number; answer: string }>();
@@ -132,4 +134,9 @@ export function claimAnswer(executionId: string, questionId: string, answer: str
 	if (held) return held.answer === answer ? 'repeat' : 'taken';
 	claims.set(key, { expires: now + CLAIM_MS, answer });
 	return 'claimed';
+}
+
+/** Gives up this process's claim: n8n did not resume the execution with the claimed answer. */
+export function releaseAnswer(executionId: string, questionId: string): void {
+	claims.delete(`${executionId}:${questionId}`);
 }

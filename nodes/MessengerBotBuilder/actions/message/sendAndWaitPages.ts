@@ -123,6 +123,17 @@ export const repeatedAnswerPage = (answer: string) =>
 		'To check that it was received, open the link from the message again in a minute: if the question still asks for an answer, send it again.',
 	]);
 
+/**
+ * A confirmed answer n8n did not resume the execution with: most likely a tap in another n8n process (several webhook
+ * processes behind a load balancer) resumed it a moment before. Whose answer that was, and whether it was the same,
+ * is not known in this process, so the page says neither "already answered" nor "being handled".
+ */
+export const notRecordedPage = () =>
+	messagePage(409, 'Not recorded', [
+		'Your answer was not recorded. Most likely the question was answered at the same moment, by another tap or on another device, and only one answer counts.',
+		'If you tapped twice, the other tap may have been yours. To check, open the link from the message again in a minute: if the question still asks for an answer, send yours again.',
+	]);
+
 export const expiredPage = () =>
 	messagePage(410, 'This question has expired', ['The time to answer has passed.', 'Your answer was not recorded.']);
 

@@ -6,6 +6,7 @@ import {
 	crossSiteReason,
 	deadlineOf,
 	pageToken,
+	releaseAnswer,
 	tokenIsValid,
 	waitingQuestion,
 } from './sendAndWaitBinding';
@@ -18,6 +19,7 @@ import {
 	expiredPage,
 	freeTextPage,
 	incompleteLinkPage,
+	notRecordedPage,
 	receivedPage,
 	refusedPage,
 	replacedPage,
@@ -101,6 +103,33 @@ function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body
 	return { data: { answer: check.values }, shownAs: 'your form' };
 }
 
+/**
+ * n8n resumes the execution with a confirmed answer only after webhook() returned: WorkflowRunner.run →
+ * ActiveExecutions.add moves it from waiting to running only if it is still waiting. When that fails (a tap in
+ * another n8n process moved it first: this process's claims cannot see that tap), n8n answers the request itself
+ * with an error, `res.status(500).json(…)` (ResponseHelper.sendErrorResponse): a JSON body (with a stack trace
+ * when NODE_ENV is unset or development) under the HTML headers this page already set. Its "received" page goes out
+ * with `res.send`, never `res.json`. So the first JSON answer n8n sends for this request with a status of 500 or
+ * more is replaced by the not-recorded page, and `notResumed` is called; any other answer goes out unchanged, as
+ * does n8n's error should it ever be sent another way. n8n still logs its error.
+ */
+function notRecordedIfNotResumed(context: IWebhookFunctions, notResumed: () => void): void {
+	const response = context.getResponseObject();
+	const json = response.json;
+	response.json = ((body?: unknown) => {
+		response.json = json;
+		if (response.statusCode < 500 || response.headersSent) return json.call(response, body);
+		const page = notRecordedPage();
+		const sent = response.status(page.status).send(page.html);
+		try {
+			notResumed();
+		} catch {
+			// Sent already; a claim not released lapses on its own.
+		}
+		return sent;
+	}) as typeof response.json;
+}
+
 function handle(context: IWebhookFunctions): IWebhookResponseData {
 	const request = context.getRequestObject();
 	const query = context.getQueryData() as IDataObject;
@@ -130,9 +159,17 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	if (claim === 'repeat') return shown(context, repeatedAnswerPage(posted.shownAs));
 	if (claim === 'taken') return shown(context, alreadyAnsweredPage());
 
-	// n8n sends this page only once it has moved the execution from waiting to running: a tap that
-	// loses that race in another n8n process gets n8n's conflict answer instead of "received".
+	// n8n sends this page only once it has moved the execution from waiting to running, after this
+	// function returned: a tap that loses that move to a tap in another n8n process gets the
+	// not-recorded page instead of "received" (and instead of n8n's own error).
 	setPageHeaders(context);
+	const executionId = context.getExecutionId();
+	notRecordedIfNotResumed(context, () => {
+		releaseAnswer(executionId, question.id);
+		context.logger.info(
+			`Send and Wait for Response: n8n did not resume execution ${executionId} with the answer confirmed on its link (most likely another tap resumed it a moment before, in another n8n process); the page says the answer was not recorded`,
+		);
+	});
 	return {
 		webhookResponse: receivedPage(posted.shownAs).html,
 		workflowData: [[{ json: answeredOutput(context, question, posted.data), pairedItem: { item: 0 } }]],
