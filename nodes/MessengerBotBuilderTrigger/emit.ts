@@ -47,8 +47,10 @@ async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, histor
 			eventId: event.id,
 			executionId: context.getExecutionId(),
 		});
-		context.customData.set('repeatOf', event.id.slice(0, 255));
-		context.addExecutionHints({
+		// Execution custom data came with n8n 2.16 (n8n-core's ExecuteContext), hints earlier: neither is required.
+		const optional = context as Partial<Pick<IExecuteFunctions, 'customData' | 'addExecutionHints'>>;
+		optional.customData?.set('repeatOf', event.id.slice(0, 255));
+		optional.addExecutionHints?.({
 			message: `Event ${event.id} was already delivered and run by another execution, so this one starts nothing (a repeat delivery that reached another n8n process).`,
 			location: 'outputPane',
 		});

@@ -45,7 +45,7 @@ export type RepeatVerdict =
 
 type Record = (items: string[]) => Promise<IDeduplicationOutput>;
 
-/** n8n versions before the deduplication helpers (1.6x) run the event unchecked, and say so once per process. */
+/** n8n versions before the deduplication helpers (n8n-core 1.64) run the event unchecked, and say so once per process. */
 let missingHelpersLogged = false;
 
 function recorder(context: IExecuteFunctions, historySize: number): Record | undefined {
@@ -83,7 +83,7 @@ export async function checkRepeat(context: IExecuteFunctions, key: string, claim
 		if (!missingHelpersLogged) {
 			missingHelpersLogged = true;
 			context.logger.warn(
-				'Messenger Bot Builder Trigger: this n8n has no deduplication helpers (n8n 1.60 or newer has them), so a repeated ' +
+				'Messenger Bot Builder Trigger: this n8n has no deduplication helpers (n8n 1.64 or newer has them), so a repeated ' +
 					'delivery that reaches another n8n process, or arrives after a restart, starts the workflow again. Use the ' +
 					"event's id as an idempotency key downstream.",
 			);
