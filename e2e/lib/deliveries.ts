@@ -48,6 +48,14 @@ export interface SendOptions {
   scheme?: 'both' | 'jwt' | 'standard-webhooks' | 'none';
   /** Sent instead of the body that was signed. */
   sentBody?: string;
+  /** More request headers (e.g. balancer.ts toWebhookProcess, to send it to one webhook process). */
+  headers?: Record<string, string>;
+}
+
+/** n8n's answer to a delivery. */
+export interface DeliveryAnswer {
+  status: number;
+  body: string;
 }
 
 function keepScheme(headers: SignatureHeaders, scheme: NonNullable<SendOptions['scheme']>): Record<string, string> {
@@ -62,6 +70,11 @@ function keepScheme(headers: SignatureHeaders, scheme: NonNullable<SendOptions['
 
 /** Signs `delivery` as told and POSTs it to the hook's URL; returns the HTTP status n8n answered. */
 export async function sendDelivery(hook: TriggerHook, delivery: Delivery, options: SendOptions = {}): Promise<number> {
+  return (await deliver(hook, delivery, options)).status;
+}
+
+/** Signs `delivery` as told and POSTs it to the hook's URL; returns n8n's status and body. */
+export async function deliver(hook: TriggerHook, delivery: Delivery, options: SendOptions = {}): Promise<DeliveryAnswer> {
   const headers = await signer.signDelivery({
     body: delivery.body,
     eventId: delivery.id,
@@ -71,11 +84,10 @@ export async function sendDelivery(hook: TriggerHook, delivery: Delivery, option
   });
   const response = await fetch(hook.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...keepScheme(headers, options.scheme ?? 'both') },
+    headers: { 'content-type': 'application/json', ...keepScheme(headers, options.scheme ?? 'both'), ...options.headers },
     body: options.sentBody ?? delivery.body,
   });
-  await response.body?.cancel();
-  return response.status;
+  return { status: response.status, body: await response.text() };
 }
 
 export const otherSecret = (): string => signer.generateHookSecret();

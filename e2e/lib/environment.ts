@@ -1,12 +1,13 @@
 /**
- * Everything one e2e test file needs: a sandbox, a real n8n (regular or queue mode) with our packed
- * package installed, an owner, an API key and a credential that points at the sandbox.
+ * Everything one e2e test file needs: a sandbox, a real n8n (regular or queue mode, up to the production topology of
+ * main, workers and webhook processes behind a balancer) with our packed package installed, an owner, an API key and a
+ * credential that points at the sandbox.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { communityNodesDir, installTarball, nodeTypes, packPackage, credentialType } from './communityPackage.ts';
 import { createApiKey, PublicApi, setupOwner } from './n8nApi.ts';
-import { N8nStack, type ExecutionsMode } from './n8nStack.ts';
+import { N8nStack, type ExecutionsMode, type N8nStackOptions } from './n8nStack.ts';
 import { outDir } from './paths.ts';
 import { SandboxClient, startSandbox, type RunningSandbox } from './sandbox.ts';
 
@@ -38,16 +39,23 @@ export async function assertPackageLoaded(n8n: N8nStack, sessionCookie: string):
   if (missing.length) throw new Error(`n8n did not load ${missing.join(', ')} from ${communityNodesDir(n8n.userFolder)}`);
 }
 
-export async function startE2eEnvironment(mode: ExecutionsMode): Promise<E2eEnvironment> {
-  const dir = path.join(outDir, `n8n-${mode}`);
-  const outputDir = path.join(outDir, `screenshots-${mode}`);
+/** What differs between the test files' stacks besides the mode. */
+export interface E2eEnvironmentOptions extends Pick<N8nStackOptions, 'database' | 'workers' | 'webhookProcesses' | 'env'> {
+  /** Names the output folders `n8n-<name>` and `screenshots-<name>` (default: the mode). */
+  name?: string;
+}
+
+export async function startE2eEnvironment(mode: ExecutionsMode, options: E2eEnvironmentOptions = {}): Promise<E2eEnvironment> {
+  const { name = mode, ...stackOptions } = options;
+  const dir = path.join(outDir, `n8n-${name}`);
+  const outputDir = path.join(outDir, `screenshots-${name}`);
   for (const stale of [dir, outputDir]) rmSync(stale, { recursive: true, force: true });
   installTarball(dir, packageTarball());
   // Short redelivery pauses: a delivery that n8n refused is retried within the test's patience.
   const sandbox = await startSandbox({ retrySchedule: [1, 2, 4] });
   let n8n: N8nStack | undefined;
   try {
-    n8n = await N8nStack.start({ dir, mode });
+    n8n = await N8nStack.start({ dir, mode, ...stackOptions });
     const sessionCookie = await setupOwner(n8n.baseUrl);
     await assertPackageLoaded(n8n, sessionCookie);
     const api = new PublicApi(n8n.baseUrl, await createApiKey(n8n.baseUrl, sessionCookie));

@@ -33,3 +33,42 @@ export function nodeOutput(execution: Execution, nodeName: string): Array<Record
   if (!runs?.length) throw new Error(`node "${nodeName}" did not run in execution ${execution.id}`);
   return (runs[0].data?.main[0] ?? []).map((item) => item.json);
 }
+
+/** The JSON of every item `nodeName` output in its first run (main output 0), or undefined when it did not run. */
+export function outputIfRan(execution: Execution, nodeName: string): Array<Record<string, any>> | undefined {
+  const runs = execution.data?.resultData.runData[nodeName];
+  if (!runs?.length) return undefined;
+  return (runs[0].data?.main[0] ?? []).map((item) => item.json);
+}
+
+/** One line per execution for failure messages: id, status, and how many items each node that ran put out. */
+export function describeRuns(executions: Execution[]): string {
+  return executions
+    .map((execution) => {
+      const nodes = Object.entries(execution.data?.resultData.runData ?? {}).map(([name, runs]) => `${name}: ${runs[0]?.data?.main[0]?.length ?? 0}`);
+      return `#${execution.id} ${execution.status} {${nodes.join(', ')}}`;
+    })
+    .join('; ');
+}
+
+/**
+ * An event that reached n8n any number of times ran the workflow once. The trigger keeps the event ids it let through
+ * (n8n's deduplication, in its execute()), so a repeat that reaches a process which did not see the event first still
+ * makes an execution, but in it the trigger puts out nothing and no node after it runs. Checks, among `executions`
+ * of one workflow: exactly one put the event out of `trigger` (its `id`), succeeded, and ran `next`; every execution
+ * whose trigger put out nothing ran no other node. Executions of other events are left alone. Returns the one run.
+ */
+export function assertEventRanOnce(executions: Execution[], eventId: string, nodes: { trigger: string; next: string }): Execution {
+  const carrying = executions.filter((execution) => (outputIfRan(execution, nodes.trigger) ?? []).some((item) => item.id === eventId));
+  const seen = `executions: ${describeRuns(executions)}`;
+  if (carrying.length !== 1) throw new Error(`event ${eventId}: ${carrying.length} executions put it out of "${nodes.trigger}", expected exactly one; ${seen}`);
+  const [run] = carrying;
+  assertSucceeded(run);
+  if (!outputIfRan(run, nodes.next)) throw new Error(`event ${eventId}: "${nodes.next}" did not run in execution ${run.id}; ${seen}`);
+  for (const execution of executions) {
+    if ((outputIfRan(execution, nodes.trigger) ?? []).length > 0) continue;
+    const ran = Object.keys(execution.data?.resultData.runData ?? {}).filter((name) => name !== nodes.trigger);
+    if (ran.length) throw new Error(`execution ${execution.id}: "${nodes.trigger}" put out nothing, yet ${ran.join(', ')} ran; ${seen}`);
+  }
+  return run;
+}

@@ -170,6 +170,15 @@ export class PublicApi {
     return this.call('GET', `/executions/${encodeURIComponent(id)}?includeData=${includeData}`);
   }
 
+  /**
+   * A person's "Retry" of an execution that did not succeed (n8n's ExecutionService.retry): a new execution, `retryOf`
+   * the old one, started from the old one's saved data (`loadWorkflow`: with the workflow as it is now). n8n answers
+   * once the new execution ended.
+   */
+  retryExecution(id: string, { loadWorkflow = false } = {}): Promise<Execution & { retryOf: string | null }> {
+    return this.call('POST', `/executions/${encodeURIComponent(id)}/retry`, { loadWorkflow });
+  }
+
   private async call(method: string, path: string, body?: unknown): Promise<any> {
     return readJson(await this.request(method, path, body), `${method} /api/v1${path}`);
   }

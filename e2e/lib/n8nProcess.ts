@@ -1,5 +1,5 @@
 /**
- * One n8n process (`n8n start` or `n8n worker`) from the pinned install, with its own ports,
+ * One n8n process (`n8n start`, `n8n worker` or `n8n webhook`) from the pinned install, with its own ports,
  * its output kept for failure reports, and a clean shutdown of its whole process group.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,9 +12,9 @@ import { waitFor } from './waitFor.ts';
 const inheritedVariables = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'SSL_CERT_FILE'];
 
 export interface N8nProcessOptions {
-  /** Shown in errors and log files: "main", "worker". */
+  /** Shown in errors and log files: "main", "worker", "webhook-1". */
   name: string;
-  command: 'start' | 'worker';
+  command: 'start' | 'worker' | 'webhook';
   env: Record<string, string>;
   logFile: string;
   /** The URL whose `/healthz/readiness` answers 200 once the process is ready. */
@@ -27,11 +27,14 @@ export interface N8nProcessOptions {
 export class N8nProcess {
   readonly name: string;
   readonly log: LogTail;
+  /** How it was started: `N8nProcess.start(process.options)` starts it again alike (same ports, same log file). */
+  readonly options: N8nProcessOptions;
   private readonly child: ChildProcess;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
-  private constructor(name: string, child: ChildProcess, logFile: string) {
-    this.name = name;
+  private constructor(options: N8nProcessOptions, child: ChildProcess, logFile: string) {
+    this.name = options.name;
+    this.options = options;
     this.child = child;
     this.log = new LogTail(logFile);
     this.log.attach(child.stdout!);
@@ -49,7 +52,7 @@ export class N8nProcess {
       // Its own process group: stop() ends n8n together with the task runner it spawned.
       detached: true,
     });
-    const instance = new N8nProcess(options.name, child, options.logFile);
+    const instance = new N8nProcess(options, child, options.logFile);
     try {
       await instance.waitUntilReady(options.healthUrl, options.readyTimeoutMs ?? 90_000);
     } catch (error) {
@@ -70,6 +73,19 @@ export class N8nProcess {
   /** The last lines of output, framed for a failure message. */
   tailReport(lines = 60): string {
     return `--- last lines of ${this.describe()}, full log: ${this.log.logFile} ---\n${this.log.tail(lines)}\n--- end of ${this.name} log ---`;
+  }
+
+  /**
+   * SIGKILL to the whole process group (n8n and its task runner), as a crash or an OOM kill would end it: no shutdown
+   * handler runs. Resolves once the process has exited.
+   */
+  async kill(): Promise<void> {
+    if (this.running && this.child.pid) {
+      const exited = once(this.child, 'exit');
+      this.signalGroup('SIGKILL');
+      await exited;
+    }
+    this.log.close();
   }
 
   /** SIGTERM to the process group, SIGKILL if it has not exited after `graceMs`. */

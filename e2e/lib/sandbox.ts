@@ -14,10 +14,21 @@ export interface SandboxOptions {
   signingAlgorithm?: 'HS256' | 'ES256' | 'EdDSA' | 'v1a';
 }
 
+/** One JSON answer the sandbox sent (sandbox/src/server.ts). */
+export interface SentAnswer {
+  method: string;
+  /** The request's path (`/api/list/rows/add`), without the query string. */
+  path: string;
+  status: number;
+  body: unknown;
+}
+
 export interface RunningSandbox {
   url: string;
   baseUrl: string;
   adminKey: string;
+  /** Calls `listener` with every JSON answer, in this process, just before the answer is written. */
+  observeAnswers(listener: (answer: SentAnswer) => void): void;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The same scenarios in queue mode (main + one worker, Redis); every execution must have run on the
+ * The same scenarios in queue mode (main + one worker, Redis, PostgreSQL); every execution must have run on the
  * worker. A second worker joins for one test: executions at once on both workers share one key, none fails.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +14,8 @@ import { runTriggerScenario } from '../scenarios/triggerScenario.ts';
 let env: E2eEnvironment;
 
 before(async () => {
-  env = await startE2eEnvironment('queue');
+  // n8n recommends PostgreSQL for queue mode: main and the worker share it (regular mode stays on SQLite).
+  env = await startE2eEnvironment('queue', { database: 'postgres' });
 }, { timeout: 240_000 });
 
 after(async () => {

@@ -1,0 +1,398 @@
+/**
+ * n8n's production topology: PostgreSQL, Redis, main with production webhooks off, two workers, two `n8n webhook`
+ * processes and a round-robin balancer in front of them all (lib/balancer.ts), whose address n8n puts in every URL it
+ * hands out. The sandbox's hook deliveries go to the balancer. Each scenario proves one thing a single process
+ * cannot show:
+ * a. a sandbox event through the balancer runs the trigger workflow exactly once;
+ * b. one signed delivery sent to webhook process 1, to process 2, to 1 again, and to 1 after it restarted runs once;
+ * c. a Send and Wait link opened on webhook process 1 and confirmed on process 2 resumes the execution once;
+ * d. a question still waiting across a restart of every process is answered after it, and the hook (and its
+ *    secret) survived: a new sandbox event runs exactly once;
+ * e. a worker killed with SIGKILL in the middle of bulk row writes: what n8n does with the run, and the rows.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { toWebhookProcess } from '../lib/balancer.ts';
+import { credentialType, nodeTypes } from '../lib/communityPackage.ts';
+import { deliver, subscriberEvent, type DeliveryAnswer, type TriggerHook } from '../lib/deliveries.ts';
+import { startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/environment.ts';
+import { assertEventRanOnce, assertSucceeded, describeRuns, nodeOutput, outputIfRan, waitForExecutions } from '../lib/executions.ts';
+import { callProductionWebhook, type Execution, type WorkflowDefinition } from '../lib/n8nApi.ts';
+import type { N8nProcess } from '../lib/n8nProcess.ts';
+import { waitFor } from '../lib/waitFor.ts';
+import { triggerWorkflow } from '../lib/workflows.ts';
+
+const BOT = 'bot_tg';
+const TRIGGER = { trigger: 'On Event', next: 'Hold' };
+const ASK = 'Ask';
+const AFTER = 'After';
+
+let env: E2eEnvironment;
+
+before(
+  async () => {
+    env = await startE2eEnvironment('queue', {
+      name: 'topology',
+      database: 'postgres',
+      workers: 2,
+      webhookProcesses: 2,
+      env: {
+        // A job whose worker died is found once its Bull lock expires (n8n's default 60 s) and a stalled check of a
+        // surviving worker runs (every 30 s): shortened so that scenario e waits seconds, not minutes. The lock is
+        // still renewed every 3 s, so a busy machine does not lose it.
+        QUEUE_WORKER_LOCK_DURATION: '15000',
+        QUEUE_WORKER_LOCK_RENEW_TIME: '3000',
+        QUEUE_WORKER_STALLED_INTERVAL: '5000',
+      },
+    });
+  },
+  { timeout: 300_000 },
+);
+
+after(async () => {
+  await env?.close();
+});
+
+const balancer = () => env.n8n.balancer!;
+
+interface HookView {
+  id: string;
+  url: string;
+  events: string[];
+}
+
+interface SandboxDelivery {
+  id: string;
+  hook: string;
+  status: string;
+  event: { id: string; type: string; data: Record<string, any> };
+  attempts: Array<{ status: number; responseBody: string | null }>;
+}
+
+/** The published trigger workflow and its hook as n8n keeps it (static data), shared by scenarios a, b and d. */
+interface PublishedTrigger {
+  workflowId: string;
+  hook: TriggerHook;
+}
+
+let published: Promise<PublishedTrigger> | undefined;
+
+async function hookOf(workflowId: string): Promise<TriggerHook> {
+  const state = (await env.api.getWorkflow(workflowId)).staticData?.['node:On Event'] ?? {};
+  assert.ok(typeof state.hookId === 'string' && typeof state.secret === 'string' && typeof state.url === 'string', `the trigger's static data holds its hook: ${JSON.stringify(state)}`);
+  return { hookId: state.hookId, secret: state.secret, url: state.url };
+}
+
+async function publishTrigger(): Promise<PublishedTrigger> {
+  const workflow = await env.api.createWorkflow(triggerWorkflow(env.credentialId, `E2E topology trigger ${randomBytes(3).toString('hex')}`));
+  await env.api.publishWorkflow(workflow.id);
+  const hook = await waitFor(
+    async () => {
+      const { items } = await env.service.api<{ items: HookView[] }>('/hook/list', { limit: 1000 });
+      return items.find((candidate) => candidate.url.startsWith(`${env.n8n.baseUrl}/webhook/`));
+    },
+    { what: 'the hook that publishing the trigger workflow creates', timeoutMs: 30_000, intervalMs: 500 },
+  );
+  const stored = await hookOf(workflow.id);
+  assert.equal(stored.hookId, hook.id);
+  assert.ok(hook.url.startsWith(`${balancer().url}/webhook/`), `the hook points at the balancer: ${hook.url}`);
+  return { workflowId: workflow.id, hook: stored };
+}
+
+/** Published once, by the first scenario that needs it. */
+const triggerPublished = (): Promise<PublishedTrigger> => (published ??= publishTrigger());
+
+/** Every execution of the workflow once none is still running (at least `atLeast`), oldest first, with data. */
+const settled = (workflowId: string, atLeast = 0): Promise<Execution[]> => waitForExecutions(env.api, workflowId, atLeast, 90_000);
+
+/** A new subscriber in the sandbox: a `subscriber.new` event for every hook. */
+async function newSubscriber(prefix: string): Promise<string> {
+  const clientid = `${prefix}-${randomBytes(4).toString('hex')}`;
+  await env.service.api('/subscriber/create', { botid: BOT, clientid, messenger: 'telegram', name: 'Topology Tester' });
+  return clientid;
+}
+
+/** The sandbox's delivery of the `subscriber.new` event about `clientid` to the hook, once n8n answered it 2xx. */
+async function deliveredEvent(hookId: string, clientid: string): Promise<SandboxDelivery> {
+  return waitFor(
+    async () => {
+      const { items } = await env.service.sandboxRoute<{ items: SandboxDelivery[] }>('/deliveries', { hook: hookId, limit: 1000 });
+      const delivery = items.find((candidate) => candidate.event.type === 'subscriber.new' && candidate.event.data?.subscriber?.clientid === clientid);
+      if (delivery?.status === 'failed') throw new Error(`the sandbox gave up delivering ${delivery.event.id}: ${JSON.stringify(delivery.attempts)}`);
+      return delivery?.status === 'delivered' ? delivery : undefined;
+    },
+    { what: `the delivery of the new subscriber ${clientid} to be answered`, timeoutMs: 60_000, intervalMs: 300, stopOn: (error) => String(error).includes('gave up') },
+  );
+}
+
+/** A sandbox event caused now runs the trigger workflow exactly once; returns that run. */
+async function eventRunsOnce(trigger: PublishedTrigger, prefix: string): Promise<Execution> {
+  const clientid = await newSubscriber(prefix);
+  const delivery = await deliveredEvent(trigger.hook.hookId, clientid);
+  const attempt = delivery.attempts.at(-1)!;
+  assert.deepEqual(JSON.parse(attempt.responseBody ?? '{}'), { status: 'accepted', event: delivery.event.id }, 'the trigger answered "accepted"');
+  // The execution exists before n8n answers (an onReceived answer waits for WorkflowRunner.run); now it must end.
+  const run = assertEventRanOnce(await settled(trigger.workflowId, 1), delivery.event.id, TRIGGER);
+  const [item] = nodeOutput(run, TRIGGER.trigger);
+  assert.equal(item.type, 'subscriber.new');
+  assert.equal(item.hook, trigger.hook.hookId);
+  assert.equal(item.data.subscriber.clientid, clientid);
+  return run;
+}
+
+/** Which workers (by name) logged the start of the execution, once per start (a resume is a new start). */
+function startsOf(executionId: string, workers: N8nProcess[] = [...env.n8n.workers, ...env.n8n.killed]): string[] {
+  return workers.flatMap((worker) => worker.log.grep(`Worker started execution ${executionId} `).map(() => worker.name));
+}
+
+test('topology a: a sandbox event reaches a webhook process through the balancer and runs exactly once, on a worker', { timeout: 180_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    const trigger = await triggerPublished();
+    const servedBefore = balancer().served.length;
+    const run = await eventRunsOnce(trigger, 'topology-a');
+    const hookPath = new URL(trigger.hook.url).pathname;
+    const posts = balancer().served.slice(servedBefore).filter((entry) => entry.path === hookPath);
+    assert.ok(posts.length >= 1 && posts.every((entry) => entry.target.startsWith('webhook-')), `the delivery went to a webhook process: ${JSON.stringify(posts)}`);
+    assert.equal(env.n8n.main.log.grep('Worker started execution').length, 0, 'main runs no execution');
+    assert.equal(startsOf(run.id).length, 1, `execution ${run.id} started once, on a worker`);
+  });
+});
+
+/** Sends the delivery to one webhook process; returns n8n's answer with its JSON body. */
+async function deliverTo(processIndex: number, hook: TriggerHook, delivery: { id: string; body: string }): Promise<DeliveryAnswer & { json: any }> {
+  const answer = await deliver(hook, delivery, { headers: toWebhookProcess(processIndex) });
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.body);
+  } catch {
+    json = undefined;
+  }
+  return { ...answer, json };
+}
+
+test('topology b: one signed delivery sent to webhook process 1, to 2, to 1 again and to 1 after its restart runs the workflow once', { timeout: 240_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    const trigger = await triggerPublished();
+    const delivery = subscriberEvent(trigger.hook.hookId, `evt_topology_${randomBytes(6).toString('hex')}`, `topology-b-${randomBytes(3).toString('hex')}`);
+    const answers: Array<{ step: string; status: number; body: string }> = [];
+    const known = new Set((await settled(trigger.workflowId)).map((execution) => execution.id));
+
+    /** Sends, then waits for the execution it made (if any) to end; returns how many executions it made. */
+    const send = async (step: string, processIndex: number, expected: 'accepted' | 'duplicate') => {
+      const answer = await deliverTo(processIndex, trigger.hook, delivery);
+      answers.push({ step, status: answer.status, body: answer.body });
+      assert.equal(answer.status, 200, `${step}: n8n answers 200: ${answer.body}`);
+      const all = await settled(trigger.workflowId);
+      const made = all.filter((execution) => !known.has(execution.id));
+      for (const execution of made) known.add(execution.id);
+      assertEventRanOnce(all, delivery.id, TRIGGER);
+      // "accepted" hands the event to an execution; "duplicate" (the process that accepted it) starts none.
+      assert.equal(made.length, expected === 'accepted' ? 1 : 0, `${step}: executions made: ${describeRuns(made)}`);
+      assert.deepEqual(answer.json, { status: expected, event: delivery.id }, `${step}: the trigger's answer`);
+      return made;
+    };
+
+    const [first] = await send('first, to webhook process 1', 1, 'accepted');
+    assert.deepEqual(outputIfRan(first, TRIGGER.trigger)?.map((item) => item.id), [delivery.id], 'the first delivery runs the event');
+    // Process 2 never saw the event: it hands it to an execution, in which the trigger finds it in n8n's shared store.
+    const [second] = await send('the same, to webhook process 2', 2, 'accepted');
+    assert.deepEqual(outputIfRan(second, TRIGGER.trigger), [], 'the repeat through process 2 puts out nothing');
+    await send('the same, to webhook process 1 again', 1, 'duplicate');
+    await env.n8n.restartWebhookProcess(1);
+    const [afterRestart] = await send('the same, to webhook process 1 after its restart', 1, 'accepted');
+    assert.deepEqual(outputIfRan(afterRestart, TRIGGER.trigger), [], 'the repeat after the restart puts out nothing');
+  });
+});
+
+/** Start (production webhook) → Ask (Send and Wait, Approve/Decline) → After. */
+function askWorkflow(webhookPath: string): WorkflowDefinition {
+  return {
+    name: `E2E topology ask ${webhookPath}`,
+    nodes: [
+      {
+        id: randomUUID(),
+        name: 'Start',
+        type: 'n8n-nodes-base.webhook',
+        typeVersion: 2,
+        position: [0, 0],
+        webhookId: randomUUID(),
+        parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
+      },
+      {
+        id: randomUUID(),
+        name: ASK,
+        type: nodeTypes.action,
+        typeVersion: 3,
+        position: [220, 0],
+        parameters: {
+          resource: 'message',
+          operation: 'sendAndWait',
+          botId: { __rl: true, mode: 'id', value: BOT },
+          clientId: '={{ $json.body.clientId }}',
+          message: '={{ $json.body.question }}',
+          responseType: 'approval',
+        },
+        credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+      },
+      { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [440, 0], parameters: {} },
+    ],
+    connections: {
+      Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
+      [ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
+    },
+  };
+}
+
+let askPublished: Promise<{ id: string; path: string }> | undefined;
+
+/** The Send and Wait workflow, published once for scenarios c and d. */
+function askWorkflowPublished(): Promise<{ id: string; path: string }> {
+  askPublished ??= (async () => {
+    const webhookPath = `e2e-topology-ask-${randomBytes(4).toString('hex')}`;
+    const workflow = await env.api.createWorkflow(askWorkflow(webhookPath));
+    await env.api.publishWorkflow(workflow.id);
+    return { id: workflow.id, path: webhookPath };
+  })();
+  return askPublished;
+}
+
+interface Button {
+  name: string;
+  url: string;
+}
+
+/** Starts the Send and Wait workflow for a new subscriber; resolves once its execution waits and the buttons are in the chat. */
+async function ask(question: string): Promise<{ executionId: string; clientId: string; buttons: Button[] }> {
+  const workflow = await askWorkflowPublished();
+  const clientId = await newSubscriber('topology-ask');
+  const before = new Set((await env.api.executions(workflow.id)).map((execution) => execution.id));
+  const started = await callProductionWebhook(env.n8n.baseUrl, workflow.path, { clientId, question });
+  assert.equal(started.status, 200, `the production webhook answered ${started.status}: ${await started.text()}`);
+  const waiting = await waitFor(
+    async () => (await env.api.executions(workflow.id)).find((execution) => !before.has(execution.id) && execution.status === 'waiting'),
+    { what: `a waiting execution of workflow ${workflow.id}`, timeoutMs: 60_000, intervalMs: 300 },
+  );
+  const message = await waitFor(
+    async () => {
+      const chat = await env.service.api<{ items: Array<{ text: string; buttons: Button[] }> }>('/subscriber/chat/get', { botid: BOT, clientid: clientId });
+      return chat.items.find((item) => item.text === question);
+    },
+    { what: `the question in the chat of ${clientId}`, timeoutMs: 30_000, intervalMs: 300 },
+  );
+  for (const button of message.buttons) {
+    assert.ok(button.url.startsWith(`${balancer().url}/webhook-waiting/${waiting.id}/`), `the button leads through the balancer to the resume URL: ${button.url}`);
+  }
+  return { executionId: waiting.id, clientId, buttons: message.buttons };
+}
+
+interface Page {
+  status: number;
+  body: string;
+}
+
+async function open(url: string, init: RequestInit = {}): Promise<Page> {
+  const response = await fetch(url, { redirect: 'manual', ...init });
+  return { status: response.status, body: await response.text() };
+}
+
+/** Opens the link's page (GET), as the person's browser does, on webhook process `processIndex`. */
+async function openPage(url: string, processIndex: number): Promise<{ page: Page; token: string }> {
+  const page = await open(url, { headers: toWebhookProcess(processIndex) });
+  assert.equal(page.status, 200, `the question's page opens on webhook process ${processIndex}: ${page.body.slice(0, 300)}`);
+  const token = /name="token" value="([0-9a-f]{64})"/.exec(page.body)?.[1];
+  assert.ok(token, `the page carries a confirm token: ${page.body.slice(0, 300)}`);
+  return { page, token };
+}
+
+/** Confirms on the page (the page's form, POSTed by a browser from the page itself) on webhook process `processIndex`. */
+function confirmOn(url: string, token: string, processIndex: number): Promise<Page> {
+  return open(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: new URL(url).origin,
+      'sec-fetch-site': 'same-origin',
+      ...toWebhookProcess(processIndex),
+    },
+    body: new URLSearchParams({ token }),
+  });
+}
+
+async function finished(workflowId: string, executionId: string, timeoutMs = 90_000): Promise<Execution> {
+  return waitFor(
+    async () => {
+      const execution = await env.api.execution(executionId, { includeData: true });
+      assert.equal(String(execution.workflowId), workflowId);
+      return ['new', 'running', 'waiting'].includes(execution.status) ? undefined : execution;
+    },
+    { what: `execution ${executionId} to finish`, timeoutMs, intervalMs: 300 },
+  );
+}
+
+/** The answered execution: it succeeded, Ask ran once with `answer` by the asked subscriber, After ran once with it. */
+function assertAnswered(run: Execution, answer: string, clientId: string): void {
+  assertSucceeded(run);
+  const askRuns = run.data?.resultData.runData[ASK] ?? [];
+  assert.equal(askRuns.length, 1, `Ask ran once in execution ${run.id}`);
+  const [output] = nodeOutput(run, ASK);
+  assert.equal(output.data.answer, answer);
+  assert.equal(output.data.approved, answer === 'Approve');
+  assert.deepEqual(output.data.respondedBy, { botid: BOT, clientid: clientId, messenger: 'telegram' });
+  assert.equal(run.data?.resultData.runData[AFTER]?.length, 1, `After ran once in execution ${run.id}`);
+  assert.deepEqual(nodeOutput(run, AFTER), nodeOutput(run, ASK));
+}
+
+test('topology c: a Send and Wait link opened on webhook process 1 and confirmed on webhook process 2 resumes the execution once', { timeout: 180_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    const workflow = await askWorkflowPublished();
+    const asked = await ask('Approve the transfer between processes?');
+    const approve = asked.buttons.find((button) => button.name === 'Approve')!;
+    const { token } = await openPage(approve.url, 1);
+    const servedBefore = balancer().served.length;
+    const confirmed = await confirmOn(approve.url, token, 2);
+    assert.equal(confirmed.status, 200, `the confirmation on process 2 is received: ${confirmed.body.slice(0, 300)}`);
+    assert.ok(confirmed.body.includes('Your answer “Approve” has been received.'), confirmed.body.slice(0, 300));
+    const link = approve.url.slice(new URL(approve.url).origin.length);
+    assert.deepEqual(
+      balancer().served.slice(servedBefore).filter((entry) => entry.path === link).map((entry) => `${entry.method} ${entry.target}`),
+      ['POST webhook-2'],
+      'the confirmation went to webhook process 2',
+    );
+    const run = await finished(workflow.id, asked.executionId);
+    assertAnswered(run, 'Approve', asked.clientId);
+    // Once when it started, once when it resumed: the resume ran once, on a worker.
+    assert.equal(startsOf(run.id).length, 2, `execution ${run.id} started and resumed once each: ${startsOf(run.id).join(', ')}`);
+    // A second tap after the run ended resumes nothing.
+    const later = await confirmOn(approve.url, token, 1);
+    assert.ok(!later.body.includes('has been received'), `a later tap is not received: ${later.status} ${later.body.slice(0, 200)}`);
+    assert.equal((await env.api.execution(run.id, { includeData: true })).data?.resultData.runData[ASK]?.length, 1);
+  });
+});
+
+test('topology d: a question waiting across a restart of every process is answered after it; the hook survived: a new event runs exactly once', { timeout: 420_000 }, async () => {
+  await withN8nLogs(env, async () => {
+    const trigger = await triggerPublished();
+    const workflow = await askWorkflowPublished();
+    const asked = await ask('Still there after the restart?');
+    const { hookId, secret } = trigger.hook;
+
+    await env.n8n.restart();
+
+    const decline = asked.buttons.find((button) => button.name === 'Decline')!;
+    assert.equal((await env.api.execution(asked.executionId)).status, 'waiting', 'the execution still waits after the restart');
+    const { token } = await openPage(decline.url, 2);
+    const confirmed = await confirmOn(decline.url, token, 1);
+    assert.equal(confirmed.status, 200, `the confirmation after the restart is received: ${confirmed.body.slice(0, 300)}`);
+    assert.ok(confirmed.body.includes('Your answer “Decline” has been received.'), confirmed.body.slice(0, 300));
+    const run = await finished(workflow.id, asked.executionId);
+    assertAnswered(run, 'Decline', asked.clientId);
+    assert.equal(startsOf(run.id).length, 1, 'the resume ran once, on a worker started by the restart');
+
+    // The hook and its secret survived: n8n found the hook at reactivation (checkExists) and kept it.
+    const { items } = await env.service.api<{ items: HookView[] }>('/hook/list', { limit: 1000 });
+    assert.deepEqual(items.filter((hook) => hook.url === trigger.hook.url).map((hook) => hook.id), [hookId], 'the same single hook');
+    assert.deepEqual(await hookOf(trigger.workflowId), { hookId, secret, url: trigger.hook.url });
+    await eventRunsOnce(trigger, 'topology-d');
+  });
+});
