@@ -215,9 +215,13 @@ export async function measureTopology(env: E2eEnvironment, options: TopologyBenc
   const webhook = await webhookWorkflow(env, 'Bench webhook');
   // The warm-up call to each webhook process ran once each.
   await waitForSuccesses(env, webhook.id, env.n8n.webhookProcesses.length, 60_000);
+  // The trigger gets the same warm-up: one delivery through each webhook process (its modules load on first use).
+  const warmups = await signed(trigger.hook, env.n8n.webhookProcesses.length);
+  for (const [index, request] of warmups.entries()) await sendAll([{ ...request, headers: { ...request.headers, ...toWebhookProcess(index + 1) } }], 1);
+  await waitForSuccesses(env, trigger.id, warmups.length, 60_000);
   const result: TopologyBenchResult = { trigger: [], webhook: [], ratio: { accepted: 0, executions: 0 }, history: [], races: { sent: 0, ranOnce: 0, ranTwice: 0, neverRan: 0 }, met: false };
 
-  let triggerDone = 0;
+  let triggerDone = warmups.length;
   let webhookDone = env.n8n.webhookProcesses.length;
   for (let r = 1; r <= options.rounds; r++) {
     const triggerRequests = await signed(trigger.hook, options.deliveries);
