@@ -137,6 +137,45 @@ export function sendManyWorkflow({ credentialId, webhookPath }: ActionWorkflowOp
   ]);
 }
 
+/** The names of the nodes of `rowWritesWorkflow`. */
+export const rowWriteNodes = { single: 'Add Row', bulk: 'Add Rows' } as const;
+
+/**
+ * Writes rows to an existing list both ways (body: `{ listName, singles, rows }`): first `singles` rows one at a time
+ * (Loop Over Items, batch size 1: each run of Add Row gets one item, sent to /list/row/add with an Idempotency-Key),
+ * then `rows` rows in one run of Add Rows (bulk /list/rows/add requests of 500, no key).
+ */
+export function rowWritesWorkflow({ credentialId, webhookPath }: ActionWorkflowOptions): WorkflowDefinition {
+  const list = locate('name', "={{ $('Start').first().json.body.listName }}");
+  const columns = { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: [] };
+  const code = (name: string, jsCode: string): Node => ({ name, type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode } });
+  const nodes: Node[] = [
+    webhookStart(webhookPath),
+    code('Make Singles', "const { singles } = $('Start').first().json.body;\nreturn Array.from({ length: singles }, (_, i) => ({ json: { Name: `Single ${i + 1}`, Qty: i + 1 } }));"),
+    { name: 'Loop', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, parameters: { batchSize: 1, options: {} } },
+    action(rowWriteNodes.single, credentialId, { resource: 'listRow', operation: 'add', listId: list, columns }),
+    code('Make Rows', "const { rows } = $('Start').first().json.body;\nreturn Array.from({ length: rows }, (_, i) => ({ json: { Name: `Bulk ${i + 1}`, Qty: i + 1 } }));"),
+    action(rowWriteNodes.bulk, credentialId, { resource: 'listRow', operation: 'add', listId: list, columns }),
+  ];
+  nodes.forEach((node, index) => {
+    node.id = randomUUID();
+    node.position = [index * 220, 0];
+  });
+  const to = (node: string) => [{ node, type: 'main', index: 0 }];
+  return {
+    name: `E2E row writes ${webhookPath}`,
+    nodes,
+    connections: {
+      Start: { main: [to('Make Singles')] },
+      'Make Singles': { main: [to('Loop')] },
+      // Loop Over Items: output 0 is "done", output 1 the next batch.
+      Loop: { main: [to('Make Rows'), to(rowWriteNodes.single)] },
+      [rowWriteNodes.single]: { main: [to('Loop')] },
+      'Make Rows': { main: [to(rowWriteNodes.bulk)] },
+    },
+  };
+}
+
 /** How long each run of the trigger workflow lasts at least: a delivery's answer must come before its run ends. */
 export const TRIGGER_RUN_SECONDS = 1;
 

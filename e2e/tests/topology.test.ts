@@ -21,7 +21,7 @@ import { assertEventRanOnce, assertSucceeded, describeRuns, nodeOutput, outputIf
 import { callProductionWebhook, type Execution, type WorkflowDefinition } from '../lib/n8nApi.ts';
 import type { N8nProcess } from '../lib/n8nProcess.ts';
 import { waitFor } from '../lib/waitFor.ts';
-import { triggerWorkflow } from '../lib/workflows.ts';
+import { rowWritesWorkflow, triggerWorkflow } from '../lib/workflows.ts';
 
 const BOT = 'bot_tg';
 const TRIGGER = { trigger: 'On Event', next: 'Hold' };
@@ -394,5 +394,103 @@ test('topology d: a question waiting across a restart of every process is answer
     assert.deepEqual(items.filter((hook) => hook.url === trigger.hook.url).map((hook) => hook.id), [hookId], 'the same single hook');
     assert.deepEqual(await hookOf(trigger.workflowId), { hookId, secret, url: trigger.hook.url });
     await eventRunsOnce(trigger, 'topology-d');
+  });
+});
+
+/** Rows written one at a time first (/list/row/add, each with an Idempotency-Key), then in bulk (/list/rows/add, 500 a request). */
+const SINGLES = 3;
+const BULK_ROWS = 2500;
+/** The worker dies just before the sandbox answers this bulk request (its rows are stored): 2 of 5 requests in. */
+const KILL_AT_BULK = 2;
+
+/** How many rows of the list hold each Name. */
+async function rowNames(listName: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (let offset = 0; ; offset += 1000) {
+    const page = await env.service.api<{ items: Array<{ row: Record<string, unknown> }>; total: number }>('/list/rows/get', { list: listName, limit: 1000, offset });
+    for (const { row } of page.items) counts.set(String(row.Name), (counts.get(String(row.Name)) ?? 0) + 1);
+    if (page.items.length === 0 || offset + page.items.length >= page.total) return counts;
+  }
+}
+
+/** Names that should each be there once: `Single 1..singles`, `Bulk 1..bulk`. */
+function assertRowsOnce(counts: Map<string, number>, singles: number, bulk: number, what: string): void {
+  const expected = [...Array.from({ length: singles }, (_, i) => `Single ${i + 1}`), ...Array.from({ length: bulk }, (_, i) => `Bulk ${i + 1}`)];
+  const doubled = [...counts].filter(([, count]) => count > 1).map(([name, count]) => `${name} ×${count}`);
+  const missing = expected.filter((name) => !counts.has(name));
+  const extra = [...counts.keys()].filter((name) => !expected.includes(name));
+  assert.deepEqual({ doubled: doubled.slice(0, 5), missing: missing.slice(0, 5), extra: extra.slice(0, 5) }, { doubled: [], missing: [], extra: [] }, what);
+}
+
+test('topology e: a worker killed with SIGKILL during bulk row writes: n8n fails the run as stalled, no worker runs it again, no row is written twice', { timeout: 300_000 }, async (t) => {
+  await withN8nLogs(env, async () => {
+    const run = randomBytes(3).toString('hex');
+    const listName = `E2E topology kill ${run}`;
+    await env.service.api('/list/create', { name: listName, headers: ['Name', 'Qty', 'CreationDate'] });
+    const webhookPath = `e2e-topology-rows-${run}`;
+    const workflow = await env.api.createWorkflow(rowWritesWorkflow({ credentialId: env.credentialId, webhookPath }));
+    await env.api.publishWorkflow(workflow.id);
+
+    // The kill happens in the sandbox, synchronously, just before it answers the KILL_AT_BULK-th bulk request: the
+    // rows of that request are stored, the worker never reads the answer, and no later request leaves it.
+    let executionId: string | undefined;
+    let bulkAnswered = 0;
+    let listening = true;
+    let kill: { worker: N8nProcess; atBulk: number; done: Promise<void> } | undefined;
+    env.sandbox.observeAnswers((answer) => {
+      if (!listening || kill || answer.path !== '/api/list/rows/add' || answer.status !== 200) return;
+      bulkAnswered++;
+      const worker = executionId && env.n8n.workers.find((candidate) => candidate.log.grep(`Worker started execution ${executionId} `).length > 0);
+      if (bulkAnswered >= KILL_AT_BULK && worker) kill = { worker, atBulk: bulkAnswered, done: env.n8n.killWorker(worker) };
+    });
+    try {
+      const started = await callProductionWebhook(env.n8n.baseUrl, webhookPath, { listName, singles: SINGLES, rows: BULK_ROWS });
+      assert.equal(started.status, 200, `the production webhook answered ${started.status}: ${await started.text()}`);
+      // The execution exists once the webhook answered.
+      const [execution] = await env.api.executions(workflow.id);
+      executionId = execution.id;
+      await waitFor(async () => kill ?? (['new', 'running'].includes((await env.api.execution(execution.id)).status) ? undefined : 'ended'), {
+        what: `the worker running execution ${execution.id} to be killed at bulk request ${KILL_AT_BULK}`,
+        timeoutMs: 120_000,
+        intervalMs: 200,
+      });
+    } finally {
+      listening = false;
+    }
+    assert.ok(kill, `the worker was killed during the bulk writes (execution ${executionId} ended first after ${bulkAnswered} bulk requests)`);
+    await kill.done;
+    const killedAt = Date.now();
+
+    // n8n 2.41.1 sets Bull's maxStalledCount to 0 (scaling.service.js setupQueue): once the dead worker's lock has
+    // expired, a surviving worker's stalled check moves the job to failed instead of back to the queue; the process
+    // that enqueued it (the webhook process that took the production webhook) gets "job stalled more than
+    // maxStalledCount", turns it into MaxStalledCountError, re-reads the execution for 30 s (it may have finished
+    // after all) and then saves it as failed (workflow-runner.js enqueueExecution, processError).
+    const ended = await finished(workflow.id, executionId, 150_000);
+    t.diagnostic(`execution ${ended.id}: ${ended.status} ${Math.round((Date.now() - killedAt) / 1000)} s after the kill: ${ended.data?.resultData.error?.message}`);
+    assert.equal(ended.status, 'error', `the killed run ends failed, not crashed nor re-run: ${describeRuns([ended])}`);
+    assert.match(ended.data?.resultData.error?.message ?? '', /failed to be processed too many times and will no longer retry/);
+    assert.deepEqual(startsOf(ended.id), [kill.worker.name], 'only the killed worker ever started the execution: no worker ran it again');
+    const enqueuedBy = env.n8n.webhookProcesses.filter((process) => process.log.grep(`Problem with execution ${ended.id}: `).length > 0);
+    assert.equal(enqueuedBy.length, 1, 'the webhook process that enqueued the job recorded the failure');
+    // processError saves a fresh run (createRunExecutionData: the error, no run data, an empty node stack): what the
+    // nodes did before the kill is not in the execution.
+    assert.deepEqual(Object.keys(ended.data?.resultData.runData ?? {}), [], 'the failed execution keeps no run data');
+
+    // The rows: those the run wrote before it died, each once.
+    const written = await rowNames(listName);
+    t.diagnostic(`rows after the kill: ${[...written.values()].reduce((sum, count) => sum + count, 0)} (singles ${SINGLES}, bulk ${kill.atBulk} × 500)`);
+    assertRowsOnce(written, SINGLES, kill.atBulk * 500, 'after the kill, every row written before it is there once');
+
+    // A person retries the failed execution (n8n's Retry): a new execution from the saved one, which has nothing left
+    // to run, so it fails at once and writes nothing.
+    const retried = await env.api.retryExecution(ended.id);
+    assert.equal(String(retried.retryOf), ended.id);
+    const retriedRun = await finished(workflow.id, retried.id, 150_000);
+    t.diagnostic(`retry: execution ${retriedRun.id} ${retriedRun.status}: ${retriedRun.data?.resultData.error?.message}`);
+    assert.equal(retriedRun.status, 'error');
+    assert.deepEqual(Object.keys(retriedRun.data?.resultData.runData ?? {}), [], 'the retry ran no node');
+    assertRowsOnce(await rowNames(listName), SINGLES, kill.atBulk * 500, 'after the retry, still every row once');
+    await env.api.unpublishWorkflow(workflow.id);
   });
 });
