@@ -333,7 +333,6 @@ export class N8nStack {
   private async stopProcesses(): Promise<void> {
     for (const process of [...this.webhookProcesses].reverse()) await process.stop();
     for (const worker of [...this.workers].reverse()) await worker.stop();
-    for (const killed of this.killed) await killed.stop();
     await this.main.stop();
   }
 }

@@ -30,9 +30,9 @@ export function testPostgres(env: Record<string, string | undefined> = process.e
   };
 }
 
-/** Runs one SQL command in `database` (default the server's `postgres`); returns psql's unaligned rows. */
-async function psql(server: PostgresServer, sql: string, database = 'postgres'): Promise<string> {
-  const args = ['-h', server.host, '-p', String(server.port), '-U', server.user, '-d', database, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql];
+/** Runs one SQL command on the server's `postgres` database; returns psql's unaligned rows. */
+async function psql(server: PostgresServer, sql: string): Promise<string> {
+  const args = ['-h', server.host, '-p', String(server.port), '-U', server.user, '-d', 'postgres', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql];
   try {
     const { stdout } = await run('psql', args, { env: { ...process.env, ...(server.password ? { PGPASSWORD: server.password } : {}) } });
     return stdout.trim();
@@ -68,12 +68,6 @@ export class PostgresDatabase {
       ...(this.server.password ? { DB_POSTGRESDB_PASSWORD: this.server.password } : {}),
       DB_POSTGRESDB_DATABASE: this.name,
     };
-  }
-
-  /** Runs a query in this database; returns psql's unaligned rows (`|` between columns). */
-  async query(sql: string): Promise<string[]> {
-    const output = await psql(this.server, sql, this.name);
-    return output ? output.split('\n') : [];
   }
 
   /**
