@@ -39,7 +39,7 @@ export interface TopologyBenchOptions {
   races: number;
 }
 
-export const FULL: TopologyBenchOptions = { deliveries: 200, concurrency: 16, rounds: 3, historySizes: [1000, 10_000, 100_000], historyDeliveries: 20, races: 30 };
+export const FULL: TopologyBenchOptions = { deliveries: 100, concurrency: 16, rounds: 3, historySizes: [1000, 10_000, 100_000], historyDeliveries: 20, races: 30 };
 export const SHORT: TopologyBenchOptions = { deliveries: 20, concurrency: 8, rounds: 1, historySizes: [1000], historyDeliveries: 4, races: 4 };
 
 export const GOAL_RATIO = 0.8;

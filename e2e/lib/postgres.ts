@@ -4,11 +4,9 @@
  * database driver. The server is TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432, trust auth on loopback),
  * which `.ci/run` starts when nothing answers there.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
 
 export const DEFAULT_TEST_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432';
 
@@ -31,15 +29,21 @@ export function testPostgres(env: Record<string, string | undefined> = process.e
 }
 
 /** Runs one SQL command on the server's `postgres` database; returns psql's unaligned rows. */
-async function psql(server: PostgresServer, sql: string): Promise<string> {
-  const args = ['-h', server.host, '-p', String(server.port), '-U', server.user, '-d', 'postgres', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql];
-  try {
-    const { stdout } = await run('psql', args, { env: { ...process.env, ...(server.password ? { PGPASSWORD: server.password } : {}) } });
-    return stdout.trim();
-  } catch (error) {
-    const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
+async function psql(server: PostgresServer, sql: string, database = 'postgres'): Promise<string> {
+  // The SQL goes on standard input: a command can be larger than one argument may be (a filled history is megabytes).
+  const args = ['-h', server.host, '-p', String(server.port), '-U', server.user, '-d', database, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-f', '-'];
+  const child = spawn('psql', args, { env: { ...process.env, ...(server.password ? { PGPASSWORD: server.password } : {}) }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const output: Buffer[] = [];
+  const errors: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => errors.push(chunk));
+  child.stdin.end(sql);
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) {
+    const detail = Buffer.concat(errors).toString('utf8').trim() || `exit ${code}`;
     throw new Error(`psql on ${server.host}:${server.port} failed (${sql.slice(0, 80)}): ${detail}`);
   }
+  return Buffer.concat(output).toString('utf8').trim();
 }
 
 export class PostgresDatabase {
@@ -68,6 +72,12 @@ export class PostgresDatabase {
       ...(this.server.password ? { DB_POSTGRESDB_PASSWORD: this.server.password } : {}),
       DB_POSTGRESDB_DATABASE: this.name,
     };
+  }
+
+  /** Runs a query in this database; returns psql's unaligned rows (`|` between columns). */
+  async query(sql: string): Promise<string[]> {
+    const output = await psql(this.server, sql, this.name);
+    return output ? output.split('\n') : [];
   }
 
   /**

@@ -8,7 +8,9 @@
  * c. a Send and Wait link opened on webhook process 1 and confirmed on process 2 resumes the execution once;
  * d. a question still waiting across a restart of every process is answered after it, and the hook (and its
  *    secret) survived: a new sandbox event runs exactly once;
- * e. a worker killed with SIGKILL in the middle of bulk row writes: what n8n does with the run, and the rows.
+ * e. a worker killed with SIGKILL in the middle of bulk row writes: what n8n does with the run, and the rows;
+ * f. the short form of `npm run bench:topology` on this stack: the trigger against n8n's Webhook node, a filled history,
+ *    and the same delivery sent to both webhook processes at once (it must run exactly once each time).
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -22,6 +24,7 @@ import { callProductionWebhook, type Execution, type WorkflowDefinition } from '
 import type { N8nProcess } from '../lib/n8nProcess.ts';
 import { waitFor } from '../lib/waitFor.ts';
 import { rowWritesWorkflow, triggerWorkflow } from '../lib/workflows.ts';
+import { measureTopology, SHORT } from '../../bench/topology/measure.ts';
 
 const BOT = 'bot_tg';
 const TRIGGER = { trigger: 'On Event', next: 'Hold' };
@@ -492,5 +495,15 @@ test('topology e: a worker killed with SIGKILL during bulk row writes: n8n fails
     assert.deepEqual(Object.keys(retriedRun.data?.resultData.runData ?? {}), [], 'the retry ran no node');
     assertRowsOnce(await rowNames(listName), SINGLES, kill.atBulk * 500, 'after the retry, still every row once');
     await env.api.unpublishWorkflow(workflow.id);
+  });
+});
+
+test('topology f: bench:topology (short form): every delivery runs once, a full history stays bounded, simultaneous repeats on both webhook processes run once', { timeout: 300_000 }, async (t) => {
+  await withN8nLogs(env, async () => {
+    // Its figures are too small to judge a rate (the full form, `npm run bench:topology`, is for that); the
+    // benchmark's own checks are the point here, and the races.
+    const result = await measureTopology(env, SHORT, (line) => t.diagnostic(line));
+    assert.deepEqual(result.races, { sent: SHORT.races, ranOnce: SHORT.races, ranTwice: 0, neverRan: 0 });
+    assert.deepEqual(result.history.map(({ events }) => events), SHORT.historySizes);
   });
 });
