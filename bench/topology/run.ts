@@ -1,5 +1,5 @@
 /**
- * `npm run bench:topology [-- --short]`: the trigger in n8n's production topology against n8n's Webhook node
+ * `npm run bench:topology [-- --short] [--lazy-isolates] [--deliveries N] [--rounds N] [--history 1000,10000] [--races N]`: the trigger in n8n's production topology against n8n's Webhook node
  * (bench/topology/measure.ts says what is measured). Starts its own stack: PostgreSQL (a database of its own, dropped
  * at the end), Redis (a key prefix of its own), main without production webhooks, two workers, two webhook processes
  * behind a balancer, and the sandbox. Writes bench/out/topology.json and prints each figure; exits 1 when a
@@ -14,22 +14,48 @@ import { outDir, repoRoot } from '../../e2e/lib/paths.ts';
 import { spawnSync } from 'node:child_process';
 import { FULL, measureTopology, SHORT } from './measure.ts';
 
-const short = process.argv.includes('--short');
+const args = process.argv.slice(2);
+const short = args.includes('--short');
+const flag = (name: string) => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+};
+// n8n 2.41.1 takes an expression isolate for every webhook call of a start node other than its own Webhook node
+// (live-webhooks.js webhookPhaseNeedsIsolate); with lazy acquisition it builds one only when an expression is evaluated.
+const lazyIsolates = args.includes('--lazy-isolates');
+// --cpu-prof DIR: every n8n process writes a V8 CPU profile into DIR when it stops (to see where a webhook call goes).
+const profileDir = flag('--cpu-prof');
 installN8n();
 for (const script of ['build:sandbox', 'build:nodes']) {
   if (spawnSync('npm', ['run', script, '--silent'], { cwd: repoRoot, stdio: 'inherit' }).status !== 0) throw new Error(`npm run ${script} failed`);
 }
 process.env.E2E_PACKAGE_TARBALL ??= packPackage(path.join(outDir, 'pack'));
 
-const options = short ? SHORT : FULL;
-console.log(`bench:topology (${short ? 'short' : 'full'}): ${JSON.stringify(options)}`);
-const env = await startE2eEnvironment('queue', { name: 'bench-topology', database: 'postgres', workers: 2, webhookProcesses: 2 });
+const base = short ? SHORT : FULL;
+const options = {
+  ...base,
+  deliveries: Number(flag('--deliveries') ?? base.deliveries),
+  rounds: Number(flag('--rounds') ?? base.rounds),
+  races: Number(flag('--races') ?? base.races),
+  historySizes: flag('--history')?.split(',').map(Number) ?? base.historySizes,
+};
+console.log(`bench:topology (${short ? 'short' : 'full'}${lazyIsolates ? ', N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true' : ''}): ${JSON.stringify(options)}`);
+const env = await startE2eEnvironment('queue', {
+  name: 'bench-topology',
+  database: 'postgres',
+  workers: 2,
+  webhookProcesses: 2,
+  env: {
+    ...(lazyIsolates ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}),
+    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } : {}),
+  },
+});
 let failed = false;
 try {
   const result = await measureTopology(env, options);
   const outFile = path.join(repoRoot, 'bench', 'out', 'topology.json');
   mkdirSync(path.dirname(outFile), { recursive: true });
-  writeFileSync(outFile, `${JSON.stringify({ measuredAt: new Date().toISOString(), options, ...result }, null, 2)}\n`);
+  writeFileSync(outFile, `${JSON.stringify({ measuredAt: new Date().toISOString(), options, lazyIsolates, ...result }, null, 2)}\n`);
   console.log(`written: ${path.relative(repoRoot, outFile)}`);
   failed = result.races.ranTwice > 0 || result.races.neverRan > 0;
 } catch (error) {

@@ -22,14 +22,18 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
  * failure than a lost event), and n8n's log says so.
  */
 
-/** Events remembered per trigger by default: n8n keeps two entries per event (its id and its claim). */
-export const DEFAULT_HISTORY_SIZE = 5000;
+/**
+ * Events remembered per trigger by default: n8n keeps two entries per event (its id and its claim), in one row that
+ * each call reads and writes whole, so the cost per event grows with the size (bench:topology measures it).
+ */
+export const DEFAULT_HISTORY_SIZE = 1000;
 export const MAX_HISTORY_SIZE = 100_000;
 
 /** The pause before reading back: this many times the store's own answer time, within these bounds. */
 const SETTLE_FACTOR = 5;
 const MIN_SETTLE_MS = 100;
-const MAX_SETTLE_MS = 3000;
+/** Only a ceiling against a store that hangs: the pause must outlast a rival's read-to-write, however slow. */
+const MAX_SETTLE_MS = 30_000;
 /** Read-backs while writes about other events keep replacing ours, before the event runs unchecked. */
 const MAX_READ_BACKS = 6;
 /** A first write for a trigger races another process's first write into n8n's unique row: tried again. */
