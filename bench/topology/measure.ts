@@ -125,7 +125,7 @@ async function triggerWorkflow(env: E2eEnvironment, name: string, historySize?: 
         id: nodeId,
         name: 'On Event',
         type: nodeTypes.trigger,
-        typeVersion: 1,
+        typeVersion: 1.1,
         position: [0, 0],
         webhookId: randomUUID(),
         parameters: { events: ['*'], options: { output: 'envelope', ...(historySize ? { historySize } : {}) } },

@@ -188,7 +188,7 @@ export function triggerWorkflow(credentialId: string, name: string): WorkflowDef
     {
       name: 'On Event',
       type: nodeTypes.trigger,
-      typeVersion: 1,
+      typeVersion: 1.1,
       webhookId: randomUUID(),
       parameters: { events: ['*'], options: { output: 'envelope' } },
       credentials: { [credentialType]: { id: credentialId, name: 'Messenger Bot Builder (sandbox)' } },

@@ -90,14 +90,14 @@ export class TriggerHarness {
 			options.parameters ?? {},
 			true,
 			false,
-			{ typeVersion: 1 },
+			{ typeVersion: 1.1 },
 			this.nodeType.description,
 		);
 		this.node = {
 			id: 'trigger',
 			name: TRIGGER_NAME,
 			type: `${PACKAGE}.${this.nodeType.description.name}`,
-			typeVersion: 1,
+			typeVersion: 1.1,
 			position: [0, 0],
 			webhookId: '6f1c2f7e-4b8a-4d55-9a55-3c0f9d1e2a7b',
 			parameters: parameters ?? {},
