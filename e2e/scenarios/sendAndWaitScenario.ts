@@ -25,8 +25,8 @@ import { assertSucceeded } from '../lib/executions.ts';
 import { callProductionWebhook, defaultOwner, type Execution, type WorkflowDefinition } from '../lib/n8nApi.ts';
 import { waitFor } from '../lib/waitFor.ts';
 
-const ASK = 'Ask';
-const AFTER = 'After';
+export const ASK = 'Ask';
+export const AFTER = 'After';
 const BOT = 'bot_tg';
 /** n8n's wait tracker looks for due executions once a minute, so a time limit ends within about a minute. */
 const TIME_LIMIT_WAIT_MS = 150_000;
@@ -79,7 +79,7 @@ const startNode = (webhookPath: string) => ({
 const afterNode = { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} };
 
 /** Start → Ask → After. */
-function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>): WorkflowDefinition {
+export function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>): WorkflowDefinition {
   return {
     name: `E2E send and wait ${webhookPath}`,
     nodes: [startNode(webhookPath), askNode(env, askParameters), afterNode],

@@ -13,23 +13,21 @@
  *    and the same delivery sent to both webhook processes at once (it must run exactly once each time).
  */
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { toWebhookProcess } from '../lib/balancer.ts';
-import { credentialType, nodeTypes } from '../lib/communityPackage.ts';
 import { deliver, subscriberEvent, type DeliveryAnswer, type TriggerHook } from '../lib/deliveries.ts';
 import { startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/environment.ts';
 import { assertEventRanOnce, assertSucceeded, describeRuns, nodeOutput, outputIfRan, waitForExecutions } from '../lib/executions.ts';
-import { callProductionWebhook, type Execution, type WorkflowDefinition } from '../lib/n8nApi.ts';
+import { callProductionWebhook, type Execution } from '../lib/n8nApi.ts';
 import type { N8nProcess } from '../lib/n8nProcess.ts';
 import { waitFor } from '../lib/waitFor.ts';
 import { rowWritesWorkflow, triggerWorkflow } from '../lib/workflows.ts';
 import { measureTopology, SHORT } from '../../bench/topology/measure.ts';
+import { ASK, AFTER, askWorkflow } from '../scenarios/sendAndWaitScenario.ts';
 
 const BOT = 'bot_tg';
 const TRIGGER = { trigger: 'On Event', next: 'Hold' };
-const ASK = 'Ask';
-const AFTER = 'After';
 
 let env: E2eEnvironment;
 
@@ -208,52 +206,13 @@ test('topology b: one signed delivery sent to webhook process 1, to 2, to 1 agai
   });
 });
 
-/** Start (production webhook) → Ask (Send and Wait, Approve/Decline) → After. */
-function askWorkflow(webhookPath: string): WorkflowDefinition {
-  return {
-    name: `E2E topology ask ${webhookPath}`,
-    nodes: [
-      {
-        id: randomUUID(),
-        name: 'Start',
-        type: 'n8n-nodes-base.webhook',
-        typeVersion: 2,
-        position: [0, 0],
-        webhookId: randomUUID(),
-        parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
-      },
-      {
-        id: randomUUID(),
-        name: ASK,
-        type: nodeTypes.action,
-        typeVersion: 3,
-        position: [220, 0],
-        parameters: {
-          resource: 'message',
-          operation: 'sendAndWait',
-          botId: { __rl: true, mode: 'id', value: BOT },
-          clientId: '={{ $json.body.clientId }}',
-          message: '={{ $json.body.question }}',
-          responseType: 'approval',
-        },
-        credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
-      },
-      { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [440, 0], parameters: {} },
-    ],
-    connections: {
-      Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
-      [ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
-    },
-  };
-}
-
 let askPublished: Promise<{ id: string; path: string }> | undefined;
 
 /** The Send and Wait workflow, published once for scenarios c and d. */
 function askWorkflowPublished(): Promise<{ id: string; path: string }> {
   askPublished ??= (async () => {
     const webhookPath = `e2e-topology-ask-${randomBytes(4).toString('hex')}`;
-    const workflow = await env.api.createWorkflow(askWorkflow(webhookPath));
+    const workflow = await env.api.createWorkflow(askWorkflow(env, webhookPath, { responseType: 'approval' }));
     await env.api.publishWorkflow(workflow.id);
     return { id: workflow.id, path: webhookPath };
   })();
