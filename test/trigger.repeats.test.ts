@@ -177,12 +177,12 @@ describe('checkRepeat(): claims in a store whose writes replace each other', () 
 		const store = new ProcessedDataStore();
 		store.readToWriteMs = 10;
 		const context = contextOver(store, 'wf-many');
-		const ids = Array.from({ length: 12 }, (_, index) => `h/evt_many_${index}`);
+		const ids = Array.from({ length: 20 }, (_, index) => `h/evt_many_${index}`);
 		const verdicts = await Promise.all(ids.map((id) => checkRepeat(context, id, `${id}@exec`, 1000)));
-		expect(verdicts.map(({ outcome }) => outcome)).toEqual(Array(12).fill('new'));
+		expect(verdicts.map(({ outcome }) => outcome)).toEqual(Array(20).fill('new'));
 		// Each is recorded now: a repeat of any of them is caught.
 		const repeats = await Promise.all(ids.map((id) => checkRepeat(context, id, `${id}@exec-again`, 1000)));
-		expect(repeats.map(({ outcome }) => outcome)).toEqual(Array(12).fill('repeat'));
+		expect(repeats.map(({ outcome }) => outcome)).toEqual(Array(20).fill('repeat'));
 	});
 
 	it('the same execution run again (a crashed worker\'s job re-run) finds its own claim and runs the event', async () => {

@@ -15,7 +15,8 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
  * together with a claim that only this execution writes, and read back after a settling pause:
  * - our claim is still there: no rival replaced our write during the pause; we run the event;
  * - the id is there but not our claim: a rival recorded the same id after us (its write replaced ours); it runs it;
- * - neither is there: a write about other events replaced ours; the read-back wrote both again, and we look again.
+ * - neither is there: a write about other events replaced ours; the read-back wrote both again, and we look again
+ *   after a longer, random pause (simultaneous executions of one trigger overwrite each other's records).
  * Two executions both run the same event only when one call's read-to-write took longer than the pause (the pause
  * scales with how long the store takes to answer here); the remaining rate is measured in the topology benchmark.
  * An event is never dropped because of the check: when it cannot settle, it runs (a doubled run is the lesser
@@ -39,8 +40,13 @@ const SETTLE_FACTOR = 3;
 const MIN_SETTLE_MS = 50;
 /** Only a ceiling against a store that hangs: the pause must outlast a rival's read-to-write, however slow. */
 const MAX_SETTLE_MS = 30_000;
-/** Read-backs while writes about other events keep replacing ours, before the event runs unchecked. */
-const MAX_READ_BACKS = 6;
+/**
+ * Read-backs while writes about other events keep replacing ours, before the event runs unchecked. Every call writes
+ * the row, so simultaneous executions of one trigger replace each other's records: each read-back waits longer and at
+ * a random point (up to 2^4 times the pause), so that they fall out of step and stop overwriting each other.
+ */
+const MAX_READ_BACKS = 10;
+const MAX_BACKOFF_DOUBLINGS = 4;
 /** A first write for a trigger races another process's first write into n8n's unique row: tried again. */
 const STORE_ATTEMPTS = 3;
 
@@ -105,7 +111,9 @@ export async function checkRepeat(context: IExecuteFunctions, key: string, claim
 	if (has(first, key)) return { outcome: 'repeat' };
 	const settleMs = Math.min(MAX_SETTLE_MS, Math.max(MIN_SETTLE_MS, SETTLE_FACTOR * (Date.now() - started)));
 	for (let readBack = 1; readBack <= MAX_READ_BACKS; readBack++) {
-		await sleep(settleMs);
+		// The first pause is the settling pause itself; later ones back off, each at a random point of its window.
+		const backoff = readBack === 1 ? 1 : 2 ** Math.min(readBack - 1, MAX_BACKOFF_DOUBLINGS) * (0.5 + Math.random());
+		await sleep(Math.round(settleMs * backoff));
 		const again = await record([key, claim]);
 		if (has(again, claim)) return { outcome: 'new' };
 		if (has(again, key)) return { outcome: 'repeat' };
