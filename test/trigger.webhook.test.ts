@@ -255,6 +255,17 @@ describe('webhook(): queue mode and repeats', () => {
 		expect(harness.started).toHaveLength(1);
 	});
 
+	it('a delivery whose execution n8n failed to create (500) is started by the sender\'s retry to the same process, not answered "duplicate"', async () => {
+		triggerWith({ events: ['*'] });
+		const delivered = event('subscriber.new', subscriber());
+		harness.startFails = true;
+		expect((await send(delivered)).status).toBe(500);
+		harness.startFails = false;
+		expect(await send(delivered)).toEqual({ status: 200, body: { status: 'accepted', event: delivered.id } });
+		expect(harness.started).toEqual([[{ json: delivered.data }]]);
+		expect(await send(delivered)).toEqual({ status: 200, body: { status: 'duplicate', event: delivered.id } });
+	});
+
 	it('answers each delivery with its documented body: accepted, duplicate, ignored', async () => {
 		triggerWith({ events: ['payment.success'] });
 		const filtered = event('subscriber.new', subscriber());

@@ -4,6 +4,7 @@ import { OUTPUT_ENVELOPE } from './description';
 import { EVENT_KINDS, isKnownEventKind, outputIndexOf } from './events';
 import { readHookState } from './hookState';
 import { checkRepeat, DEFAULT_HISTORY_SIZE } from './repeatCheck';
+import { markAccepted } from './seenEvents';
 
 export interface TriggerOptions {
 	output?: string;
@@ -38,10 +39,14 @@ function eventOf(context: IExecuteFunctions, item: INodeExecutionData, index: nu
 async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, historySize: number): Promise<boolean> {
 	const mode = context.getMode();
 	if (mode === 'manual' || mode === 'retry') return true;
-	// Per hook: the service may send one event to several hooks (a test hook and the live one).
-	const hookId = readHookState(context.getWorkflowStaticData('node')).hookId ?? event.hook ?? '';
-	const key = `${hookId}/${event.id}`;
-	const verdict = await checkRepeat(context, key, `${key}@${context.getExecutionId()}`, historySize);
+	// Per hook: the service may send one event to several hooks (a test hook and the live one). The event's `hook` is
+	// verified (the JWT's audience, or checked against the hook under Standard Webhooks); the stored id is a fallback.
+	const hookId = event.hook ?? readHookState(context.getWorkflowStaticData('node')).hookId ?? '';
+	// JSON arrays: no event id can make a key equal another event's claim.
+	const key = JSON.stringify(['event', hookId, event.id]);
+	const verdict = await checkRepeat(context, key, JSON.stringify(['claim', hookId, event.id, context.getExecutionId()]), historySize);
+	// Recorded or run here: a repeat reaching this process now gets "duplicate" in webhook() without an execution.
+	markAccepted(hookId, event.id, Math.floor(Date.now() / 1000));
 	if (verdict.outcome === 'repeat') {
 		context.logger.info(`Messenger Bot Builder Trigger: event ${event.id} was already run by another execution; this one starts nothing`, {
 			eventId: event.id,
@@ -76,6 +81,12 @@ export async function emitEvents(this: IExecuteFunctions): Promise<INodeExecutio
 		// An unknown kind always leaves as the whole event: its data alone would not say what happened.
 		const json = (options.output === OUTPUT_ENVELOPE || !isKnownEventKind(event.type) ? event : (event.data ?? {})) as IDataObject;
 		const output = options.outputPerEvent ? outputIndexOf(event.type) : 0;
+		if (output >= outputs.length) {
+			// An unknown kind without "Pass Unknown Event Kinds": webhook() passes none, unless the options changed between.
+			throw new NodeOperationError(this.getNode(), `The event kind ${event.type} has no output: turn on "Pass Unknown Event Kinds"`, {
+				itemIndex: index,
+			});
+		}
 		outputs[output].push(...this.helpers.returnJsonArray(json));
 	}
 	return outputs;

@@ -3,7 +3,7 @@ import { heldBackNote, refusalStatus, UnverifiedHintGate, verifyDelivery, type D
 import { ALL_EVENTS, botOfEvent, isKnownEventKind } from './events';
 import { accepted, duplicate, ignored, refused } from './answers';
 import { readHookState } from './hookState';
-import { alreadyAccepted, markAccepted } from './seenEvents';
+import { alreadyAccepted } from './seenEvents';
 import type { TriggerOptions } from './emit';
 
 function refuse(context: IWebhookFunctions, status: number, code: string, error: string): IWebhookResponseData {
@@ -82,13 +82,12 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return refuse(this, refusalStatus(verdict.code), verdict.code, verdict.reason);
 	}
 	const { event } = verdict;
-	// The fast path: a repeat that reaches the process that accepted the event starts nothing. A repeat that reaches
-	// another process starts an execution, and the trigger's execute() finds the event in n8n's shared store (emit.ts).
+	// The fast path: a repeat of an event whose execution already ran the repeat check in this process (emit.ts
+	// records it there, not here: n8n may still fail to create the execution after this call, answer 500, and the
+	// sender's retry must then start it) starts nothing. Any other repeat starts an execution, and the trigger's
+	// execute() finds the event in n8n's shared store.
 	if (alreadyAccepted(state.hookId, event.id)) return { webhookResponse: duplicate(event.id) };
-	// Recorded as accepted only once its answer is built: a parameter that fails to read (an expression in
-	// Bot Names or IDs, say) fails this delivery, and the sender's retry is handled again, not taken as a repeat.
 	const skip = skipReason(this, event, this.getNodeParameter('options', {}) as TriggerOptions);
-	markAccepted(state.hookId, event.id, Math.floor(Date.now() / 1000));
 	if (skip) return { webhookResponse: ignored(event.id, skip) };
 	// The whole verified event goes to the execution: execute() checks its id and shapes the output.
 	return { workflowData: [[{ json: event as unknown as IDataObject }]], webhookResponse: accepted(event.id) };

@@ -17,10 +17,12 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
  * - the id is there but not our claim: a rival recorded the same id after us (its write replaced ours); it runs it;
  * - neither is there: a write about other events replaced ours; the read-back wrote both again, and we look again
  *   after a longer, random pause (simultaneous executions of one trigger overwrite each other's records).
- * Two executions both run the same event only when one call's read-to-write took longer than the pause (the pause
- * scales with how long the store takes to answer here); the remaining rate is measured in the topology benchmark.
- * An event is never dropped because of the check: when it cannot settle, it runs (a doubled run is the lesser
- * failure than a lost event), and n8n's log says so.
+ * This decides right while every call's read-to-write is shorter than the pause (the pause scales with how long the
+ * store takes to answer here). A call slower than that (a stalled database or event loop) can make two executions of
+ * one event both run it, or, when it puts back a row read before the rival's write, both take it for a repeat: the
+ * event is then not run. n8n offers no atomic write to rule that out; the topology benchmark measures what is left.
+ * When the record cannot settle at all, the event runs (a doubled run is the lesser failure than a lost event), and
+ * n8n's log says so.
  */
 
 /**
@@ -74,9 +76,9 @@ function recorder(context: IExecuteFunctions, historySize: number): Record | und
 			} catch (error) {
 				if (attempt >= STORE_ATTEMPTS) {
 					throw new NodeOperationError(context.getNode(), error as Error, {
-						message: "n8n's database did not record the event for the repeat check",
+						message: "n8n's database did not answer the trigger's repeat check",
 						description:
-							'The event did not run. Retry this execution once the database answers again (a retried execution is not checked for repeats).',
+							'This execution did not run the event. Another execution may have run it (the check may have been recorded before the error): look for the event in this workflow\'s executions before you retry this one (a retried execution is not checked for repeats).',
 					});
 				}
 				await sleep(MIN_SETTLE_MS * attempt);

@@ -211,6 +211,12 @@ export class TriggerHarness {
 		// As in n8n 2.x: a call that starts an execution loses its static-data changes (n8n wraps the
 		// same static data again for the run, clearing the "changed" flag its save after the call reads).
 		if (!result.workflowData) this.save(workflow);
+		if (result.workflowData && this.startFails) {
+			// n8n creates the execution only after webhook() returned (webhook-helpers.js executeWebhook → WorkflowRunner.run);
+			// when that fails (its database or Redis away for a moment), it answers 500 and nothing runs.
+			if (!response.headersSent) response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
+			return;
+		}
 		if (!result.noWebhookResponse && !response.headersSent) {
 			response.status(200).json(result.webhookResponse ?? { message: result.workflowData ? 'Workflow was started' : 'Webhook call received' });
 		}
@@ -223,6 +229,9 @@ export class TriggerHarness {
 	}
 
 	private readonly running = new Set<Promise<void>>();
+
+	/** While true, n8n fails to create the execution a delivery would start (see `deliver`). */
+	startFails = false;
 
 	/** Errors that ended executions (the trigger's execute() failed); `settled()` throws the first. */
 	readonly failures: Error[] = [];
