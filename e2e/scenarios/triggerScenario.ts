@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { credentialType } from '../lib/communityPackage.ts';
 import { otherSecret, sendDelivery, subscriberEvent, type SendOptions, type TriggerHook } from '../lib/deliveries.ts';
 import type { E2eEnvironment } from '../lib/environment.ts';
-import { assertSucceeded, nodeOutput, waitForExecutions } from '../lib/executions.ts';
+import { assertEventRanOnce, assertSucceeded, describeRuns, nodeOutput, outputIfRan, waitForExecutions } from '../lib/executions.ts';
 import { listenForTestEvent, type Execution } from '../lib/n8nApi.ts';
 import { SandboxClient, startSandbox } from '../lib/sandbox.ts';
 import { sleep, waitFor } from '../lib/waitFor.ts';
@@ -170,10 +170,14 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
   const byHand = await sendDeliveriesByHand(env, workflow.id, hook, accepted[0], `${clientid}-by-hand`);
 
   await sleep(DUPLICATE_WATCH_MS);
-  const executions = await waitForExecutions(env.api, workflow.id, events.length + 1);
-  assert.equal(executions.length, events.length + 1, 'each event started exactly one execution, no refused or repeated delivery did');
+  const all = await waitForExecutions(env.api, workflow.id, events.length + 1);
+  // A repeat that reaches a process where the event's execution did not run (in queue mode they run on the worker)
+  // makes an execution in which the trigger finds the event in n8n's shared store and puts out nothing.
+  const executions = all.filter((execution) => (outputIfRan(execution, 'On Event') ?? []).length > 0);
+  assert.equal(executions.length, events.length + 1, `each event ran exactly once, no refused or repeated delivery did: ${describeRuns(all)}`);
+  for (const item of [...accepted, { id: byHand.id }]) assertEventRanOnce(all, String(item.id), { trigger: 'On Event', next: 'Hold' });
+  if (env.mode === 'regular') assert.equal(all.length, executions.length, 'in one process a repeat starts no execution at all');
   const eventIds = executions.map((execution) => nodeOutput(execution, 'On Event')[0].id);
-  assert.equal(new Set(eventIds).size, executions.length);
   assertSucceeded(executions[events.length]);
   assert.equal(eventIds[events.length], byHand.id, 'the last execution carries the genuine delivery sent by hand');
   const byHandRun = executions[events.length];
