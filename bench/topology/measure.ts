@@ -15,13 +15,10 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { toWebhookProcess } from '../../e2e/lib/balancer.ts';
 import { credentialType, nodeTypes } from '../../e2e/lib/communityPackage.ts';
-import { subscriberEvent, type TriggerHook } from '../../e2e/lib/deliveries.ts';
+import { signatureHeaders, subscriberEvent, type TriggerHook } from '../../e2e/lib/deliveries.ts';
 import type { E2eEnvironment } from '../../e2e/lib/environment.ts';
-import { repoRoot } from '../../e2e/lib/paths.ts';
 import { waitFor } from '../../e2e/lib/waitFor.ts';
 
 export interface TopologyBenchOptions {
@@ -43,11 +40,6 @@ export const FULL: TopologyBenchOptions = { deliveries: 100, concurrency: 16, ro
 export const SHORT: TopologyBenchOptions = { deliveries: 20, concurrency: 8, rounds: 1, historySizes: [1000], historyDeliveries: 4, races: 4 };
 
 export const GOAL_RATIO = 0.8;
-
-type SignatureHeaders = Record<string, string>;
-const signer = createRequire(import.meta.url)(path.join(repoRoot, 'receiver', 'dist', 'receiver', 'src', 'index.js')) as {
-  signDelivery(input: { body: string; eventId: string; hookId: string; secret: string }): Promise<SignatureHeaders>;
-};
 
 interface Request {
   url: string;
@@ -180,7 +172,7 @@ async function signed(hook: TriggerHook, count: number): Promise<Request[]> {
   return Promise.all(
     Array.from({ length: count }, async (_, index) => {
       const delivery = subscriberEvent(hook.hookId, `evt_bench_${run}_${index}`, `bench-${run}-${index}`);
-      const headers = await signer.signDelivery({ body: delivery.body, eventId: delivery.id, hookId: hook.hookId, secret: hook.secret });
+      const headers = await signatureHeaders(hook, delivery);
       return { url: hook.url, headers, body: delivery.body };
     }),
   );

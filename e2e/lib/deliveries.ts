@@ -73,15 +73,20 @@ export async function sendDelivery(hook: TriggerHook, delivery: Delivery, option
   return (await deliver(hook, delivery, options)).status;
 }
 
-/** Signs `delivery` as told and POSTs it to the hook's URL; returns n8n's status and body. */
-export async function deliver(hook: TriggerHook, delivery: Delivery, options: SendOptions = {}): Promise<DeliveryAnswer> {
-  const headers = await signer.signDelivery({
+/** The signature headers the service would send with `delivery` to `hook` (both schemes). */
+export async function signatureHeaders(hook: TriggerHook, delivery: Delivery, options: Pick<SendOptions, 'secret' | 'timestamp'> = {}): Promise<SignatureHeaders> {
+  return signer.signDelivery({
     body: delivery.body,
     eventId: delivery.id,
     hookId: hook.hookId,
     secret: options.secret ?? hook.secret,
     timestamp: options.timestamp,
   });
+}
+
+/** Signs `delivery` as told and POSTs it to the hook's URL; returns n8n's status and body. */
+export async function deliver(hook: TriggerHook, delivery: Delivery, options: SendOptions = {}): Promise<DeliveryAnswer> {
+  const headers = await signatureHeaders(hook, delivery, options);
   const response = await fetch(hook.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...keepScheme(headers, options.scheme ?? 'both'), ...options.headers },
