@@ -1,5 +1,5 @@
-import { ExternalSecretsProxy, type ExecutionLifecycleHooks } from 'n8n-core';
-import type { IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import { ExecutionLifecycleHooks, ExternalSecretsProxy } from 'n8n-core';
+import type { IConnections, INode, IWorkflowExecuteAdditionalData, WorkflowExecuteMode } from 'n8n-workflow';
 import { ApplicationError } from 'n8n-workflow';
 import type { HarnessCredentialsHelper } from './credentialsHelper';
 
@@ -55,4 +55,19 @@ export function harnessAdditionalData(options: AdditionalDataOptions): IWorkflow
 		...options.webhookBases,
 		...options.http,
 	} as IWorkflowExecuteAdditionalData;
+}
+
+/** The lifecycle hooks n8n-core's engine wants for one execution of a workflow (the harness keeps no history). */
+export function executionHooks(
+	mode: WorkflowExecuteMode,
+	executionId: string,
+	workflow: { id: string; name: string; active: boolean; nodes: INode[]; connections: IConnections },
+): ExecutionLifecycleHooks {
+	return new ExecutionLifecycleHooks(mode, executionId, {
+		...workflow,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	});
 }

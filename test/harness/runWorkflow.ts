@@ -1,7 +1,7 @@
 import './env';
 import { randomUUID } from 'node:crypto';
-import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
-import { harnessAdditionalData } from './additionalData';
+import { LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { executionHooks, harnessAdditionalData } from './additionalData';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -88,10 +88,7 @@ export class Harness {
 		const workflow = this.workflowOf(definition);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new ApplicationError(`No node "${nodeName}" in the workflow`);
-		const hooks = new ExecutionLifecycleHooks('manual', '', {
-			id: workflow.id, name: 'harness', active: false, activeVersionId: null, isArchived: false,
-			nodes: definition.nodes, connections: definition.connections, createdAt: new Date(), updatedAt: new Date(),
-		});
+		const hooks = executionHooks('manual', '', { id: workflow.id, name: 'harness', active: false, nodes: definition.nodes, connections: definition.connections });
 		const data = harnessAdditionalData({ credentialsHelper: this.credentials, executionId: randomUUID(), hooks });
 		data.currentNodeParameters = node.parameters as INodeParameters;
 		return new LoadOptionsContext(workflow, node, data, 'parameters');
@@ -131,16 +128,12 @@ export class Harness {
 		const start = workflow.getNode(startNode ?? definition.nodes[0].name);
 		if (!start) throw new ApplicationError(`No node "${startNode}" in the workflow`);
 		const executionId = randomUUID();
-		const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+		const hooks = executionHooks('manual', executionId, {
 			id: workflow.id,
 			name: workflow.name ?? 'harness',
 			active: false,
-			activeVersionId: null,
-			isArchived: false,
 			nodes: definition.nodes,
 			connections: definition.connections,
-			createdAt: new Date(),
-			updatedAt: new Date(),
 		});
 		const execute = new WorkflowExecute(
 			harnessAdditionalData({ credentialsHelper: this.credentials, executionId, hooks }),

@@ -1,5 +1,5 @@
 import '../harness/env';
-import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import type { Request, Response } from 'express';
 import type {
 	IDataObject,
@@ -16,7 +16,7 @@ import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi
 import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
 import { HarnessCredentialsHelper } from '../harness/credentialsHelper';
 import { credentialTypes, HarnessNodeTypes, PACKAGE } from '../harness/nodeTypes';
-import { harnessAdditionalData, type AdditionalDataOptions, type WebhookBases } from '../harness/additionalData';
+import { executionHooks, harnessAdditionalData, type AdditionalDataOptions, type WebhookBases } from '../harness/additionalData';
 import { processedDataStore } from '../harness/processedData';
 
 export const TRIGGER_NAME = 'Messenger Bot Builder Trigger';
@@ -253,17 +253,7 @@ export class TriggerHarness {
 		const workflow = this.loadWorkflow();
 		const executionMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'webhook';
 		const executionId = `${++this.executionCounter}-${Math.random().toString(36).slice(2)}`;
-		const hooks = new ExecutionLifecycleHooks(executionMode, executionId, {
-			id: workflow.id,
-			name: workflow.name ?? 'Trigger test',
-			active: true,
-			activeVersionId: null,
-			isArchived: false,
-			nodes: [this.node],
-			connections: {},
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		});
+		const hooks = executionHooks(executionMode, executionId, { id: workflow.id, name: workflow.name ?? 'Trigger test', active: true, nodes: [this.node], connections: {} });
 		const runExecutionData = createRunExecutionData({
 			executionData: { nodeExecutionStack: [{ node: this.node, data: { main: workflowData }, source: null }] },
 		});
