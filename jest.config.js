@@ -18,7 +18,9 @@ const common = {
 };
 
 module.exports = {
-  testTimeout: 30000,
+  // A bound against hangs, not a speed check: on a busy two-core machine (CI runs wherever a session stops) a test that
+  // starts tools like tsc, Redocly or a second sandbox takes well over jest's default 5 s, or a 30 s bound.
+  testTimeout: 120000,
   // On two cores jest runs all the files inside its own process (in band): a handle that a failed test leaves open
   // (a Redis connection that keeps reconnecting) would keep the run from ever ending, and CI would time out instead of
   // reporting the failure. Jest still names the leak ("Force exiting Jest").
