@@ -19,7 +19,17 @@ const CREATED_SUBSCRIBERS = { bot_tg: ['vis-tg-1', 'vis-tg-2'], bot_wa: ['vis-wa
 const VISIBILITY_ROWS = ['row 1', 'row 2', 'row 3', 'row 4'];
 const HOOK = { url: 'http://127.0.0.1:9/visibility', events: ['subscriber.new'] };
 
-const sorted = (values: string[]) => [...values].sort();
+const sorted = <T extends string>(values: T[]) => [...values].sort();
+type Bot = keyof typeof DEMO.chains;
+
+/** The scope each listing needs (README: the methods and their scopes). */
+const SCOPE_OF: Record<string, string> = {
+  '/account/get': 'account:read', '/account/balance/get': 'account:read', '/account/summary': 'account:read',
+  '/bot/list': 'bots:read', '/group/list': 'bots:read',
+  '/list/all': 'lists:read', '/list/rows/get': 'lists:read', '/list/rows/find': 'lists:read',
+  '/subscriber/list': 'subscribers:read', '/subscriber/find': 'subscribers:read',
+  '/crm/board': 'crm:read', '/stat/get': 'stats:read', '/hook/list': 'hooks:read', '/hook/deliveries': 'hooks:read', '/log/get': 'log:read',
+};
 
 interface Listing {
   path: string;
@@ -115,120 +125,54 @@ describe('what each key sees of /account/get and every listing', () => {
     const days = sorted(subscribed.map((time) => time.slice(0, 10)));
     const today = { from: days[0], to: days[days.length - 1] };
 
-    const tgSubscribers = sorted([...DEMO.subscribers.bot_tg, ...CREATED_SUBSCRIBERS.bot_tg]);
-    const waSubscribers = sorted([...DEMO.subscribers.bot_wa, ...CREATED_SUBSCRIBERS.bot_wa]);
     const lists = [['Leads', DEMO.leadsRows], ['Visibility', VISIBILITY_ROWS.length]];
     const everyList = { lists: 2, rows: DEMO.leadsRows + VISIBILITY_ROWS.length };
-    const rows = { names: VISIBILITY_ROWS, total: 4 };
-    const found = { names: ['row 2'], total: 1 };
-    const forbidden = (scope: string) => `403 forbidden ${scope}`;
+    const botIds = Object.keys(DEMO.chains) as Bot[];
+    const subscribersOf = (bots: Bot[]) => sorted(bots.flatMap((botid) => [...DEMO.subscribers[botid], ...CREATED_SUBSCRIBERS[botid]]));
+    const createdOf = (bots: Bot[]) => sorted(bots.flatMap((botid) => CREATED_SUBSCRIBERS[botid]));
+    /** What a key with every read scope sees when it may touch `bots`; `keys` and `hooks` are those it sees. */
+    const withEveryScope = (bots: Bot[], seen: { keys: number; hooks: string[]; deliveries: string[]; log: string[] }) => ({
+      '/account/get': { bots: bots.length, ...everyList, keys: seen.keys },
+      '/account/balance/get': DEMO.balance,
+      '/account/summary': { bots, groups: DEMO.groups, chains: sorted(bots.flatMap((botid) => DEMO.chains[botid])), lists },
+      '/bot/list': bots,
+      '/group/list': DEMO.groups,
+      '/list/all': lists,
+      '/list/rows/get': { names: VISIBILITY_ROWS, total: VISIBILITY_ROWS.length },
+      '/list/rows/find': { names: ['row 2'], total: 1 },
+      '/subscriber/list': { clientids: subscribersOf(bots), total: subscribersOf(bots).length },
+      '/subscriber/find': { clientids: createdOf(bots), total: createdOf(bots).length },
+      '/crm/board': subscribersOf(bots).length,
+      '/stat/get': createdOf(bots).length,
+      '/hook/list': { names: seen.hooks, total: seen.hooks.length },
+      '/hook/deliveries': { hooks: sorted(seen.deliveries), total: seen.deliveries.length },
+      '/log/get': sorted(seen.log),
+    });
+    /** A key holding only `scopes`: `full` where it has the method's scope, else 403 naming the scope. */
+    const withScopes = (scopes: string[], full: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(full).map(([path, view]) => [path, scopes.includes(SCOPE_OF[path]) ? view : `403 forbidden ${SCOPE_OF[path]}`]));
 
-    // Keys counted in `used.keys` (not revoked): the account key and five made here; a restricted key counts the keys
-    // restricted to its own bots, itself included.
+    // One delivery per new subscriber to each hook that hears of its bot: the account's hook hears of every bot.
+    const tgDeliveries = CREATED_SUBSCRIBERS.bot_tg.map(() => 'tg hook');
+    const waDeliveries = CREATED_SUBSCRIBERS.bot_wa.map(() => 'wa hook');
+    const everyDelivery = [...createdOf(botIds).map(() => 'every bot'), ...tgDeliveries, ...waDeliveries];
+    // `used.keys` counts keys not revoked: the account key and the five made here that work; a restricted key counts
+    // the keys restricted to its own bots, itself included. The log shows a restricted key its calls and those of
+    // the keys it created.
+    const account = withEveryScope(botIds, {
+      keys: 6, hooks: ['every bot', 'tg hook', 'wa hook'], deliveries: everyDelivery,
+      log: ['account', keyA.id, keyB.id, readerA.id, summaryOnly.id, logB.id],
+    });
+    const onTg = withEveryScope(['bot_tg'], { keys: 2, hooks: ['tg hook'], deliveries: tgDeliveries, log: [keyA.id, readerA.id] });
+    const onWa = withEveryScope(['bot_wa'], { keys: 2, hooks: ['wa hook'], deliveries: waDeliveries, log: [keyB.id, logB.id] });
     const expected: Record<string, Record<string, unknown>> = {
-      account: {
-        '/account/get': { bots: 2, ...everyList, keys: 6 },
-        '/account/balance/get': DEMO.balance,
-        '/account/summary': { bots: ['bot_tg', 'bot_wa'], groups: DEMO.groups, chains: sorted([...DEMO.chains.bot_tg, ...DEMO.chains.bot_wa]), lists },
-        '/bot/list': ['bot_tg', 'bot_wa'],
-        '/group/list': DEMO.groups,
-        '/list/all': lists,
-        '/list/rows/get': rows,
-        '/list/rows/find': found,
-        '/subscriber/list': { clientids: sorted([...tgSubscribers, ...waSubscribers]), total: 9 },
-        '/subscriber/find': { clientids: sorted([...CREATED_SUBSCRIBERS.bot_tg, ...CREATED_SUBSCRIBERS.bot_wa]), total: 3 },
-        '/crm/board': 9,
-        '/stat/get': 3,
-        '/hook/list': { names: ['every bot', 'tg hook', 'wa hook'], total: 3 },
-        '/hook/deliveries': { hooks: sorted(['every bot', 'every bot', 'every bot', 'tg hook', 'tg hook', 'wa hook']), total: 6 },
-        '/log/get': sorted(['account', keyA.id, keyB.id, readerA.id, summaryOnly.id, logB.id]),
-      },
-      keyA: {
-        '/account/get': { bots: 1, ...everyList, keys: 2 },
-        '/account/balance/get': DEMO.balance,
-        '/account/summary': { bots: ['bot_tg'], groups: DEMO.groups, chains: DEMO.chains.bot_tg, lists },
-        '/bot/list': ['bot_tg'],
-        '/group/list': DEMO.groups,
-        '/list/all': lists,
-        '/list/rows/get': rows,
-        '/list/rows/find': found,
-        '/subscriber/list': { clientids: tgSubscribers, total: 6 },
-        '/subscriber/find': { clientids: CREATED_SUBSCRIBERS.bot_tg, total: 2 },
-        '/crm/board': 6,
-        '/stat/get': 2,
-        '/hook/list': { names: ['tg hook'], total: 1 },
-        '/hook/deliveries': { hooks: ['tg hook', 'tg hook'], total: 2 },
-        '/log/get': sorted([keyA.id, readerA.id]),
-      },
-      keyB: {
-        '/account/get': { bots: 1, ...everyList, keys: 2 },
-        '/account/balance/get': DEMO.balance,
-        '/account/summary': { bots: ['bot_wa'], groups: DEMO.groups, chains: DEMO.chains.bot_wa, lists },
-        '/bot/list': ['bot_wa'],
-        '/group/list': DEMO.groups,
-        '/list/all': lists,
-        '/list/rows/get': rows,
-        '/list/rows/find': found,
-        '/subscriber/list': { clientids: waSubscribers, total: 3 },
-        '/subscriber/find': { clientids: CREATED_SUBSCRIBERS.bot_wa, total: 1 },
-        '/crm/board': 3,
-        '/stat/get': 1,
-        '/hook/list': { names: ['wa hook'], total: 1 },
-        '/hook/deliveries': { hooks: ['wa hook'], total: 1 },
-        '/log/get': sorted([keyB.id, logB.id]),
-      },
-      readerA: {
-        '/account/get': { bots: 1, ...everyList, keys: 2 },
-        '/account/balance/get': DEMO.balance,
-        '/account/summary': { bots: ['bot_tg'], groups: DEMO.groups, chains: DEMO.chains.bot_tg, lists },
-        '/bot/list': ['bot_tg'],
-        '/group/list': DEMO.groups,
-        '/list/all': lists,
-        '/list/rows/get': rows,
-        '/list/rows/find': found,
-        '/subscriber/list': forbidden('subscribers:read'),
-        '/subscriber/find': forbidden('subscribers:read'),
-        '/crm/board': forbidden('crm:read'),
-        '/stat/get': forbidden('stats:read'),
-        '/hook/list': forbidden('hooks:read'),
-        '/hook/deliveries': forbidden('hooks:read'),
-        '/log/get': forbidden('log:read'),
-      },
-      summaryOnly: {
-        // Not restricted to bots: the account's counts.
-        '/account/get': { bots: 2, ...everyList, keys: 6 },
-        '/account/balance/get': DEMO.balance,
-        '/account/summary': { bots: ['bot_tg', 'bot_wa'], groups: DEMO.groups, chains: sorted([...DEMO.chains.bot_tg, ...DEMO.chains.bot_wa]), lists },
-        '/bot/list': forbidden('bots:read'),
-        '/group/list': forbidden('bots:read'),
-        '/list/all': forbidden('lists:read'),
-        '/list/rows/get': forbidden('lists:read'),
-        '/list/rows/find': forbidden('lists:read'),
-        '/subscriber/list': forbidden('subscribers:read'),
-        '/subscriber/find': forbidden('subscribers:read'),
-        '/crm/board': forbidden('crm:read'),
-        '/stat/get': forbidden('stats:read'),
-        '/hook/list': forbidden('hooks:read'),
-        '/hook/deliveries': forbidden('hooks:read'),
-        '/log/get': forbidden('log:read'),
-      },
-      logB: {
-        '/account/get': forbidden('account:read'),
-        '/account/balance/get': forbidden('account:read'),
-        '/account/summary': forbidden('account:read'),
-        '/bot/list': forbidden('bots:read'),
-        '/group/list': forbidden('bots:read'),
-        '/list/all': forbidden('lists:read'),
-        '/list/rows/get': forbidden('lists:read'),
-        '/list/rows/find': forbidden('lists:read'),
-        '/subscriber/list': forbidden('subscribers:read'),
-        '/subscriber/find': forbidden('subscribers:read'),
-        '/crm/board': forbidden('crm:read'),
-        '/stat/get': forbidden('stats:read'),
-        '/hook/list': { names: ['wa hook'], total: 1 },
-        '/hook/deliveries': { hooks: ['wa hook'], total: 1 },
-        '/log/get': [logB.id],
-      },
+      account,
+      keyA: onTg,
+      keyB: onWa,
+      readerA: withScopes(['account:read', 'bots:read', 'lists:read'], onTg),
+      // Not restricted to bots: the account's counts.
+      summaryOnly: withScopes(['account:read'], account),
+      logB: withScopes(['log:read', 'hooks:read'], { ...onWa, '/log/get': [logB.id] }),
     };
     const clients: Record<string, TestClient> = {
       account: api, keyA: keyA.client, keyB: keyB.client, readerA: readerA.client, summaryOnly: summaryOnly.client, logB: logB.client,
