@@ -226,8 +226,9 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Keys',
     summary: 'Revoke an API key',
     description: 'Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them.',
+    rules: 'The sandbox\'s rule: a key never turns on its creator. The account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key\'s id is 403 not_creator (`param: id`) and nothing is revoked. A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden.',
     params: { id: required(text(), 'Key id.') },
-    errors: { 403: ['bot_forbidden'], 422: ['not_found'] },
+    errors: { 403: ['bot_forbidden', 'not_creator'], 422: ['not_found'] },
     answer: ok({
       key: ref('ApiKey'),
       revokedWith: sandbox(strings, 'Revoking a key revokes every key it created, directly or through them: the ids of those revoked now.'),

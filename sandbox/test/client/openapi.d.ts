@@ -547,7 +547,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an API key
-         * @description Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them. Scope: `keys:write`.
+         * @description Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them. The sandbox's rule: a key never turns on its creator. The account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked. A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden. Scope: `keys:write`.
          */
         post: operations["keyRevoke"];
         delete?: never;
@@ -2197,6 +2197,17 @@ export interface components {
                 };
             };
         };
+        /** @description The key lacks the scope (`scope` names it), or may not touch the bot. */
+        Status403ForbiddenBotForbiddenNotCreator: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    code?: string;
+                };
+            };
+        };
         /** @description A parameter is missing or wrong (`param` names it), or names something that does not exist. */
         Status422MissingParamInvalidParamInvalidBodyNotFoundListExists: {
             headers: {
@@ -3604,7 +3615,7 @@ export interface operations {
             };
             400: components["responses"]["Status400InvalidJsonAbortedInvalidBody"];
             401: components["responses"]["Status401Unauthorized"];
-            403: components["responses"]["Status403ForbiddenBotForbidden"];
+            403: components["responses"]["Status403ForbiddenBotForbiddenNotCreator"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
