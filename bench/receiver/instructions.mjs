@@ -9,8 +9,9 @@
 //   INSTRUCTIONS_DELIVERIES=3000 INSTRUCTIONS_WARMUP=4000          measured and warm-up deliveries per run
 //   INSTRUCTIONS_STAGE_CALLS=20000                                 calls per in-process stage window
 //   INSTRUCTIONS_WINDOW_LIMIT_SECONDS=240                          longest a warm-up or measured window may take
-//   INSTRUCTIONS_PARALLEL=1                                        runs under valgrind at the same time (1 or 2)
+//   INSTRUCTIONS_PARALLEL=1                                        runs under valgrind at the same time
 //   INSTRUCTIONS_KEEP=1                                            keep callgrind's files, for callgrind_annotate
+//   INSTRUCTIONS_NODE_FLAGS=--perf-basic-prof                      more node flags (a map of the JIT's functions)
 //   BENCH_RECEIVER_MODULE=/tmp/before/receiver/src/index.js        another build, to compare two
 //
 // What makes a count repeat:
@@ -78,9 +79,9 @@ const measured = Number(process.env.INSTRUCTIONS_DELIVERIES ?? (short ? 500 : 30
 const warmup = Number(process.env.INSTRUCTIONS_WARMUP ?? (short ? 1500 : 4000));
 const stageCalls = Number(process.env.INSTRUCTIONS_STAGE_CALLS ?? (short ? 5000 : 20_000));
 const windowLimitMs = Number(process.env.INSTRUCTIONS_WINDOW_LIMIT_SECONDS ?? 240) * 1000;
-const parallel = Math.max(1, Math.min(2, Number(process.env.INSTRUCTIONS_PARALLEL ?? 1)));
+const parallel = Math.max(1, Number(process.env.INSTRUCTIONS_PARALLEL ?? 1));
 const connections = 10;
-const NODE_FLAGS = ['--expose-gc', '--single-threaded-gc', '--predictable-gc-schedule'];
+const NODE_FLAGS = ['--expose-gc', '--single-threaded-gc', '--predictable-gc-schedule', ...(process.env.INSTRUCTIONS_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
 
 /** The machine could not finish a window in time: the run stops and says so. */
 class TooBusy extends Error {}
@@ -154,9 +155,12 @@ function newDumps(dir, pid, seen) {
   for (const name of readdirSync(dir).filter((name) => name.startsWith(`callgrind.out.${pid}.`) && !seen.has(name))) {
     seen.add(name);
     const text = readFileSync(join(dir, name), 'utf8');
-    const line = /^(?:summary|totals): (\d+)/m.exec(text);
-    if (!line) throw new Error(`callgrind's file ${name} has no summary line`);
-    total += Number(line[1]);
+    const summary = Number(/^summary: (\d+)/m.exec(text)?.[1]);
+    const totals = Number(/^totals: (\d+)/m.exec(text)?.[1]);
+    if (!(summary > 0) || Math.abs(summary - totals) > summary * 0.001) {
+      throw new Error(`callgrind's file ${name} is inconsistent (summary ${summary}, totals ${totals}): not a measurement`);
+    }
+    total += summary;
     files += 1;
   }
   if (files !== 1) throw new Error(`expected one new callgrind dump for process ${pid}, found ${files}`);
@@ -164,6 +168,16 @@ function newDumps(dir, pid, seen) {
 }
 
 const control = (pid, ...options) => run('callgrind_control', [...options, String(pid)], { timeout: windowLimitMs });
+
+/**
+ * Instrumentation on, then every counter zeroed: with instrumentation switched off and on between dumps, callgrind's
+ * `summary` of a later dump is the difference from a total it no longer keeps (it came out negative here), and its
+ * `totals` carry the costs of earlier windows; zeroed, both are this window's (newDumps checks that they agree).
+ */
+async function startWindow(pid) {
+  await control(pid, '--instr=on');
+  await control(pid, '--zero');
+}
 
 /** Starts `script args` under callgrind with instrumentation off; `onLine` gets each line it prints on stdout. */
 function startUnderCallgrind(script, scriptArgs, env) {
@@ -235,7 +249,7 @@ async function countOnce(scenario) {
     const measuredPools = await signPools(secret, connections, slicePerConnection(measured), timestamp());
     await getJson(`${url}/gc`);
     const before = await getJson(`${url}/stats`);
-    await control(target.child.pid, '--instr=on');
+    await startWindow(target.child.pid);
     const started = Date.now();
     await send(`${url}/hooks`, measuredPools[signing], measured, `${scenario}'s measured window`);
     await control(target.child.pid, '--dump=measured');
@@ -247,6 +261,7 @@ async function countOnce(scenario) {
     if (after.requests - before.requests !== measured || after.handled - before.handled !== measured) {
       throw new Error(`${scenario}: ${after.requests - before.requests} requests and ${after.handled - before.handled} events handled for ${measured} deliveries: the run is invalid`);
     }
+    process.stderr.write(`  ${scenario}: ${Math.round(instructions / measured)} instructions per delivery (a window of ${Math.round(seconds)} s)\n`);
     return { perDelivery: instructions / measured, seconds };
   } finally {
     await target.stop();
@@ -267,7 +282,7 @@ async function stagesOnce() {
       if (line === 'finished') break;
       const [word, stage] = line.split(' ');
       if (word !== 'ready') throw new Error(`stages.mjs said "${line}"`);
-      await control(target.child.pid, '--instr=on');
+      await startWindow(target.child.pid);
       target.child.stdin.write('go\n');
       let timer;
       const done = await Promise.race([
@@ -288,13 +303,6 @@ async function stagesOnce() {
   }
 }
 
-/** Runs `task` twice (at the same time with INSTRUCTIONS_PARALLEL=2). */
-async function twice(task) {
-  if (parallel === 2) return Promise.all([task(), task()]);
-  const first = await task();
-  return [first, await task()];
-}
-
 const disagreement = (a, b) => Math.abs(a - b) / ((a + b) / 2);
 const round3 = (x) => Math.round(x * 1000) / 1000;
 const thousands = (n) => `${(n / 1000).toFixed(1)}k`;
@@ -302,41 +310,60 @@ const thousands = (n) => `${(n / 1000).toFixed(1)}k`;
 const loadAtStart = loadavg().map((x) => Math.round(x * 100) / 100);
 const results = [];
 let stopped;
-try {
-  for (const scenario of scenarios) {
-    process.stderr.write(`${scenario}: ${warmup} warm-up + ${measured} measured deliveries under callgrind, twice...\n`);
-    let a;
-    let b;
-    try {
-      [a, b] = await twice(() => countOnce(scenario));
-    } catch (error) {
-      if (error instanceof TooBusy) throw error;
-      // A run with a refused answer, a lost connection or a miscount is no measurement.
-      process.stderr.write(`  NOT MEASURED: ${error.message}\n`);
-      results.push({ scenario, instructionsPerDelivery: null, repeatAgreement: null, runs: [], notMeasured: error.message });
-      continue;
+
+/** Runs the tasks `parallel` at a time, in order; the first TooBusy stops the rest. */
+async function pool(tasks) {
+  const settled = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length && !stopped) {
+      const index = next++;
+      try {
+        settled[index] = { value: await tasks[index]() };
+      } catch (error) {
+        if (error instanceof TooBusy) stopped ??= error.message;
+        settled[index] = { error };
+      }
     }
-    const agreement = disagreement(a.perDelivery, b.perDelivery);
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return settled;
+}
+
+// Each scenario twice, each run in a new process; with INSTRUCTIONS_PARALLEL, several at once (counts do not depend
+// on it, only the time the run takes).
+for (const scenario of scenarios) process.stderr.write(`${scenario}: ${warmup} warm-up + ${measured} measured deliveries under callgrind, twice\n`);
+const runs = await pool(scenarios.flatMap((scenario) => [0, 1].map(() => () => countOnce(scenario))));
+if (!stopped) {
+  scenarios.forEach((scenario, index) => {
+    const [a, b] = [runs[2 * index], runs[2 * index + 1]];
+    if (a.error || b.error) {
+      // A run with a refused answer, a lost connection or a miscount is no measurement.
+      const reason = (a.error ?? b.error).message;
+      process.stderr.write(`${scenario}: NOT MEASURED: ${reason}\n`);
+      results.push({ scenario, instructionsPerDelivery: null, repeatAgreement: null, runs: [], notMeasured: reason });
+      return;
+    }
+    const agreement = disagreement(a.value.perDelivery, b.value.perDelivery);
     const ok = agreement <= MAX_DISAGREEMENT;
     results.push({
       scenario,
-      instructionsPerDelivery: ok ? Math.round((a.perDelivery + b.perDelivery) / 2) : null,
+      instructionsPerDelivery: ok ? Math.round((a.value.perDelivery + b.value.perDelivery) / 2) : null,
       repeatAgreement: round3(agreement),
-      runs: [Math.round(a.perDelivery), Math.round(b.perDelivery)],
+      runs: [Math.round(a.value.perDelivery), Math.round(b.value.perDelivery)],
+      windowSeconds: [Math.round(a.value.seconds), Math.round(b.value.seconds)],
       ...(ok ? {} : { notMeasured: `the two counts differ by ${(agreement * 100).toFixed(1)} % (more than ${MAX_DISAGREEMENT * 100} %)` }),
     });
-    process.stderr.write(`  ${Math.round(a.perDelivery)} and ${Math.round(b.perDelivery)} instructions per delivery (windows of ${a.seconds.toFixed(0)} s and ${b.seconds.toFixed(0)} s)${ok ? '' : ': NOT MEASURED'}\n`);
-  }
-} catch (error) {
-  if (!(error instanceof TooBusy)) throw error;
-  stopped = error.message;
+  });
 }
 
 let stages;
 if (!stopped && withStages) {
   try {
     process.stderr.write(`receiver stages in process: ${stageCalls} calls per window, twice...\n`);
-    const [a, b] = await twice(stagesOnce);
+    const [first, second] = await pool([stagesOnce, stagesOnce]);
+    if (first.error || second.error) throw first.error ?? second.error;
+    const [a, b] = [first.value, second.value];
     stages = Object.keys(a).map((stage) => {
       const agreement = disagreement(a[stage], b[stage]);
       const ok = agreement <= MAX_DISAGREEMENT;
@@ -361,8 +388,10 @@ if (stopped) {
 const figure = (name) => results.find((r) => r.scenario === name)?.instructionsPerDelivery ?? null;
 const octokit = figure('octokit');
 const floor = figure('hmac-floor');
-console.log(`\ninstructions per delivery (user space, all threads; ${measured} measured deliveries after ${warmup} warm-up, each scenario twice)`);
-console.log(`${'scenario'.padEnd(30)}${'instructions'.padStart(14)}${'repeat'.padStart(9)}${'× octokit'.padStart(11)}${'− hmac-floor'.padStart(14)}`);
+if (results.length) {
+  console.log(`\ninstructions per delivery (user space, all threads; ${measured} measured deliveries after ${warmup} warm-up, each scenario twice)`);
+  console.log(`${'scenario'.padEnd(30)}${'instructions'.padStart(14)}${'repeat'.padStart(9)}${'× octokit'.padStart(11)}${'− hmac-floor'.padStart(14)}`);
+}
 for (const r of results) {
   const n = r.instructionsPerDelivery;
   if (n === null) {
@@ -397,7 +426,7 @@ for (const goal of GOALS) {
 
 const outDir = join(root, 'bench/out/receiver');
 mkdirSync(outDir, { recursive: true });
-const outFile = join(outDir, short ? 'instructions.short.json' : 'instructions.json');
+const outFile = join(outDir, scenarios.length === 0 ? 'instructions.stages.json' : short ? 'instructions.short.json' : 'instructions.json');
 writeFileSync(
   outFile,
   `${JSON.stringify(
