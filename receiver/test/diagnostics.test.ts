@@ -97,8 +97,7 @@ describe('hints drawn from unverified requests', () => {
   const UNVERIFIED_HINT =
     'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
     'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
-    "not this hook's, or the bytes changed on the way (most often a JSON body parser that re-serialized the body: verify the raw " +
-    'request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody })))';
+    "not this hook's, or the body's content was changed on the way (a proxy or code that edits it)";
 
   /** A Standard Webhooks request signed with a key nobody configured, its JSON id and webhook-id both CHOSEN_ID. */
   async function forged() {
@@ -171,9 +170,9 @@ describe('hints drawn from unverified requests', () => {
     expect(errors.map(([error]) => [(error as DeliveryError).diagnosticUnverified, (error as DeliveryError).diagnostic])).toEqual(
       ids.map((id) => [
         undefined,
-        `The body is JSON for event ${id}, the event the signature names, but its bytes are not the signed ones: they changed on the way, ` +
-          'most often by a JSON body parser that re-serialized the body; verify the raw request bytes: mount the verifier before any JSON ' +
-          'body parser, or keep the raw body (Express: express.json({ verify: captureRawBody }))',
+        `The body is JSON for event ${id}, the event the signature names, but its bytes are not the signed ones: its content is the ` +
+          'signed one and only its formatting changed on the way, as when a JSON body parser (or a proxy) re-serialized the body; verify ' +
+          'the raw request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody }))',
       ]),
     );
   });
