@@ -392,6 +392,7 @@ async function run(kind) {
       `${queuePrefix}:deliveries:`,
     );
   let replayed = 0;
+  let redelivered = 0;
   let lastReport = Date.now();
   let lastState = '';
   let lastChange = Date.now();
@@ -404,10 +405,19 @@ async function run(kind) {
     if (pending === 0 && jobs === 0) {
       // Dead-lettered events (every attempt failed) are replayed the way an operator does it.
       const dead = await listDeadLetters(where);
-      if (dead.length === 0) break;
-      replayed += (await replayDeadLetters(where)).replayed.length;
+      // Deliveries the sandbox gave up on (its retries are shortened to a minute; on a busy machine every attempt
+      // can time out) whose payment has no effect yet are sent again, as an operator presses "Send again" in the
+      // console: an event the receivers never acknowledged is the sender's to deliver, not a loss of theirs.
+      const effectsNow = await client.hgetall(`${k}effects`);
+      const givenUp = sandbox.control
+        .deliveries({ hook: hook.id, status: 'failed' })
+        .filter((delivery) => !effectsNow[JSON.parse(delivery.body).data.payment.id]);
+      if (dead.length === 0 && givenUp.length === 0) break;
+      if (dead.length > 0) replayed += (await replayDeadLetters(where)).replayed.length;
+      for (const delivery of givenUp) sandbox.control.redeliver(delivery.id);
+      redelivered += givenUp.length;
     }
-    const state = `${pending} deliveries pending, ${jobs} jobs open, ${applied} of ${paymentIds.length} payments applied`;
+    const state = `${pending} deliveries pending, ${jobs} jobs open, ${applied} of ${paymentIds.length} payments applied, ${redelivered} sent again`;
     if (state !== lastState) [lastState, lastChange] = [state, Date.now()];
     if (Date.now() - lastReport > 10_000) {
       lastReport = Date.now();
@@ -436,7 +446,7 @@ async function run(kind) {
   const kills = processes.map((process) => `${process.name} ${process.kills}`).join(', ');
   log(
     `run ${kind}: ${paymentIds.length} events; the sandbox gave up on ${failed.total}, retried ${delivered.retried + failed.retried} of those it still lists; ` +
-      `SIGKILLs: ${kills}; first attempts failed on purpose: ${injected}; dead letters replayed: ${replayed}; ` +
+      `SIGKILLs: ${kills}; first attempts failed on purpose: ${injected}; dead letters replayed: ${replayed}; given-up deliveries sent again: ${redelivered}; ` +
       `${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   log(
