@@ -101,7 +101,7 @@ export interface paths {
         };
         /**
          * Bots with their BotIDs
-         * @description The bots the key may touch. Scope: `bots:read`.
+         * @description The bots the key may touch. Scope: `bots:read`. Sandbox: The documentation lists /bot/list as POST; being a read, the sandbox also takes GET like every read.
          */
         get: operations["botListViaGet"];
         put?: never;
@@ -375,7 +375,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribers across the funnel
-         * @description The subscribers of each stage, in funnel order, and those in none. Scope: `crm:read`.
+         * @description The subscribers of each stage, in funnel order, and those in none. Scope: `crm:read`. Sandbox: The documentation lists /crm/board as GET; the sandbox also takes POST like every read.
          */
         post: operations["crmBoard"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an event subscription
-         * @description Removes a hook; its pending deliveries are cancelled. Scope: `hooks:write`.
+         * @description Removes a hook; its pending deliveries are cancelled. Scope: `hooks:write`. Sandbox: Removing subscriptions is not in the service's documentation.
          */
         post: operations["hookDelete"];
         delete?: never;
@@ -477,13 +477,13 @@ export interface paths {
         };
         /**
          * Delivery history, newest first, with every attempt
-         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`.
+         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`. Sandbox: Delivery history is not in the service's documentation.
          */
         get: operations["hookDeliveriesViaGet"];
         put?: never;
         /**
          * Delivery history, newest first, with every attempt
-         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`.
+         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`. Sandbox: Delivery history is not in the service's documentation.
          */
         post: operations["hookDeliveries"];
         delete?: never;
@@ -501,13 +501,13 @@ export interface paths {
         };
         /**
          * Event subscriptions with delivery counts
-         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`.
+         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`. Sandbox: Listing subscriptions is not in the service's documentation.
          */
         get: operations["hookListViaGet"];
         put?: never;
         /**
          * Event subscriptions with delivery counts
-         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`.
+         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`. Sandbox: Listing subscriptions is not in the service's documentation.
          */
         post: operations["hookList"];
         delete?: never;
@@ -631,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Add a row (honours Idempotency-Key)
-         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds at most one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds at most one value per column of the list (otherwise 422 param_conflict). Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowAdd"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Delete rows
-         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Sandbox: `rowid` and `rowids` together are refused (422 invalid_param); the documentation says "rowid or rowids" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowDelete"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Change a row
-         * @description Changes the columns given in `row`, or replaces the whole row with `values`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds exactly one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Changes the columns given in `row`, or replaces the whole row with `values`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds exactly one value per column of the list (otherwise 422 param_conflict). Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowEdit"];
         delete?: never;
@@ -709,13 +709,13 @@ export interface paths {
         };
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`. Sandbox: The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both. The GET form takes `column` and `value` (`where`, an object, goes in the JSON body of POST).
          */
         get: operations["listRowsFindViaGet"];
         put?: never;
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`.
          */
         post: operations["listRowsFind"];
         delete?: never;
@@ -821,13 +821,13 @@ export interface paths {
         };
         /**
          * Subscribers and sent messages by day
-         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`). Scope: `stats:read`.
+         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`; Sandbox: the range's limit is the sandbox's, the service's own limit is not documented). Scope: `stats:read`.
          */
         get: operations["statGetViaGet"];
         put?: never;
         /**
          * Subscribers and sent messages by day
-         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`). Scope: `stats:read`.
+         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`; Sandbox: the range's limit is the sandbox's, the service's own limit is not documented). Scope: `stats:read`. Sandbox: The documentation lists /stat/get as GET; the sandbox also takes POST like every read.
          */
         post: operations["statGet"];
         delete?: never;
@@ -1173,7 +1173,7 @@ export interface paths {
         };
         /**
          * Delete a web app
-         * @description Deletes a web app with its catalog. The service cannot create one again. Scope: `catalog:write`.
+         * @description Deletes a web app with its catalog. The service cannot create one again. Scope: `catalog:write`. Sandbox: The documentation lists /webapp/delete as GET or POST, against its own rule that changes take POST only; the sandbox follows the table and takes GET too.
          */
         get: operations["webappDeleteViaGet"];
         put?: never;
@@ -1500,34 +1500,52 @@ export interface components {
         Error: {
             code: string;
             error: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             param?: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             scope?: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             retryAfter?: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             max?: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             column?: string;
         };
         Subscriber: {
             botid: string;
             clientid: string;
             messenger: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             name?: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             username?: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             note?: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             tags?: string[];
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             active?: boolean;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             blocked?: boolean;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             dialog?: boolean;
-            /** @description Internal card number (`subscriber` in /subscriber/get). */
+            /** @description Internal card number (`subscriber` in /subscriber/get). Sandbox: The sandbox's answer to a gap in the service's documentation. */
             id?: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             stage?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Sandbox: The documentation names a subscription date; its field name and format are the sandbox's.
+             */
             subscribed?: string;
+            /** @description Sandbox: Variables grouped by chain code: chain code to (variable name to value). */
             variables?: {
                 [key: string]: {
                     [key: string]: string | number | boolean;
                 };
             };
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Bot: {
             id: string;
             name: string;
@@ -1537,10 +1555,12 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Group: {
             code: string;
             name: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Chain: {
             code: string;
             name: string;
@@ -1560,6 +1580,7 @@ export interface components {
             name: string;
             headers: string[];
             count: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             group?: string | null;
         };
         Row: {
@@ -1573,6 +1594,7 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         CatalogItem: {
             id: number;
             webappid?: string;
@@ -1593,6 +1615,7 @@ export interface components {
             /** Format: date-time */
             updated?: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ChatMessage: {
             id: number;
             direction: string;
@@ -1606,6 +1629,7 @@ export interface components {
             /** Format: date-time */
             time: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ChainRun: {
             chaincode: string;
             name: string | null;
@@ -1620,6 +1644,7 @@ export interface components {
                 at: string;
             } | null;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         LogEntry: {
             id: number;
             /** Format: date-time */
@@ -1632,6 +1657,7 @@ export interface components {
             keyId: string | null;
             durationMs: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ApiKey: {
             id: string;
             name: string;
@@ -1643,6 +1669,7 @@ export interface components {
             expires: string | null;
             revoked: boolean;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Hook: {
             id: string;
             name: string;
@@ -1651,6 +1678,7 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** @description Sandbox: An attempt as the API shows it: no headers (signatures), no receiver's answer. */
         DeliveryAttempt: {
             n: number;
             /** @description The attempt id: the `jti` claim of its JWT. */
@@ -1662,6 +1690,7 @@ export interface components {
             error: string | null;
             durationMs: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Delivery: {
             id: string;
             hook: string;
@@ -1672,6 +1701,7 @@ export interface components {
             attempts: components["schemas"]["DeliveryAttempt"][];
             outcome: string | null;
         };
+        /** @description Sandbox: An attempt as the control routes show it (account key or console only): also what was sent and what came back. */
         SandboxDeliveryAttempt: {
             n: number;
             /** @description The attempt id: the `jti` claim of its JWT. */
@@ -1693,6 +1723,7 @@ export interface components {
             /** @description The start of the receiver's answer (at most 2048 characters); null when it did not answer. */
             responseBody: string | null;
         };
+        /** @description Sandbox: A delivery as the control routes show it (account key or console only). */
         SandboxDelivery: {
             id: string;
             hook: string;
@@ -1711,6 +1742,7 @@ export interface components {
             /** @description The exact raw body every attempt sends. */
             body: string;
         };
+        /** @description Sandbox: The body of a hook delivery. */
         Event: {
             id: string;
             type: string;
@@ -1721,6 +1753,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Payment: {
             id: string;
             amount: number;
@@ -1736,6 +1769,7 @@ export interface components {
             balance: number;
         };
         AccountGetAnswer: {
+            /** @description Sandbox: Inner fields are not documented. */
             account: {
                 id: string;
                 name: string;
@@ -1745,6 +1779,7 @@ export interface components {
                 /** Format: date-time */
                 created: string;
             };
+            /** @description Sandbox: Inner fields are not documented. */
             tariff: {
                 name: string;
                 rowCap: number;
@@ -1752,6 +1787,7 @@ export interface components {
                 bots: number;
                 paidUntil: string;
             };
+            /** @description Sandbox: Inner fields are not documented. */
             used: {
                 bots: number;
                 lists: number;
@@ -1765,16 +1801,20 @@ export interface components {
             chains: components["schemas"]["Chain"][];
             lists: components["schemas"]["List"][];
         };
+        /** @description Sandbox: Which calls a key sees: a key restricted to bots, only its own and those of the keys it created (directly or through them); any other key with `log:read`, every call. Kept: the 10,000 latest calls made with a valid key, and apart from them the 1,000 latest without one, so calls without a key cannot push out the others; paths longer than 256 characters are stored cut, ending in `…`. */
         LogGetAnswer: {
             items: components["schemas"]["LogEntry"][];
             total: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         BotListAnswer: {
             items: components["schemas"]["Bot"][];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         GroupListAnswer: {
             items: components["schemas"]["Group"][];
         };
+        /** @description Sandbox: The service shows no answer. The sandbox's rules: a key never outlives or outranks the key that creates it (expiry at most its creator's, scopes and bots within its creator's). */
         KeyCreateAnswer: {
             key: {
                 id: string;
@@ -1792,9 +1832,11 @@ export interface components {
             /** @description Only when the key's expiry was cut to its creator's: what was asked and when the key expires. */
             notice?: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         KeyRevokeAnswer: {
             ok: boolean;
             key: components["schemas"]["ApiKey"];
+            /** @description Sandbox: Revoking a key revokes every key it created, directly or through them: the ids of those revoked now. */
             revokedWith: string[];
         };
         SubscriberGetAnswer: {
@@ -1802,6 +1844,7 @@ export interface components {
         };
         SubscriberFindAnswer: {
             items: components["schemas"]["Subscriber"][];
+            /** @description Sandbox: The documentation does not name `total` for this method; the sandbox returns the number of matches. */
             total?: number;
         };
         SubscriberListAnswer: {
@@ -1822,6 +1865,7 @@ export interface components {
         };
         SubscriberChatGetAnswer: {
             items: components["schemas"]["ChatMessage"][];
+            /** @description Sandbox: The documentation does not name `total` for this method; the sandbox returns the number of matches. */
             total?: number;
         };
         SubscriberChainsGetAnswer: {
@@ -1860,6 +1904,7 @@ export interface components {
         };
         MessageNextClearAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             cleared?: number;
         };
         BlockStartAnswer: {
@@ -1882,6 +1927,7 @@ export interface components {
             ok: boolean;
             cleared: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         CrmStageSetAnswer: {
             ok: boolean;
             subscriber: components["schemas"]["Subscriber"];
@@ -1889,6 +1935,7 @@ export interface components {
             previous: string | null;
             chains: boolean;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         CrmBoardAnswer: {
             stages: {
                 name: string;
@@ -1915,6 +1962,7 @@ export interface components {
             };
             total: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         StatGetAnswer: {
             from: string;
             to: string;
@@ -1932,9 +1980,11 @@ export interface components {
         ListAllAnswer: {
             items: components["schemas"]["List"][];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListCreateAnswer: {
             list: components["schemas"]["List"];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListClearAnswer: {
             ok: boolean;
             cleared: number;
@@ -1944,23 +1994,28 @@ export interface components {
             items: components["schemas"]["Row"][];
             total: number;
         };
+        /** @description Sandbox: The documentation says "rows": the rows as a bare array, or under `items`. The sandbox answers them under `items`, with `total`. */
         ListRowsFindAnswer: components["schemas"]["Row"][] | {
             items: components["schemas"]["Row"][];
+            /** @description Sandbox: The documentation does not name `total` for this method; the sandbox returns the number of matches. */
             total?: number;
         };
         ListRowAddAnswer: {
             row: components["schemas"]["Row"];
             trimmed: boolean;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListRowsAddAnswer: {
             rows: components["schemas"]["Row"][];
             count: number;
             trimmed: boolean;
             removed: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListRowEditAnswer: {
             row: components["schemas"]["Row"];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListRowDeleteAnswer: {
             ok: boolean;
             deleted: number;
@@ -1982,26 +2037,34 @@ export interface components {
         };
         CatalogItemBulkEditAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             updated?: number;
         };
         CatalogItemBulkDeleteAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             deleted?: number;
         };
         CatalogItemsDeleteAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             deleted?: number;
         };
         CatalogGetAnswer: {
             link: string;
             notice: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Sandbox: The sandbox's answer to a gap in the service's documentation.
+             */
             expires?: string;
         };
         WebappDeleteAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             deleted?: number;
         };
+        /** @description Sandbox: The documentation says only "subscription created": the hook record and its secret or public key are the sandbox's shape. */
         HookCreateAnswer: {
             hook: components["schemas"]["Hook"];
             secret: string;
@@ -2031,6 +2094,7 @@ export interface components {
             }[];
             total: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         HookDeleteAnswer: {
             ok: boolean;
             id: string;
@@ -2048,6 +2112,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2059,6 +2124,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2070,6 +2136,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2081,6 +2148,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2092,6 +2160,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2103,6 +2172,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2110,12 +2180,25 @@ export interface components {
         /** @description Too many requests for this key; the request did nothing. */
         Status429RateLimited: {
             headers: {
-                /** @description Seconds to wait */
+                /** @description Seconds to wait. Sandbox: The header is the sandbox's. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
+                    code?: string;
+                };
+            };
+        };
+        /** @description The sandbox failed unexpectedly (a fault of its own, such as a data file it cannot write); a change may or may not have been made. */
+        Status500Internal: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2127,6 +2210,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2138,6 +2222,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2149,6 +2234,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2160,6 +2246,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2171,6 +2258,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2182,6 +2270,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2193,6 +2282,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2204,6 +2294,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2215,6 +2306,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2226,6 +2318,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2237,6 +2330,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2248,6 +2342,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2259,6 +2354,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2294,6 +2390,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2327,6 +2424,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2353,6 +2451,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2386,6 +2485,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2412,6 +2512,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2445,6 +2546,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2469,7 +2571,7 @@ export interface operations {
                     stepcode: string | number;
                     /** @description Block number from 1, or block ID. */
                     block?: string | number;
-                    /** @description Variables for the scenario. */
+                    /** @description Variables for the scenario. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data?: {
                         [key: string]: string | number | boolean | null;
                     };
@@ -2493,6 +2595,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlockedParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2519,6 +2622,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2552,6 +2656,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2566,9 +2671,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Text. */
+                    /** @description Text. Sandbox: At most 4096 characters: the service's own limit is not documented. */
                     text: string | number;
-                    /** @description Link buttons. */
+                    /** @description Link buttons. Sandbox: At most 10 buttons, a button name at most 100 characters: the service's own limit is not documented. */
                     buttons?: {
                         name: string;
                         /** Format: uri */
@@ -2576,14 +2681,11 @@ export interface operations {
                     }[];
                     /** @description One bot. */
                     botid?: string | number;
-                    /** @description A tag or an array of tags. */
+                    /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag?: string | string[];
-                    /**
-                     * @description Only those who started a dialog.
-                     * @enum {unknown}
-                     */
-                    dialog?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /** @description Broadcast name. */
+                    /** @description Only those who started a dialog. */
+                    dialog?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Broadcast name. Sandbox: At most 200 characters: the service's own limit is not documented. */
                     name?: string | number;
                 };
             };
@@ -2605,6 +2707,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2641,6 +2744,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2670,6 +2774,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2706,6 +2811,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2722,14 +2828,13 @@ export interface operations {
                 "application/json": {
                     /** @description Web app. */
                     webappid: string | number;
-                    /** @description Objects with item fields. */
+                    /** @description Objects with item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
                     items: {
                         title?: string | number | null;
                         description?: string | number | null;
                         price?: string | number | null;
                         oldprice?: string | number | null;
-                        /** @enum {unknown} */
-                        hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                        hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                         pieces?: string | number | null;
                         code?: string | number | null;
                         rubric?: string | number | null;
@@ -2759,6 +2864,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItems"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2773,7 +2879,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Objects with itemid. */
+                    /** @description Objects with itemid. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
                     items: {
                         itemid: number | string;
                     }[];
@@ -2797,6 +2903,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItemsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2813,15 +2920,14 @@ export interface operations {
                 "application/json": {
                     /** @description Web app. */
                     webappid: string | number;
-                    /** @description Objects with itemid and item fields. */
+                    /** @description Objects with itemid and item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
                     items: {
                         itemid: number | string;
                         title?: string | number | null;
                         description?: string | number | null;
                         price?: string | number | null;
                         oldprice?: string | number | null;
-                        /** @enum {unknown} */
-                        hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                        hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                         pieces?: string | number | null;
                         code?: string | number | null;
                         rubric?: string | number | null;
@@ -2851,6 +2957,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItemsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2875,11 +2982,8 @@ export interface operations {
                     price?: string | number | null;
                     /** @description Catalog item field `oldprice`. */
                     oldprice?: string | number | null;
-                    /**
-                     * @description Catalog item field `hide`.
-                     * @enum {unknown}
-                     */
-                    hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                    /** @description Catalog item field `hide`. */
+                    hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                     /** @description Catalog item field `pieces`. */
                     pieces?: string | number | null;
                     /** @description Catalog item field `code`. */
@@ -2914,6 +3018,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2950,6 +3055,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2976,11 +3082,8 @@ export interface operations {
                     price?: string | number | null;
                     /** @description Catalog item field `oldprice`. */
                     oldprice?: string | number | null;
-                    /**
-                     * @description Catalog item field `hide`.
-                     * @enum {unknown}
-                     */
-                    hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                    /** @description Catalog item field `hide`. */
+                    hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                     /** @description Catalog item field `pieces`. */
                     pieces?: string | number | null;
                     /** @description Catalog item field `code`. */
@@ -3015,6 +3118,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3051,6 +3155,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3071,7 +3176,7 @@ export interface operations {
                     clientid: string | number;
                     /** @description Chain code. */
                     chaincode: string | number;
-                    /** @description Variables for the scenario. */
+                    /** @description Variables for the scenario. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data?: {
                         [key: string]: string | number | boolean | null;
                     };
@@ -3095,6 +3200,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlockedParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3135,13 +3241,14 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
     crmBoardViaGet: {
         parameters: {
             query?: {
-                /** @description One bot. */
+                /** @description One bot. Sandbox: The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
                 botid?: string | number;
             };
             header?: never;
@@ -3164,6 +3271,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3178,7 +3286,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description One bot. */
+                    /** @description One bot. Sandbox: The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
                     botid?: string | number;
                 };
             };
@@ -3200,6 +3308,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3240,6 +3349,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3266,6 +3376,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3299,6 +3410,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3313,14 +3425,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Name. */
+                    /** @description Name. Sandbox: At most 200 characters: the service's own limit is not documented. */
                     name: string | number;
                     /**
                      * Format: uri
-                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them).
+                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them). Sandbox: At most 2048 characters: the service's own limit is not documented.
                      */
                     url: string;
-                    /** @description Event kinds. */
+                    /** @description Event kinds. Sandbox: The sandbox takes only the 3 kinds the documentation names; it says the full list of kinds is not shown, so the service may take others. */
                     events: ("subscriber.new" | "subscriber.stage" | "payment.success") | ("subscriber.new" | "subscriber.stage" | "payment.success")[];
                 };
             };
@@ -3342,6 +3454,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3378,6 +3491,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3390,7 +3504,7 @@ export interface operations {
                 status?: "pending" | "delivered" | "failed" | "cancelled";
                 /** @description One event id. */
                 event?: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -3415,6 +3529,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3438,7 +3553,7 @@ export interface operations {
                     status?: "pending" | "delivered" | "failed" | "cancelled";
                     /** @description One event id. */
                     event?: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -3462,13 +3577,14 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
     hookListViaGet: {
         parameters: {
             query?: {
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -3493,6 +3609,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3507,7 +3624,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -3531,6 +3648,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3547,11 +3665,11 @@ export interface operations {
                 "application/json": {
                     /** @description Key name. */
                     name: string | number;
-                    /** @description Scopes the key gets. */
+                    /** @description Scopes the key gets. Sandbox: The sandbox takes only these 26 scopes; the documentation names `lists:read`, `lists:write` and `subscribers:read` and does not show the others, so the service's list may differ. */
                     scopes: ("account:read" | "account:write" | "bots:read" | "bots:write" | "subscribers:read" | "subscribers:write" | "messages:read" | "messages:write" | "chains:read" | "chains:write" | "broadcasts:read" | "broadcasts:write" | "lists:read" | "lists:write" | "catalog:read" | "catalog:write" | "crm:read" | "crm:write" | "stats:read" | "stats:write" | "log:read" | "log:write" | "hooks:read" | "hooks:write" | "keys:read" | "keys:write") | ("account:read" | "account:write" | "bots:read" | "bots:write" | "subscribers:read" | "subscribers:write" | "messages:read" | "messages:write" | "chains:read" | "chains:write" | "broadcasts:read" | "broadcasts:write" | "lists:read" | "lists:write" | "catalog:read" | "catalog:write" | "crm:read" | "crm:write" | "stats:read" | "stats:write" | "log:read" | "log:write" | "hooks:read" | "hooks:write" | "keys:read" | "keys:write")[];
                     /** @description Bots the key may touch (none, or an empty array: every bot the calling key may touch). */
                     bots?: string | string[];
-                    /** @description Lifetime in days. */
+                    /** @description Lifetime in days. Sandbox: At most 3650 days: the service's own limit is not documented. A key never outlives the key that creates it: when that key expires before `days` (or absent: never) would end, the new key expires with it, and the answer says so in `notice`. */
                     days?: number | string;
                 };
             };
@@ -3573,6 +3691,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3609,6 +3728,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3638,6 +3758,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3674,6 +3795,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3690,7 +3812,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                 } & ({
                     listid: number | string;
@@ -3716,6 +3838,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3756,6 +3879,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundListExists"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3763,7 +3887,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A client-chosen unique value: a repeat with the same value (after a network failure) adds no second row. */
+                /** @description A client-chosen unique value: a repeat with the same value (after a network failure) adds no second row. Sandbox: At most 255 characters: the service's own limit is not documented. The sandbox remembers a value for 24 hours of business time, per API key; the same value with another body is 422 idempotency_mismatch. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3775,7 +3899,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                     /** @description Column name to value. */
                     row?: {
@@ -3793,13 +3917,13 @@ export interface operations {
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     row: {
                         [key: string]: string | number | boolean | null;
                     };
                 } | {
                     values: (string | number | boolean | null)[];
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -3819,6 +3943,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnIdempotencyMismatchParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3835,7 +3960,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                     /** @description One row. */
                     rowid?: number | string;
@@ -3845,11 +3970,11 @@ export interface operations {
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     rowid: number | string;
                 } | {
                     rowids: number[];
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -3869,6 +3994,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3885,7 +4011,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                     /** @description Row number. */
                     rowid: number | string;
@@ -3899,13 +4025,13 @@ export interface operations {
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     row: {
                         [key: string]: string | number | boolean | null;
                     };
                 } | {
                     values: (string | number | boolean | null)[];
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -3925,6 +4051,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3941,17 +4068,17 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
-                    /** @description Objects or arrays. */
+                    /** @description Objects or arrays. Sandbox: More than 500 rows are refused whole (422 too_many_rows, nothing added): the documentation states the limit but not what happens beyond it. */
                     rows: ({
                         [key: string]: string | number | boolean | null;
                     } | (string | number | boolean | null)[])[];
-                    /** @description Fills ClientID. */
+                    /** @description Fills ClientID. Sandbox: The documentation names `clientid` for /list/row/add only; the sandbox also takes it here, for every row. */
                     clientid?: string | number;
-                    /** @description Fills Messenger. */
+                    /** @description Fills Messenger. Sandbox: The documentation names `messenger` for /list/row/add only; the sandbox also takes it here, for every row. */
                     messenger?: string | number;
-                    /** @description Fills BotID. */
+                    /** @description Fills BotID. Sandbox: The documentation names `botid` for /list/row/add only; the sandbox also takes it here, for every row. */
                     botid?: string | number;
                 } & ({
                     listid: number | string;
@@ -3977,6 +4104,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnTooManyRowsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3991,13 +4119,13 @@ export interface operations {
                 column?: string | number;
                 /** @description One condition: value (with `column`). */
                 value?: string | number | boolean | null;
-                /** @description False: case-insensitive substring match. */
-                exact?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                /** @description `old` or `new`. */
+                /** @description False: case-insensitive substring match. Sandbox: Default false. */
+                exact?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                /** @description `old` or `new`. Sandbox: The documentation names no order for /list/rows/find; the sandbox takes `old` (the default) or `new`. */
                 sort?: "old" | "new";
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
-                /** @description Items to skip. */
+                /** @description Items to skip. Sandbox: The documentation names no paging for /list/rows/find; the sandbox answers a page of `limit` rows (20 by default) from `offset`. */
                 offset?: number | string;
             };
             header?: never;
@@ -4020,6 +4148,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4046,32 +4175,29 @@ export interface operations {
                     column?: string | number;
                     /** @description One condition: value (with `column`). */
                     value?: string | number | boolean | null;
+                    /** @description False: case-insensitive substring match. Sandbox: Default false. */
+                    exact?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
                     /**
-                     * @description False: case-insensitive substring match.
-                     * @enum {unknown}
-                     */
-                    exact?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /**
-                     * @description `old` or `new`.
+                     * @description `old` or `new`. Sandbox: The documentation names no order for /list/rows/find; the sandbox takes `old` (the default) or `new`.
                      * @enum {string}
                      */
                     sort?: "old" | "new";
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
-                    /** @description Items to skip. */
+                    /** @description Items to skip. Sandbox: The documentation names no paging for /list/rows/find; the sandbox answers a page of `limit` rows (20 by default) from `offset`. */
                     offset?: number | string;
                 } & (({
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     where: {
                         [key: string]: string | number | boolean | null;
                     };
                 } | {
                     column: string | number;
                     value: string | number | boolean | null;
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -4091,6 +4217,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4101,7 +4228,7 @@ export interface operations {
                 listid?: number | string;
                 /** @description List name, instead of `listid`. */
                 list?: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4128,6 +4255,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4146,7 +4274,7 @@ export interface operations {
                     listid?: number | string;
                     /** @description List name, instead of `listid`. */
                     list?: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4179,6 +4307,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4190,10 +4319,10 @@ export interface operations {
                 /** @description Response status. */
                 status?: number | string;
                 /** @description Only errors. */
-                failed?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                /** @description Start date. */
+                failed?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                /** @description Start date. Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                 from?: string;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4218,6 +4347,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4236,14 +4366,11 @@ export interface operations {
                     path?: string | number;
                     /** @description Response status. */
                     status?: number | string;
-                    /**
-                     * @description Only errors.
-                     * @enum {unknown}
-                     */
-                    failed?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /** @description Start date. */
+                    /** @description Only errors. */
+                    failed?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Start date. Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                     from?: string;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4267,6 +4394,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4305,6 +4433,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4323,9 +4452,9 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Text. */
+                    /** @description Text. Sandbox: At most 4096 characters: the service's own limit is not documented. */
                     text: string | number;
-                    /** @description Link buttons, each {name, url}. */
+                    /** @description Link buttons, each {name, url}. Sandbox: At most 10 buttons, a button name at most 100 characters: the service's own limit is not documented. */
                     buttons?: {
                         name: string;
                         /** Format: uri */
@@ -4351,6 +4480,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlocked"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4359,9 +4489,9 @@ export interface operations {
             query: {
                 /** @description First day, YYYY-MM-DD. */
                 from: string;
-                /** @description Last day, YYYY-MM-DD. */
+                /** @description Last day, YYYY-MM-DD. Sandbox: At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented. */
                 to: string;
-                /** @description One bot. */
+                /** @description One bot. Sandbox: A sandbox addition. */
                 botid?: string | number;
             };
             header?: never;
@@ -4384,6 +4514,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundInvalidRange"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4405,10 +4536,10 @@ export interface operations {
                     from: string;
                     /**
                      * Format: date
-                     * @description Last day, YYYY-MM-DD.
+                     * @description Last day, YYYY-MM-DD. Sandbox: At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented.
                      */
                     to: string;
-                    /** @description One bot. */
+                    /** @description One bot. Sandbox: A sandbox addition. */
                     botid?: string | number;
                 };
             };
@@ -4430,6 +4561,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundInvalidRange"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4468,6 +4600,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4499,6 +4632,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4537,6 +4671,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4547,7 +4682,7 @@ export interface operations {
                 botid: string | number;
                 /** @description Subscriber identifier inside the messenger. */
                 clientid: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4572,6 +4707,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4590,7 +4726,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4614,6 +4750,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4630,15 +4767,15 @@ export interface operations {
                 "application/json": {
                     /** @description Bot identifier (from /bot/list). */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: At most 100 characters: the service's own limit is not documented. At most 100 characters. */
                     clientid: string | number;
-                    /** @description Messenger. */
+                    /** @description Messenger. Sandbox: Must be the bot's messenger. */
                     messenger?: string | number;
-                    /** @description Name; an empty string clears it. */
+                    /** @description Name; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     name?: string | number;
-                    /** @description Nickname; an empty string clears it. */
+                    /** @description Nickname; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     username?: string | number;
-                    /** @description Note; an empty string clears it. */
+                    /** @description Note; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     note?: string | number;
                 };
             };
@@ -4660,6 +4797,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4693,6 +4831,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4733,6 +4872,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4751,7 +4891,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Variable name to value (null removes it); at least one. */
+                    /** @description Variable name to value (null removes it); at least one. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data: {
                         [key: string]: string | number | boolean | null;
                     };
@@ -4777,6 +4917,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4817,6 +4958,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4829,7 +4971,7 @@ export interface operations {
                 tag?: string | number;
                 /** @description Search in one bot. */
                 botid?: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4854,6 +4996,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4874,7 +5017,7 @@ export interface operations {
                     tag?: string | number;
                     /** @description Search in one bot. */
                     botid?: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4898,6 +5041,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4933,6 +5077,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4980,6 +5125,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4993,18 +5139,18 @@ export interface operations {
                 /** @description Exact tag. */
                 tag?: string | number;
                 /** @description Active or not. */
-                active?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
+                active?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
                 /** @description Blocked or not. */
-                blocked?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
+                blocked?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
                 /** @description Started a dialog or not. */
-                dialog?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                /** @description Subscription date from (included). */
+                dialog?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                /** @description Subscription date from (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                 from?: string;
-                /** @description Subscription date to (included). */
+                /** @description Subscription date to (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                 to?: string;
-                /** @description `new` or `old`. */
+                /** @description `new` or `old`. Sandbox: Default `old`. */
                 sort?: "new" | "old";
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -5029,6 +5175,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5049,31 +5196,22 @@ export interface operations {
                     messenger?: string | number;
                     /** @description Exact tag. */
                     tag?: string | number;
-                    /**
-                     * @description Active or not.
-                     * @enum {unknown}
-                     */
-                    active?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /**
-                     * @description Blocked or not.
-                     * @enum {unknown}
-                     */
-                    blocked?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /**
-                     * @description Started a dialog or not.
-                     * @enum {unknown}
-                     */
-                    dialog?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /** @description Subscription date from (included). */
+                    /** @description Active or not. */
+                    active?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Blocked or not. */
+                    blocked?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Started a dialog or not. */
+                    dialog?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Subscription date from (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                     from?: string;
-                    /** @description Subscription date to (included). */
+                    /** @description Subscription date to (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                     to?: string;
                     /**
-                     * @description `new` or `old`.
+                     * @description `new` or `old`. Sandbox: Default `old`.
                      * @enum {string}
                      */
                     sort?: "new" | "old";
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -5097,6 +5235,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5115,7 +5254,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description A tag or an array of tags. */
+                    /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag: string | string[];
                 };
             };
@@ -5137,6 +5276,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5168,6 +5308,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5206,6 +5347,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5224,7 +5366,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description A tag or an array of tags. */
+                    /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag: string | string[];
                 };
             };
@@ -5246,6 +5388,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5284,6 +5427,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5302,11 +5446,11 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Name; an empty string clears it. */
+                    /** @description Name; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     name?: string | number;
-                    /** @description Nickname; an empty string clears it. */
+                    /** @description Nickname; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     username?: string | number;
-                    /** @description Note; an empty string clears it. */
+                    /** @description Note; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     note?: string | number;
                 };
             };
@@ -5328,6 +5472,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5357,6 +5502,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5393,6 +5539,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5427,6 +5574,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            500: components["responses"]["Status500Internal"];
         };
     };
     getOpenapiJson: {
@@ -5463,6 +5611,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
         };
     };
     getWellKnownJwksJson: {
@@ -5492,6 +5641,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
         };
     };
     getFilesCatalogToken: {
@@ -5522,6 +5672,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5560,6 +5711,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5602,6 +5754,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5634,6 +5787,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5666,6 +5820,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5706,6 +5861,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5743,6 +5899,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5788,6 +5945,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5826,6 +5984,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5855,6 +6014,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5927,6 +6087,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5978,6 +6139,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -6019,6 +6181,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
