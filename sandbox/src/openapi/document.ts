@@ -91,7 +91,7 @@ export function paramsOf(contract: EndpointContract, options: ContractOptions): 
 
 /** A parameter's description as published: what it means, then the sandbox's note, if any (generated docs drop `x-sandbox`). */
 const described = (spec: ParamSpec): string => (spec.sandbox ? withSandboxNote(spec.description, spec.sandbox) : spec.description);
-const marked = (spec: ParamSpec): Schema => (spec.sandbox ? { ...spec.schema, [SANDBOX_MARK]: spec.sandbox } : spec.schema);
+const marked = (spec: ParamSpec): Schema => (spec.sandbox ? { ...spec.schema, description: described(spec), [SANDBOX_MARK]: spec.sandbox } : spec.schema);
 
 /** A group of required parameters as a schema that also types them (so generated clients know them). */
 const group = (names: string[], params: Record<string, ParamSpec>): Schema => ({
@@ -104,8 +104,9 @@ const group = (names: string[], params: Record<string, ParamSpec>): Schema => ({
 export const exclusiveNote = ([first, second]: [string, string]): string =>
   `\`${first}\` and \`${second}\` together are refused (422 invalid_param); the documentation says "${first} or ${second}" without saying whether both may be given.`;
 
-/** What the sandbox says of parameters a method does not name. */
+/** What the sandbox says of parameters a method does not name (on the schema of every method's parameters). */
 const UNNAMED_IGNORED = 'Parameters the method does not name are ignored.';
+const PARAMETERS_NOTE = { description: withSandboxNote('The parameters as a JSON object.', UNNAMED_IGNORED), [SANDBOX_MARK]: UNNAMED_IGNORED };
 
 /**
  * A method's parameters as JSON Schemas: `properties` (each parameter's schema), `base` (the same with the required
@@ -147,8 +148,7 @@ function allOfPairs(schemas: Schema[]): Schema {
  */
 export function requestSchema(contract: EndpointContract, options: ContractOptions): Schema {
   const { base, rules } = requestParts(contract, options);
-  if (rules.length === 0) return { ...base, [SANDBOX_MARK]: UNNAMED_IGNORED };
-  return { ...allOfPairs([base, ...rules]), [SANDBOX_MARK]: UNNAMED_IGNORED };
+  return { ...(rules.length === 0 ? base : allOfPairs([base, ...rules])), ...PARAMETERS_NOTE };
 }
 
 function requestBody(contract: EndpointContract, options: ContractOptions) {
@@ -224,7 +224,7 @@ function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponse
     .filter(Boolean)
     .join(' ');
   /** The operation's description and, for the sandbox's extensions and its own reading of the HTTP methods, its `x-sandbox` (said in the description too). */
-  const described = (method: 'get' | 'post') => {
+  const operationText = (method: 'get' | 'post') => {
     const note = [contract.extension, contract.methodsNote?.method === method ? contract.methodsNote.note : undefined].filter(Boolean).join(' ');
     return note ? { description: withSandboxNote(description, note), [SANDBOX_MARK]: note } : { description };
   };
@@ -263,11 +263,11 @@ function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponse
   };
   const headers = headerParameters(contract);
   const item: Record<string, unknown> = {
-    post: { ...base, ...described('post'), operationId: camel(endpoint.path), ...(headers.length > 0 ? { parameters: headers } : {}), requestBody: requestBody(contract, options) },
+    post: { ...base, ...operationText('post'), operationId: camel(endpoint.path), ...(headers.length > 0 ? { parameters: headers } : {}), requestBody: requestBody(contract, options) },
   };
   if (endpoint.methods === 'GET or POST') {
     const { '413': _tooLarge, '415': _charset, ...getResponses } = responses;
-    item.get = { ...base, ...described('get'), operationId: `${camel(endpoint.path)}ViaGet`, parameters: [...queryParameters(contract, options), ...headers], responses: getResponses };
+    item.get = { ...base, ...operationText('get'), operationId: `${camel(endpoint.path)}ViaGet`, parameters: [...queryParameters(contract, options), ...headers], responses: getResponses };
   }
   return item;
 }
@@ -277,7 +277,7 @@ function routePathItem(route: RouteContract, errorResponses: ErrorResponses) {
   const operation = {
     tags: [route.tag],
     summary: route.summary,
-    description: `${route.summary}. ${route.extension}`,
+    description: withSandboxNote(`${route.summary}.`, route.extension),
     operationId,
     [SANDBOX_MARK]: route.extension,
     ...(route.security ? { security: route.security } : { security: [] }),

@@ -1197,7 +1197,7 @@ export interface paths {
         };
         /**
          * What is running here (a browser asking for HTML is sent to the console)
-         * @description What is running here (a browser asking for HTML is sent to the console). The sandbox's own front door.
+         * @description What is running here (a browser asking for HTML is sent to the console). Sandbox: The sandbox's own front door.
          */
         get: operations["get"];
         put?: never;
@@ -1217,7 +1217,7 @@ export interface paths {
         };
         /**
          * This document
-         * @description This document. The sandbox publishes its contract.
+         * @description This document. Sandbox: The sandbox publishes its contract.
          */
         get: operations["getOpenapiJson"];
         put?: never;
@@ -1237,7 +1237,7 @@ export interface paths {
         };
         /**
          * Public keys of ES256/EdDSA delivery signatures
-         * @description Public keys of ES256/EdDSA delivery signatures. Signature keys are not in the service's documentation.
+         * @description Public keys of ES256/EdDSA delivery signatures. Sandbox: Signature keys are not in the service's documentation.
          */
         get: operations["getWellKnownJwksJson"];
         put?: never;
@@ -1257,7 +1257,7 @@ export interface paths {
         };
         /**
          * A catalog file behind a download link from /catalog/get
-         * @description A catalog file behind a download link from /catalog/get. The file's format is not in the service's documentation.
+         * @description A catalog file behind a download link from /catalog/get. Sandbox: The file's format is not in the service's documentation.
          */
         get: operations["getFilesCatalogToken"];
         put?: never;
@@ -1279,7 +1279,7 @@ export interface paths {
         put?: never;
         /**
          * Move the sandbox's business time forward
-         * @description Move the sandbox's business time forward. A control route of the sandbox (account key, or the console's session).
+         * @description Move the sandbox's business time forward. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxClock"];
         delete?: never;
@@ -1299,7 +1299,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a payment: emits payment.success
-         * @description Simulate a payment: emits payment.success. A control route of the sandbox (account key, or the console's session).
+         * @description Simulate a payment: emits payment.success. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxPayments"];
         delete?: never;
@@ -1319,7 +1319,7 @@ export interface paths {
         put?: never;
         /**
          * Back to a new data file's state (demo data unless --no-seed); the account key and snapshots stay
-         * @description Back to a new data file's state (demo data unless --no-seed); the account key and snapshots stay. A control route of the sandbox (account key, or the console's session).
+         * @description Back to a new data file's state (demo data unless --no-seed); the account key and snapshots stay. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxReset"];
         delete?: never;
@@ -1339,7 +1339,7 @@ export interface paths {
         put?: never;
         /**
          * Copy the whole state (kept in the data file); answers the snapshot's id
-         * @description Copy the whole state (kept in the data file); answers the snapshot's id. A control route of the sandbox (account key, or the console's session).
+         * @description Copy the whole state (kept in the data file); answers the snapshot's id. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxSnapshot"];
         delete?: never;
@@ -1359,7 +1359,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the whole state by a snapshot's (clock included); an unknown snapshot is a 404
-         * @description Replace the whole state by a snapshot's (clock included); an unknown snapshot is a 404. A control route of the sandbox (account key, or the console's session).
+         * @description Replace the whole state by a snapshot's (clock included); an unknown snapshot is a 404. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxRestore"];
         delete?: never;
@@ -1377,13 +1377,13 @@ export interface paths {
         };
         /**
          * Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer
-         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. A control route of the sandbox (account key, or the console's session).
+         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         get: operations["getSandboxDeliveries"];
         put?: never;
         /**
          * Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer
-         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. A control route of the sandbox (account key, or the console's session).
+         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxDeliveries"];
         delete?: never;
@@ -1403,7 +1403,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again now, whatever its state (given-up ones included); a finished one gets one attempt. 404 unknown delivery, 409 an attempt under way, 422 its hook deleted or disabled
-         * @description Send a delivery again now, whatever its state (given-up ones included); a finished one gets one attempt. 404 unknown delivery, 409 an attempt under way, 422 its hook deleted or disabled. A control route of the sandbox (account key, or the console's session).
+         * @description Send a delivery again now, whatever its state (given-up ones included); a finished one gets one attempt. 404 unknown delivery, 409 an attempt under way, 422 its hook deleted or disabled. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxDeliveriesRedeliver"];
         delete?: never;
@@ -1421,7 +1421,7 @@ export interface paths {
         };
         /**
          * The console page, at /console/ (loopback clients, the sandbox's own Host only)
-         * @description The console page, at /console/ (loopback clients, the sandbox's own Host only). The sandbox's browser console.
+         * @description The console page, at /console/ (loopback clients, the sandbox's own Host only). Sandbox: The sandbox's browser console.
          */
         get: operations["getConsole"];
         put?: never;
@@ -1441,7 +1441,7 @@ export interface paths {
         };
         /**
          * Settings, clock, keys and hooks for the console (keys and secrets masked)
-         * @description Settings, clock, keys and hooks for the console (keys and secrets masked). The sandbox's browser console.
+         * @description Settings, clock, keys and hooks for the console (keys and secrets masked). Sandbox: The sandbox's browser console.
          */
         get: operations["getConsoleOverview"];
         put?: never;
@@ -1461,7 +1461,7 @@ export interface paths {
         };
         /**
          * Every subscriber with the size of its chat and its latest message (a preview), the chat written to last first; subscribers without messages after them, newest first
-         * @description Every subscriber with the size of its chat and its latest message (a preview), the chat written to last first; subscribers without messages after them, newest first. The sandbox's browser console.
+         * @description Every subscriber with the size of its chat and its latest message (a preview), the chat written to last first; subscribers without messages after them, newest first. Sandbox: The sandbox's browser console.
          */
         get: operations["getConsoleChats"];
         put?: never;
@@ -1483,7 +1483,7 @@ export interface paths {
         put?: never;
         /**
          * Run an API method as the account, for the console: reads, /subscriber/create and /crm/stage/set; not rate-limited, not in the API log
-         * @description Run an API method as the account, for the console: reads, /subscriber/create and /crm/stage/set; not rate-limited, not in the API log. The sandbox's browser console. The answer is the method's own (see its path under /api).
+         * @description Run an API method as the account, for the console: reads, /subscriber/create and /crm/stage/set; not rate-limited, not in the API log. Sandbox: The sandbox's browser console. The answer is the method's own (see its path under /api).
          */
         post: operations["postConsoleCall"];
         delete?: never;
