@@ -276,6 +276,7 @@ describe('GET /openapi.json and the answer checker', () => {
     expect(checker.check({ ...ok, body: {} })).toMatch(/must have required property 'balance'/);
     expect(checker.check({ ...ok, body: { balance: 5, extra: 1 } })).toMatch(/additional properties/);
     expect(checker.check({ ...ok, status: 418, body: { code: 'teapot', error: 'x' } })).toMatch(/status is not in the OpenAPI document/);
+    expect(checker.check({ ...ok, status: 500, body: { code: 'internal', error: 'Internal error' } })).toMatch(/the sandbox failed \(500\)/);
     expect(checker.check({ ...ok, status: 422, body: { error: 'no code' } })).toMatch(/required property 'code'/);
     expect(checker.check({ ...ok, path: '/sandbox/unknown', status: 200, body: {} })).toMatch(/path is not in the OpenAPI document/);
     expect(checker.check({ ...ok, path: '/api/nope', status: 404, body: { code: 'not_found', error: 'Unknown method /nope' } })).toBeUndefined();
