@@ -10,11 +10,11 @@ import { ApiError } from './errors';
 interface CompiledMethod {
   contract: EndpointContract;
   params: Record<string, ParamSpec>;
-  /** Each parameter's value: a wrong value is reported before a missing partner. */
+  /** Each parameter's value and the required ones: reported before a missing partner. */
   properties: ValidateFunction;
   /** The rules across parameters, in the contract's order (`needs`, then `exclusive`). */
   rules: ValidateFunction[];
-  /** The required parameters and those another needs (`dependentRequired`). */
+  /** The parameters another needs (`dependentRequired`), checked last. */
   base: ValidateFunction;
   headers: [string, ParamSpec, ValidateFunction][];
 }
@@ -50,13 +50,14 @@ export class RequestValidation {
     for (const endpoint of endpoints) {
       const contract = endpointContracts[endpoint.path];
       const headers = Object.entries(contract.headers ?? {}).map(([name, spec]): [string, ParamSpec, ValidateFunction] => [name, spec, ajv.compile(spec.schema)]);
-      // The parts the document publishes as one schema (requestSchema), checked in the order a single schema's
-      // validation reports them: values, then the rules (ajv runs `allOf` before `required`), then what is required.
-      const { properties, base, rules } = requestParts(contract, options);
+      // The parts the document publishes as one schema (requestSchema): values and required parameters first, then
+      // the rules across parameters (ajv runs `allOf` before `dependentRequired`), then `dependentRequired`.
+      const { base, rules } = requestParts(contract, options);
+      const { dependentRequired: _dependent, ...required } = base;
       this.methods.set(endpoint.path, {
         contract,
         params: paramsOf(contract, options),
-        properties: ajv.compile(properties),
+        properties: ajv.compile(required),
         rules: rules.map((rule) => ajv.compile(rule)),
         base: ajv.compile(base),
         headers,
