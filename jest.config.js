@@ -24,6 +24,8 @@ module.exports = {
   // reporting the failure. The exit guard ends such a run and says so; jest's own forceExit would print
   // "Force exiting Jest" on every run, leak or not.
   reporters: ['default', '<rootDir>/test/support/exitGuardReporter.js'],
+  // The guard's one line replaces jest's own warning a second after the run.
+  openHandlesTimeout: 0,
   projects: [
     { ...common, displayName: 'sandbox', roots: ['<rootDir>/sandbox/test'] },
     { ...common, displayName: 'receiver', roots: ['<rootDir>/receiver/test'] },
