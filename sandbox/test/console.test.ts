@@ -403,7 +403,7 @@ describeWithChromium('the console in Chromium', () => {
       await withFile.close();
       rmSync(deep.slice(0, deep.indexOf('/home/someone')), { recursive: true, force: true });
     }
-  });
+  }, 90_000);
 
   test('a request from a foreign Origin, or naming a foreign Host, is refused and changes nothing', async () => {
     const session = await page.getAttribute('meta[name="console-session"]', 'content');
