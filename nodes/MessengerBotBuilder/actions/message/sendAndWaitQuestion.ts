@@ -51,6 +51,26 @@ export interface Question {
 	/** Origin of the answer links, the only origin a confirmation may be posted from. */
 	origin: string;
 	subscriber: Subscriber;
+	/**
+	 * Free Text and Custom Form: the most characters the answer text (or any one field) may have. Absent in
+	 * questions kept before the limit existed: they get the default.
+	 */
+	maxAnswerLength?: number;
+}
+
+/** The default of "Max Answer Length": a long letter; a page refuses more, keeping the text to shorten. */
+export const DEFAULT_MAX_ANSWER_LENGTH = 10_000;
+
+/** Characters as a person counts them (an emoji is one), not UTF-16 units. */
+export const characterCount = (text: string) => [...text].length;
+
+/** The length limit of a question's answers. */
+export const maxAnswerLengthOf = (question: Pick<Question, 'maxAnswerLength'>) => question.maxAnswerLength ?? DEFAULT_MAX_ANSWER_LENGTH;
+
+/** Why a text is too long to be an answer, or undefined. */
+export function tooLongProblem(text: string, limit: number): string | undefined {
+	const length = characterCount(text);
+	return length > limit ? `This answer is ${length} characters long; at most ${limit} are accepted. Shorten it and send it again.` : undefined;
 }
 
 export const RESPONSE_TYPES: ResponseType[] = ['approval', 'choice', 'freeText', 'customForm'];
@@ -126,6 +146,16 @@ export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	return fields;
 }
 
+/** The "Max Answer Length" option: a whole number of characters, at least 1. */
+export function maxAnswerLengthParameter(this: IExecuteFunctions): number {
+	const value = this.getNodeParameter('options.maxAnswerLength', 0, DEFAULT_MAX_ANSWER_LENGTH) as unknown;
+	const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+		fail(this, `The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(value)})`);
+	}
+	return limit;
+}
+
 /** When the wait ends without an answer: the time limit, or never (n8n's "indefinitely"). */
 export function waitLimitOf(this: IExecuteFunctions): Date {
 	const limit = this.getNodeParameter('options.limitWaitTime.values', 0, {}) as IDataObject;
@@ -151,13 +181,19 @@ export function waitLimitOf(this: IExecuteFunctions): Date {
 
 export type FormValues = Record<string, string | number | null>;
 
+/**
+ * A field's label is only a label: `constructor`, `toString` or `__proto__` are fields like any other. So what
+ * is looked up by label (errors, what was typed) is kept in Maps, which inherit nothing; the values, which
+ * go out as JSON, are an object whose every label is an own property (Object.fromEntries defines them, so
+ * `__proto__` is a key, not the prototype), and are only ever read by iterating them.
+ */
 export interface FormCheck {
 	/** The values by field label, typed: numbers as numbers, empty optional fields as null. */
 	values: FormValues;
 	/** Problems by field label; empty when the form can be accepted. */
-	errors: Record<string, string>;
+	errors: ReadonlyMap<string, string>;
 	/** What was typed, by field label, to fill the form again when it is shown with errors. */
-	entered: Record<string, string>;
+	entered: ReadonlyMap<string, string>;
 }
 
 /** The submitted value of each field (the form names its inputs f0, f1, … in field order). */
@@ -186,15 +222,21 @@ function decimalValue(text: string): string | undefined {
  */
 function numberOf(text: string): { number: number } | { problem: string } {
 	const exact = decimalValue(text);
+	if (exact === undefined) return { problem: 'Enter a number.' };
 	const number = Number(text);
-	if (exact === undefined || !Number.isFinite(number)) return { problem: 'Enter a number.' };
-	if (decimalValue(String(number)) !== exact) return { problem: 'This number has too many digits to be kept exactly: enter at most 15 significant digits.' };
+	if (!Number.isFinite(number)) return { problem: 'This number is too large: enter a number below 1e308 (in size).' };
+	if (decimalValue(String(number)) !== exact) {
+		// Up to 15 significant digits always survive, unless the number is too close to zero (1e-400 becomes 0).
+		const significantDigits = exact.replace(/^-/, '').split('e')[0].length;
+		return significantDigits > 15
+			? { problem: 'This number has too many digits to be kept exactly: enter at most 15 significant digits.' }
+			: { problem: 'This number is too close to zero to be kept exactly: enter 0 or a number of at least 1e-300 (in size).' };
+	}
 	return { number };
 }
 
 /** Checks a submitted Custom Form against the question's fields, as a browser form would be. */
-export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
-	// Maps, made objects at the end: a field labelled "__proto__" is kept as a field like any other.
+export function checkForm(fields: FormField[], body: IDataObject, maxLength = DEFAULT_MAX_ANSWER_LENGTH): FormCheck {
 	const values = new Map<string, string | number | null>();
 	const errors = new Map<string, string>();
 	const entered = new Map<string, string>();
@@ -202,6 +244,12 @@ export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
 		const raw = body[formInputName(index)];
 		const text = typeof raw === 'string' ? raw.trim() : '';
 		entered.set(field.label, text);
+		const tooLong = tooLongProblem(text, maxLength);
+		if (tooLong) {
+			errors.set(field.label, tooLong);
+			values.set(field.label, text);
+			return;
+		}
 		if (text === '') {
 			if (field.required) errors.set(field.label, 'This field is required.');
 			values.set(field.label, null);
@@ -223,7 +271,7 @@ export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
 			values.set(field.label, text);
 		}
 	});
-	return { values: Object.fromEntries(values), errors: Object.fromEntries(errors), entered: Object.fromEntries(entered) };
+	return { values: Object.fromEntries(values), errors, entered };
 }
 
 /** Name of the text box of a Free Text page. */
