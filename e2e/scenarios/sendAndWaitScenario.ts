@@ -51,11 +51,11 @@ export interface AskedExecution {
   resumes: number;
 }
 
-const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>) => ({
+const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>, typeVersion = 3) => ({
   id: randomUUID(),
   name: ASK,
   type: nodeTypes.action,
-  typeVersion: 3,
+  typeVersion,
   position: [440, 0],
   parameters: {
     resource: 'message',
@@ -80,11 +80,11 @@ const startNode = (webhookPath: string) => ({
 
 const afterNode = { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} };
 
-/** Start → Ask → After. */
-export function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>): WorkflowDefinition {
+/** Start → Ask → After (Ask at version 3 unless told). */
+export function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>, typeVersion = 3): WorkflowDefinition {
   return {
     name: `E2E send and wait ${webhookPath}`,
-    nodes: [startNode(webhookPath), askNode(env, askParameters), afterNode],
+    nodes: [startNode(webhookPath), askNode(env, askParameters, typeVersion), afterNode],
     connections: {
       Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
       [ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
@@ -509,7 +509,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
 
     // Labels every JavaScript object inherits are labels like any other: page, re-render and output.
     const protoForm = await publish(env, (p) =>
-      askWorkflow(env, p, { responseType: 'customForm', formFields: { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) } }),
+      askWorkflow(env, p, { responseType: 'customForm', formFields: { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) } }, 4),
     );
     const protoAsked = await ask(env, protoForm, 'Fill in the odd labels');
     const protoPage = await open(protoAsked.buttons[0].url);
@@ -531,6 +531,12 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
         ['hasOwnProperty', 'four'],
         ['__proto__', 'five'],
       ], `${node} puts out every label with its value`);
+      // Version 4: the subscriber asked, and that the answer came through the link (whoever held it).
+      assert.deepEqual([item.data.askedSubscriber, item.data.answeredThrough, 'respondedBy' in item.data], [
+        { botid: BOT, clientid: protoAsked.clientId, messenger: 'telegram' },
+        'answerLink',
+        false,
+      ]);
     }
     executions.push({ execution: protoRun, resumes: 1 });
 

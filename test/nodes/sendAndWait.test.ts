@@ -30,6 +30,7 @@ import { startTestBed, type NodeTestBed } from '../support/sandbox';
 const BOT = 'bot_tg';
 const V2 = { typeVersion: 2 };
 const V3 = { typeVersion: 3 };
+const V4 = { typeVersion: 4 };
 /** Where the harness says n8n's resume addresses live (see harnessAdditionalData). */
 const LINK_ORIGIN = 'http://127.0.0.1:5678';
 
@@ -513,6 +514,20 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const token = tokenOf((await tap(buttons[0].url)).body)!;
 		const received = await post(buttons[0].url, { token });
 		expect(received.resumedWith![0].json).toEqual({ data: { answer: 'Approve', approved: true, timedOut: false } });
+	});
+
+	it('version 4 names the subscriber asked and that the answer came through the link (a bearer secret), not who answered; the time-out output too', async () => {
+		const clientId = await newSubscriber();
+		const { buttons, result } = await askAndWait(clientId, {}, V4);
+		const asked = { botid: BOT, clientid: clientId, messenger: 'telegram' };
+		expect(result.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].json).toEqual({
+			data: { answer: null, timedOut: true, respondedAt: null, askedSubscriber: asked, answeredThrough: null },
+		});
+		const before = Date.now();
+		const received = await post(buttons[1].url, { token: tokenOf((await tap(buttons[1].url)).body)! });
+		const { data } = received.resumedWith![0].json as { data: IDataObject };
+		expect(data).toEqual({ answer: 'Decline', approved: false, timedOut: false, respondedAt: expect.any(String), askedSubscriber: asked, answeredThrough: 'answerLink' });
+		expect(Date.parse(String(data.respondedAt))).toBeGreaterThanOrEqual(before);
 	});
 
 	it('version 3 time-out output says nobody answered', async () => {

@@ -85,7 +85,7 @@ export const sendAndWait: Operation = {
 
 			// What the node puts out when the time limit ends the wait: n8n then passes the waiting
 			// node's input through, and an answer replaces that input with the webhook's output.
-			this.getExecuteData().data.main = [[{ json: timedOutOutput(this), pairedItem: { item: 0 } }]];
+			this.getExecuteData().data.main = [[{ json: timedOutOutput(this, question), pairedItem: { item: 0 } }]];
 			await this.putExecutionToWait(waitTill);
 			memory?.finish();
 			return items;
