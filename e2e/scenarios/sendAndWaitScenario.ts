@@ -501,7 +501,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     assertPage(formErrors, 422, 'This field is required.');
     assertPage(formErrors, 422, 'This number is too close to zero to be kept exactly');
     const formFrom = Date.now();
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '2026-12-24' }, true), 200, 'has been received');
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '2026-12-24' }, true), 200, 'Your answer “Name: Ana; Boxes: 2; Slot: Evening; Day: 2026-12-24” has been received.');
     const filledRun = await finished(env, form.id, filled.executionId);
     assertSucceeded(filledRun);
     assertAnswered(onlyOutput(filledRun, ASK), { answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } }, filled.clientId, { from: formFrom, to: Date.now() });

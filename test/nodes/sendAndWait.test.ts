@@ -475,6 +475,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		}
 		const received = await postMultipart(buttons[0].url, { token, f0: 'Ana', f1: '3.5', f2: '1', f3: '' });
 		expect(received.status).toBe(200);
+		// The page says what was sent (it said “your form”).
+		expect(received.body).toContain('Your answer “Name: Ana; Boxes: 3.5; Slot: Evening; Day: –” has been received.');
 		expect((received.resumedWith![0].json.data as IDataObject).answer).toEqual({ Name: 'Ana', Boxes: 3.5, Slot: 'Evening', Day: null });
 	});
 
@@ -505,7 +507,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		} finally {
 			await browser.close();
 		}
-	});
+		// Chromium starts and renders three pages: on a busy two-core machine that takes more than jest's 30 s.
+	}, 120_000);
 
 	it('version 2 keeps its output: { answer, approved, timedOut } on an answer, { answer: null, timedOut: true } as the time-out output', async () => {
 		const { buttons, result } = await askAndWait(await newSubscriber(), {}, V2);

@@ -221,9 +221,10 @@ export function setPageHeaders(context: IWebhookFunctions): void {
 	response.setHeader('X-Content-Type-Options', 'nosniff');
 	// Not no-referrer: with it, browsers post the confirm form with `Origin: null`.
 	response.setHeader('Referrer-Policy', 'same-origin');
-	// n8n 2.41.1 reflects any request's Origin in Access-Control-Allow-Origin before it calls the node (WaitingWebhooks:
-	// findAccessControlOptions allows '*', WebhookRequestHandler.setupCorsHeaders then echoes the Origin): that would let
-	// any site's script read the pages (the question, the token). The node's answers take that permission back.
+	// n8n 2.41.1 grants every site read permission before it calls the node: WebhookRequestHandler.setupCorsHeaders echoes a
+	// request's Origin (WaitingWebhooks.findAccessControlOptions allows '*'), and WaitingWebhooks.executeWebhook's
+	// applyCors (utils/cors.util.js) sets the Origin, or '*' without one. Any site's script could read the pages (the
+	// question, the token). The node's answers take that permission back.
 	response.removeHeader('Access-Control-Allow-Origin');
 	response.removeHeader('Access-Control-Allow-Credentials');
 }

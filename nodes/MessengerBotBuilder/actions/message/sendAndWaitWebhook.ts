@@ -116,7 +116,11 @@ function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body
 	}
 	const check = checkForm(question.fields, body, maxAnswerLengthOf(question));
 	if (check.errors.size) return customFormPage(question.message, question.fields, token, check.entered, check.errors);
-	return { data: { answer: check.values }, shownAs: 'your form' };
+	// What was sent, field by field, as the person typed or chose it (an empty optional field as "–").
+	const shownAs = Object.entries(check.values)
+		.map(([label, value]) => `${label}: ${value === null ? '–' : String(value)}`)
+		.join('; ');
+	return { data: { answer: check.values }, shownAs };
 }
 
 /**
