@@ -14,6 +14,7 @@ import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBo
 import {
 	CONFIRM_AFTER_MS,
 	PAGE_LIFETIME_MS,
+	SPENT_AFTER_PRESS_MS,
 	claimAnswer,
 	crossSiteReason,
 	deadlineOf,
@@ -693,7 +694,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			const pressed = await post(buttons[0].url, { token, checked: '1' }, BROWSER, false);
 			expect([pressed.status, pressed.resumedWith]).toEqual([403, undefined]);
 			expect(pressed.body).toContain('Not recorded: pressed by a program');
-			expect(pressed.body).toContain('The question is still open: open the link from the message again and answer there.');
+			expect(pressed.body).toContain('The question is still open: in a minute, open the link from the message again and answer there.');
 			expect(warn.mock.calls).toEqual([[expect.stringContaining(`a program pressed the hidden control of an answer page of execution ${executionId}`)]]);
 		} finally {
 			warn.mockRestore();
@@ -708,7 +709,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			expect([refused.status, refused.resumedWith]).toEqual([403, undefined]);
 			expect(refused.body).toContain('this page can no longer confirm');
 		}
-		// The person opens the link again and confirms: recorded.
+		// A page opened again at once (a scanner pressing on) is spent too.
+		const reopened = await post(buttons[0].url, { token: tokenOf((await tap(buttons[0].url)).body)! });
+		expect([reopened.status, reopened.resumedWith]).toEqual([403, undefined]);
+		// The person opens the link again later and confirms: recorded.
+		jest.setSystemTime(Date.now() + SPENT_AFTER_PRESS_MS);
 		const received = await post(buttons[1].url, { token: tokenOf((await tap(buttons[1].url)).body)! });
 		expect(received.status).toBe(200);
 		expect((received.resumedWith![0].json.data as IDataObject).answer).toBe('Decline');
@@ -740,7 +745,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			state(['x'], later),
 		]).toEqual(Array(7).fill('forged'));
 		spendPages('e-tokens', question.id, shownAt + 10_000);
-		expect([state(value, later), state(pageToken(question, 'form', shownAt + 10_000).value, later), state(pageToken(question, 'form', shownAt + 10_001).value, later)]).toEqual([
+		expect(SPENT_AFTER_PRESS_MS).toBe(10_000);
+		expect([state(value, later), state(pageToken(question, 'form', shownAt + 20_000).value, later), state(pageToken(question, 'form', shownAt + 20_001).value, later)]).toEqual([
 			'spent',
 			'spent',
 			'valid',

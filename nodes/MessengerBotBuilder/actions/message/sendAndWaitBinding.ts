@@ -102,9 +102,12 @@ export type TokenState = 'forged' | 'early' | 'stale' | 'spent' | 'valid';
 
 /**
  * Pages spent by a press of their decoy control, by question (in this n8n process): every page of the question shown
- * up to the press confirms nothing any more; a page shown after it (the person opening the link again) does. One entry
- * per question, dropped once every page it covers has outlived PAGE_LIFETIME_MS.
+ * up to SPENT_AFTER_PRESS_MS after the press confirms nothing (a scanner opens the link again at once and presses on;
+ * the e2e's clicking Chromium, on a busy machine, pressed the confirm of the page it opened again later than
+ * CONFIRM_AFTER_MS); a page shown later (the person opening the link again) does. One entry per question, dropped once
+ * every page it covers has outlived PAGE_LIFETIME_MS.
  */
+export const SPENT_AFTER_PRESS_MS = 10_000;
 const spentPages = new Map<string, { shownUpTo: number }>();
 const pagesKey = (executionId: string, questionId: string) => `${executionId}:${questionId}`;
 
@@ -124,7 +127,7 @@ export function tokenState(executionId: string, question: Question, subject: str
 
 export function spendPages(executionId: string, questionId: string, now = Date.now()): void {
 	for (const [key, spent] of spentPages) if (spent.shownUpTo + PAGE_LIFETIME_MS < now) spentPages.delete(key);
-	spentPages.set(pagesKey(executionId, questionId), { shownUpTo: now });
+	spentPages.set(pagesKey(executionId, questionId), { shownUpTo: now + SPENT_AFTER_PRESS_MS });
 }
 
 export type DeadlineState = 'open' | 'expired';

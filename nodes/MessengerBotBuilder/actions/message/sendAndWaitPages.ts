@@ -194,7 +194,7 @@ export const refusedPage = () =>
 export const automatedPage = () =>
 	messagePage(403, 'Not recorded: pressed by a program', [
 		'A control of this page that people never see was pressed, so an automated program (a link checker of a mail or chat service, say) went through the page. Nothing was recorded, and this page can no longer confirm.',
-		'The question is still open: open the link from the message again and answer there.',
+		'The question is still open: in a minute, open the link from the message again and answer there.',
 	]);
 
 /** What a too-early confirmation is told: the page is shown again (nothing recorded). */
