@@ -597,9 +597,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		]);
 	});
 
-	const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
+	const PROTOTYPE_NAMES = ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable'];
 
-	it('every label is just a label: constructor, toString, valueOf, hasOwnProperty and __proto__ as Custom Form labels, through the page, the 422 re-render and the output', async () => {
+	it('inherited names are labels like any other (toString, valueOf, hasOwnProperty…) through the page, the 422 re-render and the output; __proto__, constructor and prototype, which n8n drops from items, are refused', async () => {
 		const formFields = { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) };
 		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields });
 		const page = await tap(buttons[0].url);
@@ -620,12 +620,21 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		// The output as n8n stores it (JSON): every label an own key with its value.
 		const answer = (received.resumedWith![0].json.data as IDataObject).answer as IDataObject;
 		expect(Object.entries(answer)).toEqual([
-			['constructor', 'one'],
-			['toString', 'two'],
-			['valueOf', 'three'],
-			['hasOwnProperty', 'four'],
-			['__proto__', 'five'],
+			['toString', 'one'],
+			['valueOf', 'two'],
+			['hasOwnProperty', 'three'],
+			['isPrototypeOf', 'four'],
+			['propertyIsEnumerable', 'five'],
 		]);
+		// n8n's deepCopy drops these keys from every item it copies (the real-n8n e2e saw `constructor` and `__proto__`
+		// vanish from the output): refused before anything is sent, naming the field.
+		for (const [index, label] of ['__proto__', 'constructor', 'prototype'].entries()) {
+			const refused = await bed.node.failure(
+				ask(await newSubscriber(), { responseType: 'customForm', formFields: { values: [{ fieldLabel: 'Name' }, { fieldLabel: label }] } }),
+				V3,
+			);
+			expect([index, refused.message]).toEqual([index, `The label "${label}" of field 2 of "Form Fields" cannot name a value`]);
+		}
 	});
 
 	it('Max Answer Length: a longer Free Text or form field is refused with its text kept; the default is 10000 characters; emoji count as one', async () => {

@@ -120,6 +120,9 @@ export function buttonAnswersOf(this: IExecuteFunctions, responseType: ResponseT
 
 const FIELD_TYPES: FormFieldType[] = ['text', 'number', 'dropdown', 'date'];
 
+/** Keys n8n-workflow 2.41's deepCopy leaves out of every copied object (`reservedCopyKeys`). */
+const DROPPED_BY_N8N = ['__proto__', 'constructor', 'prototype'];
+
 /** The fields of a Custom Form, checked: each has a label of its own, dropdowns have choices. */
 export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	const collection = this.getNodeParameter('formFields', 0, {}) as {
@@ -128,6 +131,13 @@ export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	const fields = (collection.values ?? []).map((raw, index): FormField => {
 		const label = String(raw.fieldLabel ?? '').trim();
 		if (!label) fail(this, `Field ${index + 1} of "Form Fields" needs a label`, 'The label is shown above the field and names the value in the output.');
+		if (DROPPED_BY_N8N.includes(label)) {
+			fail(
+				this,
+				`The label "${label}" of field ${index + 1} of "Form Fields" cannot name a value`,
+				'n8n drops the keys __proto__, constructor and prototype when it copies an item (n8n-workflow deepCopy), so the answer would be lost on its way to the next node. Choose another label.',
+			);
+		}
 		const type = String(raw.fieldType ?? 'text') as FormFieldType;
 		if (!FIELD_TYPES.includes(type)) fail(this, `The field "${label}" of "Form Fields" has an unknown type "${type}"`);
 		const field: FormField = { label, type, required: raw.requiredField === true };
@@ -182,7 +192,8 @@ export function waitLimitOf(this: IExecuteFunctions): Date {
 export type FormValues = Record<string, string | number | null>;
 
 /**
- * A field's label is only a label: `constructor`, `toString` or `__proto__` are fields like any other. So what
+ * A field's label is only a label: `toString` or `valueOf` are fields like any other (`__proto__`, `constructor` and
+ * `prototype` are refused in formFieldsOf: n8n drops them from items). So what
  * is looked up by label (errors, what was typed) is kept in Maps, which inherit nothing; the values, which
  * go out as JSON, are an object whose every label is an own property (Object.fromEntries defines them, so
  * `__proto__` is a key, not the prototype), and are only ever read by iterating them.
