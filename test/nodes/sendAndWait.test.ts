@@ -8,7 +8,7 @@ import { Container } from '@n8n/di';
 import express from 'express';
 import { InstanceSettings, WebhookContext } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, IRunExecutionData, IWebhookData } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { Workflow, deepCopy } from 'n8n-workflow';
 import { chromiumPath, launchChromium } from '../../e2e/lib/browser';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
 import {
@@ -597,11 +597,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		]);
 	});
 
-	const PROTOTYPE_NAMES = ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable'];
+	/** Names every JavaScript object inherits, and the three n8n's deepCopy leaves out of items (reservedCopyKeys). */
+	const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'];
+	const TYPED = ['one', 'two', 'three', 'four', 'five', 'six'];
 
-	it('inherited names are labels like any other (toString, valueOf, hasOwnProperty…) through the page, the 422 re-render and the output; __proto__, constructor and prototype, which n8n drops from items, are refused', async () => {
+	it('version 4: constructor, toString, valueOf, hasOwnProperty, __proto__ and prototype are Custom Form labels like any other, through the page, the 422 re-render and the fields list that survives n8n\'s deepCopy; version 3 refuses __proto__, constructor and prototype', async () => {
 		const formFields = { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) };
-		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields });
+		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields }, V4);
 		const page = await tap(buttons[0].url);
 		expect(page.status).toBe(200);
 		PROTOTYPE_NAMES.forEach((name, index) => {
@@ -609,25 +611,35 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		});
 		const token = tokenOf(page.body)!;
 		// The last one left empty: the page comes back with what was typed in the others and one error, under the empty one.
-		const typed = ['one', 'two', 'three', 'four'];
-		const again = await postMultipart(buttons[0].url, { token, ...Object.fromEntries(typed.map((text, index) => [`f${index}`, text])), f4: '' });
+		const last = PROTOTYPE_NAMES.length - 1;
+		const typedBeforeLast = Object.fromEntries(TYPED.slice(0, last).map((text, index) => [`f${index}`, text]));
+		const again = await postMultipart(buttons[0].url, { token, ...typedBeforeLast, [`f${last}`]: '' });
 		expect([again.status, again.resumedWith]).toEqual([422, undefined]);
-		typed.forEach((text, index) => expect(again.body).toContain(`name="f${index}" value="${text}" required><label`));
+		TYPED.slice(0, last).forEach((text, index) => expect(again.body).toContain(`name="f${index}" value="${text}" required><label`));
 		expect(again.body.match(/This field is required\./g)).toHaveLength(1);
-		expect(again.body).toContain('name="f4" value="" required><p class="error">This field is required.</p>');
-		const received = await postMultipart(buttons[0].url, { token: tokenOf(again.body)!, f0: 'one', f1: 'two', f2: 'three', f3: 'four', f4: 'five' });
+		expect(again.body).toContain(`name="f${last}" value="" required><p class="error">This field is required.</p>`);
+		const received = await postMultipart(buttons[0].url, {
+			token: tokenOf(again.body)!,
+			...Object.fromEntries(TYPED.map((text, index) => [`f${index}`, text])),
+		});
 		expect(received.status).toBe(200);
-		// The output as n8n stores it (JSON): every label an own key with its value.
-		const answer = (received.resumedWith![0].json.data as IDataObject).answer as IDataObject;
-		expect(Object.entries(answer)).toEqual([
-			['toString', 'one'],
-			['valueOf', 'two'],
-			['hasOwnProperty', 'three'],
-			['isPrototypeOf', 'four'],
-			['propertyIsEnumerable', 'five'],
+		// The output after n8n's own copy of an item (n8n-workflow deepCopy, as between nodes): the list keeps every
+		// label with its value in field order; the answer object keeps all but the three keys deepCopy leaves out.
+		const copied = deepCopy(received.resumedWith![0].json).data as IDataObject;
+		expect(copied.fields).toEqual([
+			{ label: 'constructor', value: 'one' },
+			{ label: 'toString', value: 'two' },
+			{ label: 'valueOf', value: 'three' },
+			{ label: 'hasOwnProperty', value: 'four' },
+			{ label: '__proto__', value: 'five' },
+			{ label: 'prototype', value: 'six' },
 		]);
-		// n8n's deepCopy drops these keys from every item it copies (the real-n8n e2e saw `constructor` and `__proto__`
-		// vanish from the output): refused before anything is sent, naming the field.
+		expect(Object.entries(copied.answer as IDataObject)).toEqual([
+			['toString', 'two'],
+			['valueOf', 'three'],
+			['hasOwnProperty', 'four'],
+		]);
+		// Version 3 has no list: its answer object would lose them silently, so they are refused before anything is sent, naming the field.
 		for (const [index, label] of ['__proto__', 'constructor', 'prototype'].entries()) {
 			const refused = await bed.node.failure(
 				ask(await newSubscriber(), { responseType: 'customForm', formFields: { values: [{ fieldLabel: 'Name' }, { fieldLabel: label }] } }),

@@ -23,6 +23,14 @@ export const namesRecipients = (context: Pick<IExecuteFunctions, 'getNode'>) => 
  */
 export const namesAskedSubscriber = (context: Pick<IExecuteFunctions, 'getNode'>) => context.getNode().typeVersion >= 4;
 
+/**
+ * True from version 4: a Custom Form answer also goes out as a list, `fields: [{ label, value }]` in the form's order.
+ * n8n copies items with n8n-workflow's deepCopy, which leaves out the keys `__proto__`, `constructor` and `prototype`
+ * (`reservedCopyKeys`), so the `answer` object cannot carry such a label; the list can. Version 3 has no list and
+ * refuses those labels.
+ */
+export const listsFormFields = (context: Pick<IExecuteFunctions, 'getNode'>) => context.getNode().typeVersion >= 4;
+
 /** The property, shown only in the given versions (on top of its own display rules). */
 export function inVersions(property: INodeProperties, versions: IDisplayOptions['show']): INodeProperties {
 	return { ...property, displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, ...versions } } };

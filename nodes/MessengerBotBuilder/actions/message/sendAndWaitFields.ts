@@ -122,7 +122,8 @@ export const sendAndWaitProperties: INodeProperties[] = [
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. Delivery date',
-						description: 'Shown above the field; the output names the value by it',
+						description: 'Shown above the field; the output names the value by it, in answer and in the fields list',
+						hint: 'n8n drops the labels __proto__, constructor and prototype from the answer object: their values are only in the fields list',
 					},
 					{
 						displayName: 'Field Type',

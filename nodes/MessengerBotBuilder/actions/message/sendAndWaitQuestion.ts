@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 import { isCalendarDay } from '../common/params';
+import { listsFormFields } from '../common/versions';
 
 /**
  * One question of Send and Wait for Response: what was asked, of whom, which answers count and
@@ -120,7 +121,10 @@ export function buttonAnswersOf(this: IExecuteFunctions, responseType: ResponseT
 
 const FIELD_TYPES: FormFieldType[] = ['text', 'number', 'dropdown', 'date'];
 
-/** Keys n8n-workflow 2.41's deepCopy leaves out of every copied object (`reservedCopyKeys`). */
+/**
+ * Keys n8n-workflow 2.41's deepCopy leaves out of every copied object (`reservedCopyKeys` in its utils.js): from
+ * version 4 such a label's value reaches the next node only in the `fields` list, version 3 refuses the label.
+ */
 const DROPPED_BY_N8N = ['__proto__', 'constructor', 'prototype'];
 
 /** The fields of a Custom Form, checked: each has a label of its own, dropdowns have choices. */
@@ -131,11 +135,11 @@ export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	const fields = (collection.values ?? []).map((raw, index): FormField => {
 		const label = String(raw.fieldLabel ?? '').trim();
 		if (!label) fail(this, `Field ${index + 1} of "Form Fields" needs a label`, 'The label is shown above the field and names the value in the output.');
-		if (DROPPED_BY_N8N.includes(label)) {
+		if (DROPPED_BY_N8N.includes(label) && !listsFormFields(this)) {
 			fail(
 				this,
 				`The label "${label}" of field ${index + 1} of "Form Fields" cannot name a value`,
-				'n8n drops the keys __proto__, constructor and prototype when it copies an item (n8n-workflow deepCopy), so the answer would be lost on its way to the next node. Choose another label.',
+				'n8n drops the keys __proto__, constructor and prototype when it copies an item (n8n-workflow deepCopy), so the answer would be lost on its way to the next node. Choose another label, or use version 4 of the node, which also puts out the answer as a list of labels and values.',
 			);
 		}
 		const type = String(raw.fieldType ?? 'text') as FormFieldType;
@@ -191,9 +195,15 @@ export function waitLimitOf(this: IExecuteFunctions): Date {
 
 export type FormValues = Record<string, string | number | null>;
 
+/** One answered field of a Custom Form, as version 4 lists it in `fields`. */
+export interface FieldAnswer {
+	label: string;
+	value: string | number | null;
+}
+
 /**
  * A field's label is only a label: `toString` or `valueOf` are fields like any other (`__proto__`, `constructor` and
- * `prototype` are refused in formFieldsOf: n8n drops them from items). So what
+ * `prototype`, which n8n drops from items, reach the next node only in version 4's `fields` list). So what
  * is looked up by label (errors, what was typed) is kept in Maps, which inherit nothing; the values, which
  * go out as JSON, are an object whose every label is an own property (Object.fromEntries defines them, so
  * `__proto__` is a key, not the prototype), and are only ever read by iterating them.
@@ -201,6 +211,8 @@ export type FormValues = Record<string, string | number | null>;
 export interface FormCheck {
 	/** The values by field label, typed: numbers as numbers, empty optional fields as null. */
 	values: FormValues;
+	/** The same values as a list in the form's field order: what survives n8n's copying of items. */
+	fieldAnswers: FieldAnswer[];
 	/** Problems by field label; empty when the form can be accepted. */
 	errors: ReadonlyMap<string, string>;
 	/** What was typed, by field label, to fill the form again when it is shown with errors. */
@@ -282,7 +294,7 @@ export function checkForm(fields: FormField[], body: IDataObject, maxLength = DE
 			values.set(field.label, text);
 		}
 	});
-	return { values: Object.fromEntries(values), errors, entered };
+	return { values: Object.fromEntries(values), fieldAnswers: [...values].map(([label, value]) => ({ label, value })), errors, entered };
 }
 
 /** Name of the text box of a Free Text page. */

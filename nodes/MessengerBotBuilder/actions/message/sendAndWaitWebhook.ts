@@ -36,7 +36,7 @@ import {
 } from './sendAndWaitPages';
 import type { AskAgain, Page } from './sendAndWaitPages';
 import { answeredOutput } from './sendAndWaitOutput';
-import type { ButtonAnswer, Question } from './sendAndWaitQuestion';
+import type { ButtonAnswer, FieldAnswer, Question } from './sendAndWaitQuestion';
 import { FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf, tooLongProblem } from './sendAndWaitQuestion';
 
 /**
@@ -99,8 +99,15 @@ function questionPage(question: Question, answer: ButtonAnswer | undefined, body
 
 const typedText = (body: IDataObject) => (typeof body[FREE_TEXT_INPUT] === 'string' ? (body[FREE_TEXT_INPUT] as string).trim() : '');
 
+interface PostedAnswer {
+	data: IDataObject;
+	shownAs: string;
+	/** Custom Form: the values as a list in field order (version 4's `fields`). */
+	fieldAnswers?: FieldAnswer[];
+}
+
 /** What a confirmed POST answers, or the page that asks again (a form with errors, what was typed kept). */
-function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body: IDataObject): { data: IDataObject; shownAs: string } | Page {
+function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body: IDataObject): PostedAnswer | Page {
 	if (answer) {
 		const data: IDataObject = { answer: answer.label };
 		if (answer.approved !== undefined) data.approved = answer.approved;
@@ -120,7 +127,7 @@ function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body
 	const shownAs = Object.entries(check.values)
 		.map(([label, value]) => `${label}: ${value === null ? '–' : String(value)}`)
 		.join('; ');
-	return { data: { answer: check.values }, shownAs };
+	return { data: { answer: check.values }, shownAs, fieldAnswers: check.fieldAnswers };
 }
 
 /**
@@ -206,7 +213,7 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	});
 	return {
 		webhookResponse: receivedPage(posted.shownAs).html,
-		workflowData: [[{ json: answeredOutput(context, question, posted.data), pairedItem: { item: 0 } }]],
+		workflowData: [[{ json: answeredOutput(context, question, posted.data, posted.fieldAnswers), pairedItem: { item: 0 } }]],
 	};
 }
 
