@@ -294,8 +294,13 @@ async function clickEverything(browser: Browser, urls: string[]): Promise<string
   return seen;
 }
 
-/** Labels that are also names every JavaScript object inherits: each must be a label like any other. */
-const PROTOTYPE_NAMES = ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable'];
+/**
+ * Labels that are also names every JavaScript object inherits, and the three n8n-workflow's deepCopy leaves out of
+ * the items it copies (reservedCopyKeys): each must be a label like any other, kept in version 4's `fields` list.
+ */
+const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'];
+const PROTOTYPE_ANSWERS = ['one', 'two', 'three', 'four', 'five', 'six'];
+const DROPPED_BY_DEEP_COPY = ['__proto__', 'constructor', 'prototype'];
 
 /**
  * Asks with a time limit of 0.6 s and confirms after it. n8n ends a wait only when its wait tracker
@@ -519,21 +524,31 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     for (const name of PROTOTYPE_NAMES) assertPage(protoPage, 200, `>${name} *</label>`);
     await afterHumanMoment(protoPage.body);
     const protoToken = tokenOf(protoPage);
-    const protoAgain = await confirm(protoAsked.buttons[0].url, { token: protoToken, f0: 'one', f1: 'two', f2: 'three', f3: 'four', f4: '' }, true);
-    assertPage(protoAgain, 422, 'name="f4" value="" required><p class="error">This field is required.</p>');
-    for (const [index, text] of ['one', 'two', 'three', 'four'].entries()) assertPage(protoAgain, 422, `name="f${index}" value="${text}" required>`);
-    assertPage(await confirm(protoAsked.buttons[0].url, { token: protoToken, f0: 'one', f1: 'two', f2: 'three', f3: 'four', f4: 'five' }, true), 200, 'has been received');
+    const last = PROTOTYPE_NAMES.length - 1;
+    const protoTyped = Object.fromEntries(PROTOTYPE_ANSWERS.map((text, index) => [`f${index}`, text]));
+    const protoAgain = await confirm(protoAsked.buttons[0].url, { token: protoToken, ...protoTyped, [`f${last}`]: '' }, true);
+    assertPage(protoAgain, 422, `name="f${last}" value="" required><p class="error">This field is required.</p>`);
+    for (const [index, text] of PROTOTYPE_ANSWERS.slice(0, last).entries()) assertPage(protoAgain, 422, `name="f${index}" value="${text}" required>`);
+    assertPage(await confirm(protoAsked.buttons[0].url, { token: protoToken, ...protoTyped }, true), 200, 'has been received');
     const protoRun = await finished(env, protoForm.id, protoAsked.executionId);
     assertSucceeded(protoRun);
     for (const node of [ASK, AFTER]) {
       const [item] = onlyOutput(protoRun, node);
-      assert.deepEqual(Object.entries(item.data.answer), [
-        ['toString', 'one'],
-        ['valueOf', 'two'],
-        ['hasOwnProperty', 'three'],
-        ['isPrototypeOf', 'four'],
-        ['propertyIsEnumerable', 'five'],
-      ], `${node} puts out every label with its value`);
+      // Version 4's list keeps every label with its value, in field order, past n8n's copying of items.
+      assert.deepEqual(item.data.fields, [
+        { label: 'constructor', value: 'one' },
+        { label: 'toString', value: 'two' },
+        { label: 'valueOf', value: 'three' },
+        { label: 'hasOwnProperty', value: 'four' },
+        { label: '__proto__', value: 'five' },
+        { label: 'prototype', value: 'six' },
+      ], `${node} lists every label with its value`);
+      // The answer object keeps the other labels (n8n's deepCopy leaves __proto__, constructor and prototype out).
+      assert.deepEqual(
+        Object.entries(item.data.answer).filter(([label]) => !DROPPED_BY_DEEP_COPY.includes(label)),
+        [['toString', 'two'], ['valueOf', 'three'], ['hasOwnProperty', 'four']],
+        `${node} names the other values by label`,
+      );
       // Version 4: the subscriber asked, and that the answer came through the link (whoever held it).
       assert.deepEqual([item.data.askedSubscriber, item.data.answeredThrough, 'respondedBy' in item.data], [
         { botid: BOT, clientid: protoAsked.clientId, messenger: 'telegram' },
