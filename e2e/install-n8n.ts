@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { withInstallLock } from '../scripts/lib/installLock.ts';
+import { formatDuration, longStep } from '../scripts/lib/longStep.cjs';
 import { nodeHeadersDir } from './lib/nodeHeaders.ts';
 import { defaultN8nHost, n8nBinOf, type N8nHost } from './lib/paths.ts';
 
@@ -31,6 +32,18 @@ function expectedStamp(host: N8nHost, modules: string): string {
   const lock = readFileSync(path.join(host.dir, 'package-lock.json'));
   const lockHash = createHash('sha256').update(lock).digest('hex').slice(0, 16);
   return `lock=${lockHash} abi=${modules} platform=${process.platform}-${process.arch}`;
+}
+
+/** How to get what compiling sqlite3 from source needs. */
+const BUILD_TOOLS_HINT = 'Debian/Ubuntu: apt-get install python3 make g++; macOS: xcode-select --install; Windows: the "Desktop development with C++" workload of Visual Studio';
+
+/** The tools node-gyp needs to compile sqlite3 that are not on PATH (python3, make, a C++ compiler). */
+function missingBuildTools(): string[] {
+  if (process.platform === 'win32') return [];
+  const found = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+  const missing = ['python3', 'make'].filter((tool) => !found(tool));
+  if (!found('g++') && !found('c++') && !found('clang++')) missing.push('a C++ compiler (g++)');
+  return missing;
 }
 
 /** n8n's database driver, the one native module the install builds. */
@@ -102,18 +115,31 @@ function installInto(host: N8nHost, cacheDir: string, versions: { node: string; 
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(host.dir, file), path.join(cacheDir, file));
   // npm and node-gyp run under the Node that will run n8n.
   const nodeFirst: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(host.nodeBinary)}${path.delimiter}${process.env.PATH ?? ''}` };
-  run('npm', ['ci', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], cacheDir, nodeFirst);
+  const n8nVersion = (JSON.parse(readFileSync(path.join(host.dir, 'package.json'), 'utf8')) as { dependencies: { n8n: string } }).dependencies.n8n;
+  longStep('e2e', `installing n8n ${n8nVersion} and its dependencies (about 2.5 GB, once per machine) into ${cacheDir}`, '3 to 15 min', () =>
+    run('npm', ['ci', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], cacheDir, nodeFirst),
+  );
   const headers = nodeHeadersDir(host.nodeBinary, versions.node);
   if (!headers) console.warn('e2e: no local Node headers found for this Node; node-gyp will look for its own');
   // `npm run` hands its own config to child processes (npm_config_ignore_scripts=true from the project's .npmrc):
   // a rebuild that inherited it would skip the build and leave n8n without its database driver.
   const rebuildEnv: NodeJS.ProcessEnv = { ...nodeFirst, npm_config_ignore_scripts: 'false' };
   if (headers) rebuildEnv.npm_config_nodedir = headers;
-  run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], cacheDir, rebuildEnv);
+  const missingTools = missingBuildTools();
+  if (missingTools.length) {
+    console.warn(`e2e: ${missingTools.join(', ')} not found: sqlite3 can only use its prebuilt binary (downloaded from GitHub); where that fails, install them (${BUILD_TOOLS_HINT})`);
+  }
   const binding = sqliteBinding(cachedModules);
-  if (!existsSync(binding)) throw new Error(`sqlite3 was not built (${binding} is missing): n8n could not open its database`);
+  try {
+    longStep('e2e', "building sqlite3, n8n's database driver (its prebuilt binary, or compiled from source where that cannot be fetched)", '1 to 6 min', () =>
+      run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], cacheDir, rebuildEnv),
+    );
+    if (!existsSync(binding)) throw new Error(`sqlite3 was not built (${binding} is missing): n8n could not open its database`);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nCompiling sqlite3 needs python3, make and a C++ compiler (${BUILD_TOOLS_HINT})${missingTools.length ? `; missing here: ${missingTools.join(', ')}` : ''}`);
+  }
   writeFileSync(cachedStamp, `${stamp}\n`);
-  console.log(`e2e: n8n installed in ${Math.round((Date.now() - started) / 1000)} s (cache ${cacheDir})`);
+  console.log(`e2e: n8n installed in ${formatDuration(Date.now() - started)} (cache ${cacheDir})`);
 }
 
 if (import.meta.main) {

@@ -15,6 +15,6 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "tests: Chromium is missing: install Debian's package first (sudo apt-get install -y chromium)" >&2
   exit 1
 fi
-echo "tests: installing Chromium from Debian's packages"
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+# One line now, progress while apt works, the total at the end (scripts/lib/longStep.cjs).
+node "$(dirname "$0")/lib/longStep.cjs" tests "installing Chromium from Debian's packages (about 0.3 GB)" "1 to 3 min" -- \
+  bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null'

@@ -136,7 +136,9 @@ describe('a repeat that reaches another n8n process, or comes after a restart', 
 			const ran = processes.flatMap(({ harness }) => harness.started).filter(([item]) => JSON.stringify(item.json) === JSON.stringify(delivery.data));
 			expect(ran).toHaveLength(1);
 		}
-	});
+		// Each check pauses for three times the store's answer time and backs off at random when overwritten: on a
+		// busy machine the four rounds take far longer than jest's default 30 s.
+	}, 180_000);
 });
 
 /** The check on its own, against the store, with n8n-core's helper reduced to the call it makes. */

@@ -328,8 +328,7 @@ describe('webhook(): an unsigned request cannot make its chosen event id a verif
 	const UNVERIFIED_HINT =
 		'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
 		'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
-		"not this hook's, or the bytes changed on the way (most often a JSON body parser that re-serialized the body: verify the raw " +
-		'request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody })))';
+		"not this hook's, or the body's content was changed on the way (a proxy or code that edits it)";
 
 	it('logs a hint marked unverified, without the id, at most once a minute, counting those held back', async () => {
 		triggerWith({ events: ['*'] });

@@ -271,7 +271,7 @@ function build(c: RandomCase): BuiltCase {
 }
 
 /**
- * Where the core is deliberately stricter than the JavaScript library (receiver/README.md, "Stricter than the
+ * Where the core is deliberately stricter than the JavaScript library (receiver/docs/signatures.md, "Stricter than the
  * oracles"): a timestamp that is not the canonical decimal text of the number the oracles sign
  * (`String(parseInt(header, 10))`: no leading zero, sign, space or suffix; at most 12 digits), more than 10 entries.
  */
@@ -437,7 +437,7 @@ describe('cases where the former trigger and receiver verifiers disagreed', () =
     expect(oracleAccepts(SECRET, headers, body, NOW)).toEqual({ standardwebhooks: false, svix: false });
     expect(await outcomes({ secrets: [SECRET], now: NOW }, headers, body)).toEqual(all('malformed_signature'));
     // The oracles sign parseInt's number, so they accept the digits' signature under this header; ours refuses any
-    // spelling but the canonical one (receiver/README.md, "Stricter than the oracles").
+    // spelling but the canonical one (receiver/docs/signatures.md, "Stricter than the oracles").
     const digitsMac = createHmac('sha256', SECRET_BYTES).update(`${event.id}.${NOW}.${body}`).digest('base64');
     const digitsSigned = { ...headers, 'webhook-signature': `v1,${digitsMac}` };
     expect(oracleAccepts(SECRET, digitsSigned, body, NOW)).toEqual({ standardwebhooks: true, svix: true });

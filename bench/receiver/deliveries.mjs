@@ -11,6 +11,8 @@ const KINDS = ['subscriber.new', 'subscriber.stage', 'payment.success'];
  */
 export const SIGNING = {
   bare: 'jwt',
+  'bare-node': 'jwt',
+  'standardwebhooks-npm': 'standard-webhooks',
   'receiver-jwt': 'jwt',
   'receiver-standard-webhooks': 'standard-webhooks',
   'standard-webhooks-no-dedupe': 'standard-webhooks',
@@ -27,11 +29,11 @@ function request(headers, body) {
   return { method: 'POST', path: '/hooks', headers: { 'content-type': 'application/json', ...headers }, body };
 }
 
-/** The three signed forms of one new event. */
-async function signEvent(secret, index) {
+/** The three signed forms of one new event, signed at `timestamp` (unix seconds; default now). */
+async function signEvent(secret, index, timestamp) {
   const event = sampleEvent(KINDS[index % KINDS.length], { hook: 'hook_bench' });
   const body = JSON.stringify(event);
-  const { 'x-signature': jwt, ...standardWebhooks } = await signDelivery({ body, eventId: event.id, hookId: event.hook, secret });
+  const { 'x-signature': jwt, ...standardWebhooks } = await signDelivery({ body, eventId: event.id, hookId: event.hook, secret, timestamp });
   const octokit = {
     'x-github-event': 'ping',
     'x-github-delivery': event.id,
@@ -42,15 +44,15 @@ async function signEvent(secret, index) {
 
 /**
  * `connections` slices of `perConnection` distinct events, in each signing: `pools[signing][connection]` is the
- * list autocannon cycles through on that connection.
+ * list autocannon cycles through on that connection. `timestamp`: the signing time (unix seconds; default now).
  */
-export async function signPools(secret, connections, perConnection) {
+export async function signPools(secret, connections, perConnection, timestamp) {
   const pools = { jwt: [], 'standard-webhooks': [], octokit: [] };
   let index = 0;
   for (let c = 0; c < connections; c += 1) {
     const slices = { jwt: [], 'standard-webhooks': [], octokit: [] };
     for (let i = 0; i < perConnection; i += 1) {
-      const signed = await signEvent(secret, index++);
+      const signed = await signEvent(secret, index++, timestamp);
       for (const signing of Object.keys(slices)) slices[signing].push(signed[signing]);
     }
     for (const signing of Object.keys(slices)) pools[signing].push(slices[signing]);

@@ -1,112 +1,224 @@
-// Instructions per delivery of each benchmark target, counted by valgrind (callgrind): a figure that does not depend on
-// what else the machine is doing, unlike deliveries/s and CPU time on a shared virtual machine (which vary by ±15 %
-// between two measurements of the same build). For deciding whether a change to the hot path pays, not for the goals:
-// those are stated in deliveries/s (run.mjs). Counts user-space instructions of every thread of the target (JIT code
-// included); the kernel's share (the socket read and write, the same in every scenario) is not counted.
-//   node bench/receiver/instructions.mjs [scenario ...]            (default: hmac-floor octokit receiver-standard-webhooks receiver-jwt)
-//   INSTRUCTIONS_DELIVERIES=3000 INSTRUCTIONS_WARMUP=4000          (measured and warm-up deliveries per scenario)
-//   BENCH_RECEIVER_MODULE=/tmp/before/receiver/src/index.js        (another build, to compare two)
-//   INSTRUCTIONS_KEEP=1                                            (keep callgrind's files, for callgrind_annotate)
-//   INSTRUCTIONS_NODE_FLAGS=--perf-basic-prof                      (node flags of the target: a map of the JIT's functions)
-// Each target runs under valgrind (about 50 times slower): the warm-up lets V8 optimize the hot path, the counters are
-// zeroed, the measured deliveries are sent (10 connections), and the counters dumped.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+// Instructions per delivery of each benchmark target, counted by valgrind (callgrind): a figure that repeats whatever
+// else the machine is doing, unlike deliveries/s and CPU time on a shared virtual machine. The receiver's goals are
+// stated in it (issue 32). Counts user-space instructions of every thread of the target (JIT code included); the
+// kernel's share (the socket read and write, the same in every scenario) is not counted.
+//
+//   npm run bench:receiver-instructions                  every scenario, then the receiver's stages, each twice
+//   npm run bench:receiver-instructions -- --short       fewer deliveries, fewer scenarios (a check that it works)
+//   node bench/receiver/instructions.mjs [--short] [--no-stages | --stages-only] [scenario ...]
+//   INSTRUCTIONS_DELIVERIES=3000 INSTRUCTIONS_WARMUP=4000          measured and warm-up deliveries per run
+//   INSTRUCTIONS_STAGE_CALLS=20000                                 calls per in-process stage window
+//   INSTRUCTIONS_WINDOW_LIMIT_SECONDS=240                          longest a warm-up or measured window may take
+//   INSTRUCTIONS_PARALLEL=1                                        runs under valgrind at the same time
+//   INSTRUCTIONS_KEEP=1                                            keep callgrind's files, for callgrind_annotate
+//   INSTRUCTIONS_NODE_FLAGS=--perf-basic-prof                      more node flags (a map of the JIT's functions)
+//   BENCH_RECEIVER_MODULE=/tmp/before/receiver/src/index.js        another build, to compare two
+//
+// What makes a count repeat:
+// - The receiver's clock is fixed (its `now` option, BENCH_NOW) and every delivery is signed at that time, so a slow
+//   run never sees a signature expire. (standardwebhooks-npm has no clock option: its requests are signed just before
+//   each window, and a window may last at most INSTRUCTIONS_WINDOW_LIMIT_SECONDS, below its 300 s tolerance.)
+// - The server has no keep-alive, headers or request timeout and the client waits up to 10 minutes for an answer: a
+//   slow run loses no connection. Every answer is counted by status: a single non-2xx answer, error or timeout in a
+//   window invalidates the run, and the target must have seen and handled exactly the measured deliveries.
+// - Only the measured window is counted: valgrind starts with instrumentation off (--instr-atstart=no; the warm-up
+//   also runs about 10 times faster that way), a full GC is forced after the warm-up (node --expose-gc), then
+//   `callgrind_control --instr=on`, the measured deliveries, `callgrind_control --dump`.
+// - V8 works by the clock as little as possible: one GC thread (--single-threaded-gc: no concurrent marking or
+//   sweeping racing the window) and a fixed heap-growing schedule without the memory reducer
+//   (--predictable-gc-schedule). The code measured is V8's optimized code as in production: compilation stays on.
+// - Each scenario runs twice, each time in a new process; the two counts must agree within 2 %, else the scenario is
+//   reported as not measured, never as a figure.
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
 import { SIGNING, signPools } from './deliveries.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const scenarios = process.argv.slice(2).length ? process.argv.slice(2) : ['hmac-floor', 'octokit', 'receiver-standard-webhooks', 'receiver-jwt'];
+const root = join(here, '../..');
+const run = promisify(execFile);
+
+export const FULL_SCENARIOS = [
+  'bare-node',
+  'hmac-floor',
+  'octokit',
+  'standardwebhooks-npm',
+  'receiver-standard-webhooks',
+  'standard-webhooks-no-dedupe',
+  'receiver-jwt',
+  'afterListeners',
+  'queue',
+  'bullmq-raw',
+];
+const SHORT_SCENARIOS = ['hmac-floor', 'receiver-standard-webhooks'];
+/** Two counts of one scenario further apart than this (relative to their mean) are not a measurement. */
+export const MAX_DISAGREEMENT = 0.02;
+
+/** The goals of issue 32. */
+export const GOALS = [
+  { scenario: 'receiver-standard-webhooks', reference: 'octokit', atMostTimes: 1.0 },
+  { scenario: 'standard-webhooks-no-dedupe', reference: 'hmac-floor', atMostPlus: 30_000 },
+  { scenario: 'receiver-standard-webhooks', reference: 'hmac-floor', atMostPlus: 50_000 },
+  { scenario: 'receiver-jwt', reference: 'octokit', atMostTimes: 1.1 },
+  { scenario: 'queue', reference: 'bullmq-raw', atMostTimes: 1.1 },
+];
+
+const args = process.argv.slice(2);
+const short = args.includes('--short');
+const withStages = !args.includes('--no-stages');
+const named = args.filter((arg) => !arg.startsWith('--'));
+const scenarios = args.includes('--stages-only') ? [] : named.length ? named : short ? SHORT_SCENARIOS : FULL_SCENARIOS;
 for (const scenario of scenarios) if (!SIGNING[scenario]) throw new Error(`unknown scenario "${scenario}" (use ${Object.keys(SIGNING).join(', ')})`);
-const measured = Number(process.env.INSTRUCTIONS_DELIVERIES ?? 3000);
-const warmup = Number(process.env.INSTRUCTIONS_WARMUP ?? 4000);
+const measured = Number(process.env.INSTRUCTIONS_DELIVERIES ?? (short ? 500 : 3000));
+const warmup = Number(process.env.INSTRUCTIONS_WARMUP ?? (short ? 1500 : 4000));
+const stageCalls = Number(process.env.INSTRUCTIONS_STAGE_CALLS ?? (short ? 5000 : 20_000));
+const windowLimitMs = Number(process.env.INSTRUCTIONS_WINDOW_LIMIT_SECONDS ?? 240) * 1000;
+const parallel = Math.max(1, Number(process.env.INSTRUCTIONS_PARALLEL ?? 1));
 const connections = 10;
+const NODE_FLAGS = ['--expose-gc', '--single-threaded-gc', '--predictable-gc-schedule', ...(process.env.INSTRUCTIONS_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+
+/** The machine could not finish a window in time: the run stops and says so. */
+class TooBusy extends Error {}
+
 try {
-  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  await run('valgrind', ['--version']);
 } catch {
   console.error('valgrind is not installed (Debian: apt-get install valgrind)');
   process.exit(2);
 }
 
 const secret = generateHookSecret();
+/** The receiver's fixed clock and the signing time of every delivery (whole seconds). */
+const signedAt = Math.floor(Date.now() / 1000);
 /**
  * Events per connection for `count` requests: autocannon shares them out unevenly (a connection that is answered sooner
  * sends more), and one that ran past its slice would send events again, answered as duplicates at a lower cost.
  */
 const slicePerConnection = (count) => 2 * Math.ceil(count / connections);
 
-/** Sends exactly `count` requests, each connection cycling through its own slice. */
-async function send(url, slices, count) {
+/**
+ * Sends exactly `count` requests, each connection cycling through its own slice, and checks every answer: resolves
+ * with the status counts when all were 2xx, else rejects naming what came back. Stops the machine's run when the
+ * window takes longer than the limit.
+ */
+function send(url, slices, count, what) {
   let next = 0;
-  const result = await autocannon({
-    url,
-    connections,
-    pipelining: 1,
-    amount: count,
-    timeout: 60,
-    setupClient: (client) => client.setRequests(slices[next++ % slices.length]),
+  return new Promise((resolve, reject) => {
+    let timer;
+    let timedOut = false;
+    const instance = autocannon(
+      {
+        url,
+        connections,
+        pipelining: 1,
+        amount: count,
+        timeout: 600,
+        setupClient: (client) => client.setRequests(slices[next++ % slices.length]),
+      },
+      (error, result) => {
+        clearTimeout(timer);
+        if (error) return reject(error);
+        if (timedOut) return reject(new TooBusy(`the machine is too busy: ${what} did not finish within ${windowLimitMs / 1000} s (${result.requests.sent} of ${count} sent); stopping`));
+        const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count: n }]) => [code, n]));
+        const answered = Object.values(statuses).reduce((sum, n) => sum + n, 0);
+        const refused = Object.entries(statuses).filter(([code]) => !code.startsWith('2'));
+        if (refused.length || result.errors || result.timeouts || answered !== count) {
+          const codes = Object.entries(statuses).map(([code, n]) => `${n}× ${code}`).join(', ');
+          return reject(new Error(`${what}: ${answered} answers for ${count} requests (${codes}), ${result.errors} errors, ${result.timeouts} timeouts: the run is invalid`));
+        }
+        resolve(statuses);
+      },
+    );
+    timer = setTimeout(() => {
+      timedOut = true;
+      instance.stop();
+    }, windowLimitMs);
   });
-  if (result.non2xx || result.errors || result.timeouts) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
 }
 
-/** The target's counters: requests seen and events emitted to its listener. */
-async function stats(url) {
-  return (await fetch(`${url}/stats`)).json();
+async function getJson(url) {
+  const response = await fetch(url, { signal: AbortSignal.timeout(windowLimitMs) });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return response.json();
 }
 
-/** Sums the `summary:` (or `totals:`) line of every dump file callgrind wrote for one process. */
-function totalInstructions(dir, pid) {
+/** The instruction count of the dump file(s) callgrind wrote for `pid` whose name is not in `seen`. */
+function newDumps(dir, pid, seen) {
   let total = 0;
-  for (const name of readdirSync(dir).filter((name) => name.startsWith(`callgrind.out.${pid}`))) {
+  let files = 0;
+  for (const name of readdirSync(dir).filter((name) => name.startsWith(`callgrind.out.${pid}.`) && !seen.has(name))) {
+    seen.add(name);
     const text = readFileSync(join(dir, name), 'utf8');
-    const line = /^(?:summary|totals): (\d+)/m.exec(text);
-    if (line) total += Number(line[1]);
+    const summary = Number(/^summary: (\d+)/m.exec(text)?.[1]);
+    const totals = Number(/^totals: (\d+)/m.exec(text)?.[1]);
+    if (!(summary > 0) || Math.abs(summary - totals) > summary * 0.001) {
+      throw new Error(`callgrind's file ${name} is inconsistent (summary ${summary}, totals ${totals}): not a measurement`);
+    }
+    total += summary;
+    files += 1;
   }
+  if (files !== 1) throw new Error(`expected one new callgrind dump for process ${pid}, found ${files}`);
   return total;
 }
 
-async function count(scenario) {
-  // Signed for each target (a slow run under valgrind outlasts the signatures' 300 s); the measured events are not the
-  // warm-up's.
-  const warmupPools = await signPools(secret, connections, slicePerConnection(warmup));
-  const measuredPools = await signPools(secret, connections, slicePerConnection(measured));
+const control = (pid, ...options) => run('callgrind_control', [...options, String(pid)], { timeout: windowLimitMs });
+
+/**
+ * Instrumentation on, then every counter zeroed: with instrumentation switched off and on between dumps, callgrind's
+ * `summary` of a later dump is the difference from a total it no longer keeps (it came out negative here), and its
+ * `totals` carry the costs of earlier windows; zeroed, both are this window's (newDumps checks that they agree).
+ */
+async function startWindow(pid) {
+  await control(pid, '--instr=on');
+  await control(pid, '--zero');
+}
+
+/** Starts `script args` under callgrind with instrumentation off; `onLine` gets each line it prints on stdout. */
+function startUnderCallgrind(script, scriptArgs, env) {
   const dir = mkdtempSync(join(tmpdir(), 'mbb-callgrind-'));
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--dump-instr=no', `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`, process.execPath, ...(process.env.INSTRUCTIONS_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(here, 'server.mjs'), scenario, secret],
-    // In the temporary folder: V8's profiling flags (INSTRUCTIONS_NODE_FLAGS) write logs into the working directory.
-    { stdio: ['ignore', 'pipe', 'pipe'], env: process.env, cwd: dir },
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      '--dump-instr=no',
+      `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`,
+      process.execPath,
+      ...NODE_FLAGS,
+      script,
+      ...scriptArgs,
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env }, cwd: dir },
   );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  try {
-    const line = await new Promise((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`${scenario} target exited with ${code}`)));
-      createInterface({ input: child.stdout }).once('line', resolve);
-    });
-    const { url } = JSON.parse(line);
-    await send(url, warmupPools[SIGNING[scenario]], warmup);
-    const before = await stats(url);
-    // Zeroed after the warm-up, dumped after the measured deliveries: the dump holds only them.
-    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    await send(url, measuredPools[SIGNING[scenario]], measured);
-    execFileSync('callgrind_control', ['--dump=measured', String(child.pid)], { stdio: 'ignore' });
-    const after = await stats(url);
-    // Every measured request a new event, handled in full: a duplicate costs less and would lower the figure.
-    if (after.requests - before.requests !== measured || after.handled - before.handled !== measured) {
-      throw new Error(`${scenario}: ${after.requests - before.requests} requests and ${after.handled - before.handled} events emitted for ${measured} deliveries`);
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  let exit;
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exit = code ?? signal))));
+  // Lines not read yet: the process may print a line (or exit) while the runner waits for callgrind_control.
+  const lines = [];
+  let waiting;
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(line);
+    waiting?.();
+  });
+  const nextLine = async () => {
+    for (;;) {
+      if (lines.length) return lines.shift();
+      if (exit !== undefined) throw new Error(`${script} exited with ${exit} under valgrind: ${stderr}`);
+      await Promise.race([new Promise((resolve) => (waiting = resolve)), exited]);
     }
-    return { scenario, perDelivery: Math.round(totalInstructions(dir, child.pid) / measured) };
-  } finally {
-    // SIGTERM lets valgrind remove its gdbserver pipes from /tmp (callgrind_control talks through them); killed, it
-    // leaves them behind.
+  };
+  const stop = async () => {
+    // SIGTERM lets valgrind remove its gdbserver pipes from /tmp (callgrind_control talks through them).
     child.kill('SIGTERM');
     let timer;
-    const stopped = await Promise.race([exited.then(() => true), new Promise((resolve) => (timer = setTimeout(resolve, 30_000, false)))]);
+    const stopped = await Promise.race([exited.then(() => true), new Promise((resolve) => (timer = setTimeout(resolve, 60_000, false)))]);
     clearTimeout(timer);
     if (!stopped) {
       child.kill('SIGKILL');
@@ -117,18 +229,222 @@ async function count(scenario) {
     }
     if (process.env.INSTRUCTIONS_KEEP) process.stderr.write(`callgrind files kept in ${dir}\n`);
     else rmSync(dir, { recursive: true, force: true });
+  };
+  return { child, dir, nextLine, stop };
+}
+
+/** One run of a scenario in a new process: instructions per measured delivery. */
+async function countOnce(scenario) {
+  const signing = SIGNING[scenario];
+  // standardwebhooks-npm checks the timestamp against the real clock: signed just before each window.
+  const realClock = scenario === 'standardwebhooks-npm';
+  const timestamp = () => (realClock ? Math.floor(Date.now() / 1000) : signedAt);
+  const target = startUnderCallgrind(join(here, 'server.mjs'), [scenario, secret], { BENCH_NOW: String(signedAt) });
+  const seen = new Set();
+  try {
+    const { url } = JSON.parse(await target.nextLine());
+    const warmupPools = await signPools(secret, connections, slicePerConnection(warmup), timestamp());
+    await send(`${url}/hooks`, warmupPools[signing], warmup, `${scenario}'s warm-up`);
+    // The measured events are not the warm-up's (a duplicate costs less).
+    const measuredPools = await signPools(secret, connections, slicePerConnection(measured), timestamp());
+    await getJson(`${url}/gc`);
+    const before = await getJson(`${url}/stats`);
+    await startWindow(target.child.pid);
+    const started = Date.now();
+    await send(`${url}/hooks`, measuredPools[signing], measured, `${scenario}'s measured window`);
+    await control(target.child.pid, '--dump=measured');
+    const seconds = (Date.now() - started) / 1000;
+    await control(target.child.pid, '--instr=off');
+    const instructions = newDumps(target.dir, target.child.pid, seen);
+    const after = await getJson(`${url}/stats`);
+    // Every measured request a new event, handled in full.
+    if (after.requests - before.requests !== measured || after.handled - before.handled !== measured) {
+      throw new Error(`${scenario}: ${after.requests - before.requests} requests and ${after.handled - before.handled} events handled for ${measured} deliveries: the run is invalid`);
+    }
+    process.stderr.write(`  ${scenario}: ${Math.round(instructions / measured)} instructions per delivery (a window of ${Math.round(seconds)} s)\n`);
+    return { perDelivery: instructions / measured, seconds };
+  } finally {
+    await target.stop();
   }
 }
 
+/**
+ * The receiver's stages in one process (stages.mjs): for each, it says `ready <stage>` and waits; instrumentation is
+ * turned on, it runs the stage's calls and says `done <stage> <calls>`; the window is dumped.
+ */
+async function stagesOnce() {
+  const target = startUnderCallgrind(join(here, 'stages.mjs'), [String(stageCalls)], { BENCH_NOW: String(signedAt) });
+  const seen = new Set();
+  const perCall = {};
+  try {
+    for (;;) {
+      const line = await target.nextLine();
+      if (line === 'finished') break;
+      const [word, stage] = line.split(' ');
+      if (word !== 'ready') throw new Error(`stages.mjs said "${line}"`);
+      await startWindow(target.child.pid);
+      target.child.stdin.write('go\n');
+      let timer;
+      const done = await Promise.race([
+        target.nextLine(),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new TooBusy(`the machine is too busy: the stage ${stage} did not finish within ${windowLimitMs / 1000} s; stopping`)), windowLimitMs))),
+      ]);
+      clearTimeout(timer);
+      const [doneWord, doneStage, calls] = done.split(' ');
+      if (doneWord !== 'done' || doneStage !== stage) throw new Error(`stages.mjs said "${done}" after ${stage}`);
+      await control(target.child.pid, `--dump=${stage}`);
+      await control(target.child.pid, '--instr=off');
+      perCall[stage] = newDumps(target.dir, target.child.pid, seen) / Number(calls);
+      target.child.stdin.write('next\n');
+    }
+    return perCall;
+  } finally {
+    await target.stop();
+  }
+}
+
+const disagreement = (a, b) => Math.abs(a - b) / ((a + b) / 2);
+const round3 = (x) => Math.round(x * 1000) / 1000;
+const thousands = (n) => `${(n / 1000).toFixed(1)}k`;
+
+const loadAtStart = loadavg().map((x) => Math.round(x * 100) / 100);
 const results = [];
-for (const scenario of scenarios) {
-  process.stderr.write(`${scenario}: ${warmup} warm-up + ${measured} measured deliveries under callgrind...\n`);
-  results.push(await count(scenario));
-  process.stderr.write(`  ${results.at(-1).perDelivery} instructions per delivery\n`);
+let stopped;
+
+/** Runs the tasks `parallel` at a time, in order; the first TooBusy stops the rest. */
+async function pool(tasks) {
+  const settled = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length && !stopped) {
+      const index = next++;
+      try {
+        settled[index] = { value: await tasks[index]() };
+      } catch (error) {
+        if (error instanceof TooBusy) stopped ??= error.message;
+        settled[index] = { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return settled;
 }
-const reference = results.find((r) => r.scenario === 'octokit');
-console.log(`\ninstructions per delivery (user space, all threads; ${measured} deliveries after ${warmup} warm-up)`);
+
+// Each scenario twice, each run in a new process; with INSTRUCTIONS_PARALLEL, several at once (counts do not depend
+// on it, only the time the run takes).
+for (const scenario of scenarios) process.stderr.write(`${scenario}: ${warmup} warm-up + ${measured} measured deliveries under callgrind, twice\n`);
+const runs = await pool(scenarios.flatMap((scenario) => [0, 1].map(() => () => countOnce(scenario))));
+if (!stopped) {
+  scenarios.forEach((scenario, index) => {
+    const [a, b] = [runs[2 * index], runs[2 * index + 1]];
+    if (a.error || b.error) {
+      // A run with a refused answer, a lost connection or a miscount is no measurement.
+      const reason = (a.error ?? b.error).message;
+      process.stderr.write(`${scenario}: NOT MEASURED: ${reason}\n`);
+      results.push({ scenario, instructionsPerDelivery: null, repeatAgreement: null, runs: [], notMeasured: reason });
+      return;
+    }
+    const agreement = disagreement(a.value.perDelivery, b.value.perDelivery);
+    const ok = agreement <= MAX_DISAGREEMENT;
+    results.push({
+      scenario,
+      instructionsPerDelivery: ok ? Math.round((a.value.perDelivery + b.value.perDelivery) / 2) : null,
+      repeatAgreement: round3(agreement),
+      runs: [Math.round(a.value.perDelivery), Math.round(b.value.perDelivery)],
+      windowSeconds: [Math.round(a.value.seconds), Math.round(b.value.seconds)],
+      ...(ok ? {} : { notMeasured: `the two counts differ by ${(agreement * 100).toFixed(1)} % (more than ${MAX_DISAGREEMENT * 100} %)` }),
+    });
+  });
+}
+
+let stages;
+if (!stopped && withStages) {
+  try {
+    process.stderr.write(`receiver stages in process: ${stageCalls} calls per window, twice...\n`);
+    const [first, second] = await pool([stagesOnce, stagesOnce]);
+    if (first.error || second.error) throw first.error ?? second.error;
+    const [a, b] = [first.value, second.value];
+    stages = Object.keys(a).map((stage) => {
+      const agreement = disagreement(a[stage], b[stage]);
+      const ok = agreement <= MAX_DISAGREEMENT;
+      return {
+        stage,
+        instructionsPerCall: ok ? Math.round((a[stage] + b[stage]) / 2) : null,
+        repeatAgreement: round3(agreement),
+        runs: [Math.round(a[stage]), Math.round(b[stage])],
+      };
+    });
+  } catch (error) {
+    if (!(error instanceof TooBusy)) throw error;
+    stopped = error.message;
+  }
+}
+
+if (stopped) {
+  console.error(stopped);
+  process.exit(3);
+}
+
+const figure = (name) => results.find((r) => r.scenario === name)?.instructionsPerDelivery ?? null;
+const octokit = figure('octokit');
+const floor = figure('hmac-floor');
+if (results.length) {
+  console.log(`\ninstructions per delivery (user space, all threads; ${measured} measured deliveries after ${warmup} warm-up, each scenario twice)`);
+  console.log(`${'scenario'.padEnd(30)}${'instructions'.padStart(14)}${'repeat'.padStart(9)}${'× octokit'.padStart(11)}${'− hmac-floor'.padStart(14)}`);
+}
 for (const r of results) {
-  const ratio = reference ? `   octokit/this ${(reference.perDelivery / r.perDelivery).toFixed(2)}` : '';
-  console.log(`${r.scenario.padEnd(28)} ${String(r.perDelivery).padStart(10)}${ratio}`);
+  const n = r.instructionsPerDelivery;
+  if (n === null) {
+    const repeat = r.repeatAgreement === null ? '-' : `${(r.repeatAgreement * 100).toFixed(1)} %`;
+    console.log(`${r.scenario.padEnd(30)}${'not measured'.padStart(14)}${repeat.padStart(9)}   ${r.notMeasured}`);
+    continue;
+  }
+  const ratio = octokit ? (n / octokit).toFixed(2) : '-';
+  const above = floor ? `${n - floor >= 0 ? '+' : ''}${thousands(n - floor)}` : '-';
+  console.log(`${r.scenario.padEnd(30)}${String(n).padStart(14)}${`${(r.repeatAgreement * 100).toFixed(1)} %`.padStart(9)}${ratio.padStart(11)}${above.padStart(14)}`);
 }
+if (stages) {
+  console.log(`\nreceiver stages in process (instructions per call; ${stageCalls} calls per window, twice)`);
+  for (const s of stages) {
+    const n = s.instructionsPerCall === null ? 'not measured' : String(s.instructionsPerCall);
+    console.log(`${s.stage.padEnd(30)}${n.padStart(14)}${`${(s.repeatAgreement * 100).toFixed(1)} %`.padStart(9)}`);
+  }
+}
+
+const verdicts = [];
+for (const goal of GOALS) {
+  const value = figure(goal.scenario);
+  const reference = figure(goal.reference);
+  const bound = reference === null ? null : goal.atMostTimes !== undefined ? reference * goal.atMostTimes : reference + goal.atMostPlus;
+  const text = goal.atMostTimes !== undefined ? `${goal.scenario} ≤ ${goal.atMostTimes.toFixed(1)}× ${goal.reference}` : `${goal.scenario} ≤ ${goal.reference} + ${goal.atMostPlus / 1000}k`;
+  if (!scenarios.includes(goal.scenario) || !scenarios.includes(goal.reference)) continue;
+  const verdict = value === null || bound === null ? 'NOT MEASURED' : value <= bound ? 'MET' : 'NOT MET';
+  const detail = value === null || bound === null ? '' : ` (${value} against ${Math.round(bound)})`;
+  verdicts.push({ goal: text, verdict, value, bound: bound === null ? null : Math.round(bound) });
+  console.log(`${verdict.padEnd(13)}${text}${detail}`);
+}
+
+const outDir = join(root, 'bench/out/receiver');
+mkdirSync(outDir, { recursive: true });
+const outFile = join(outDir, scenarios.length === 0 ? 'instructions.stages.json' : short ? 'instructions.short.json' : 'instructions.json');
+writeFileSync(
+  outFile,
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+      node: process.version,
+      loadAtStart,
+      loadAtEnd: loadavg().map((x) => Math.round(x * 100) / 100),
+      measuredDeliveries: measured,
+      warmupDeliveries: warmup,
+      stageCalls,
+      results,
+      stages,
+      goals: verdicts,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`\nwritten to ${relative(process.cwd(), outFile)}`);

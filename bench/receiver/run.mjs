@@ -1,10 +1,13 @@
-// Receiver benchmark, in one run: deliveries/s, p99 latency and server CPU per delivery for
+// Receiver benchmark, in one run: deliveries/s, p99 latency and server CPU per delivery, the throughput picture a
+// user reads. INDICATIVE ONLY on a shared machine: wall-clock ratios there swing too far to decide anything, and the
+// receiver's goals are stated in instructions per delivery (instructions.mjs, npm run bench:receiver-instructions).
+// Scenarios:
 //   bare                         an Express route that only reads the body and answers 200
 //   receiver-jwt                 our middleware, JWT in X-Signature (HS256, verified by jose)
 //   receiver-standard-webhooks   our middleware, Standard Webhooks headers
 //   octokit                      @octokit/webhooks' Node middleware on equivalent payloads (x-hub-signature-256)
-//   hmac-floor                   a reference, not a product: the body read, one HMAC-SHA256 checked, JSON.parse and a
-//                                direct answer; what any verifying route pays at least (its ratio to octokit bounds
+//   hmac-floor                   a reference, not a product: the body read, one HMAC-SHA256 checked, and a fixed
+//                                answer; what any verifying route pays at least (its ratio to octokit bounds
 //                                every receiver's)
 //   onReceipt-redis              receiver-jwt with the Redis dedupe store (the shared Redis, a prefix of its own)
 //   afterListeners               JWT, the answer after the listeners, memory store
@@ -179,7 +182,8 @@ for (const r of results) {
 }
 
 const cell = (value, width) => String(value ?? '-').padStart(width);
-console.log(`\n${rounds} rounds (rotating order) x ${seconds} s after ${warmupSeconds} s warm-up, ${connections} connections; medians, ratios taken per round`);
+console.log(`\nINDICATIVE (wall clock; load average ${loadAtStart.join(' ')} at the start, ${load().join(' ')} now, ${cpuCount} CPUs: ${cpus()[0]?.model ?? 'unknown'}): the goals are judged by npm run bench:receiver-instructions`);
+console.log(`${rounds} rounds (rotating order) x ${seconds} s after ${warmupSeconds} s warm-up, ${connections} connections; medians, ratios taken per round`);
 console.log(
   `node ${process.version}, ${cpuCount} CPUs (${cpus()[0]?.model.trim()}), ` +
     `${pinned ? `load generator on CPU 0, targets on CPU ${process.env.BENCH_TARGET_CPUS}` : 'not pinned'}, ` +

@@ -1,5 +1,6 @@
 /**
- * The `npm run dev` processes running in this clone, each recorded in e2e/out/dev-running/<pid>.json while it runs.
+ * The `npm run dev` processes running in this clone, each recorded in e2e/out/dev-running/<pid>.json while it runs
+ * (the e2e's own instances elsewhere: see {@link devRegistryDir}).
  * A second `dev` with the same data folder must not start (two n8n on one database, two sandboxes on one data file);
  * one with a data folder of its own may run beside it, but must not rebuild dist/ (the first one's n8n loads it) nor
  * watch the sources (the first one rebuilds on changes).
@@ -17,10 +18,16 @@ export interface DevInstance {
   sandboxPort: number;
 }
 
-const registry = path.join(outDir, 'dev-running');
+/**
+ * Where the instances record themselves. `MBB_DEV_INSTANCES_DIR` gives a group of instances a registry of its own:
+ * the e2e's dev test uses it, so a developer's own `npm run dev` in the clone neither counts for the test's instances
+ * nor sees them, and `npm run test:all` runs beside it.
+ */
+export const devRegistryDir = (): string => path.resolve(process.env.MBB_DEV_INSTANCES_DIR || path.join(outDir, 'dev-running'));
 
 /** The live instances of this clone (records of processes that died without cleaning up are removed). */
 export function runningDevInstances(): DevInstance[] {
+  const registry = devRegistryDir();
   if (!existsSync(registry)) return [];
   const live: DevInstance[] = [];
   for (const file of readdirSync(registry).filter((name) => name.endsWith('.json'))) {
@@ -39,6 +46,7 @@ export function runningDevInstances(): DevInstance[] {
 
 /** Records this process as running with `instance`'s data folder and ports; the record goes when the process exits. */
 export function registerDevInstance(instance: Omit<DevInstance, 'pid'>): void {
+  const registry = devRegistryDir();
   mkdirSync(registry, { recursive: true });
   const record = path.join(registry, `${process.pid}.json`);
   writeFileSync(record, `${JSON.stringify({ pid: process.pid, ...instance })}\n`);

@@ -4,14 +4,18 @@
  * with a data folder of its own runs beside it without rebuilding dist/; a restart on other ports points
  * the sandbox credential at the new sandbox; with the trigger example published, every example workflow
  * succeeds twice in a row in that n8n, and so does every run the trigger example makes of the events they cause.
+ * All of it beside an `npm run dev` started in the clone as a developer runs it (the registry of running instances
+ * that a developer's dev uses): the test's instances keep a registry, ports and folders of their own, so
+ * `npm run test:all` passes while the developer's dev runs, and that dev keeps running untouched.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { devRegistryDir } from '../lib/devInstances.ts';
 import { loadExamples } from '../lib/examples.ts';
 import { assertSucceeded, waitForExecutions } from '../lib/executions.ts';
 import { credentialAsEditorSees, PublicApi, runManually, signIn } from '../lib/n8nApi.ts';
@@ -21,15 +25,27 @@ import { freePorts } from '../lib/ports.ts';
 const devScript = path.join(e2eDir, 'dev.ts');
 mkdirSync(outDir, { recursive: true });
 const stateDir = mkdtempSync(path.join(outDir, 'dev-test-'));
+/** The test's own registry of running instances (MBB_DEV_INSTANCES_DIR); a developer's dev records itself elsewhere. */
+const registryDir = mkdtempSync(path.join(outDir, 'dev-test-registry-'));
 const running = new Set<ChildProcess>();
 
 after(async () => {
   for (const child of running) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
     child.kill('SIGINT');
     await once(child, 'exit');
   }
   rmSync(stateDir, { recursive: true, force: true });
+  rmSync(`${stateDir}-developer`, { recursive: true, force: true });
+  rmSync(registryDir, { recursive: true, force: true });
 });
+
+/** The environment of a dev the test starts: its own registry, or (asDeveloper) the clone's, as `npm run dev` has it. */
+function devEnv(extra: Record<string, string>, asDeveloper = false): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, MBB_DEV_INSTANCES_DIR: registryDir };
+  if (asDeveloper) delete env.MBB_DEV_INSTANCES_DIR;
+  return env;
+}
 
 interface DevRun {
   child: ChildProcess;
@@ -38,10 +54,10 @@ interface DevRun {
 }
 
 /** Starts `node e2e/dev.ts` (the package and sandbox are built by the e2e runner) and waits for its banner. */
-async function startDev(ports: { n8n: number; sandbox: number }, { dir = stateDir, build = false } = {}): Promise<DevRun> {
+async function startDev(ports: { n8n: number; sandbox: number }, { dir = stateDir, build = false, asDeveloper = false } = {}): Promise<DevRun> {
   const child = spawn(process.execPath, [devScript, '--no-watch', ...(build ? [] : ['--no-build']), '--dir', dir], {
     cwd: repoRoot,
-    env: { ...process.env, N8N_PORT: String(ports.n8n), SANDBOX_PORT: String(ports.sandbox) },
+    env: devEnv({ N8N_PORT: String(ports.n8n), SANDBOX_PORT: String(ports.sandbox) }, asDeveloper),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -79,7 +95,7 @@ async function startDev(ports: { n8n: number; sandbox: number }, { dir = stateDi
 async function refusedDev(env: Record<string, string>, { build = false } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [devScript, '--no-watch', ...(build ? [] : ['--no-build']), '--dir', stateDir], {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    env: devEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -126,10 +142,17 @@ test('a taken port: one line naming the port and the variable that changes it, n
 const builtNode = path.join(repoRoot, 'dist', 'nodes', 'MessengerBotBuilder', 'MessengerBotBuilder.node.js');
 
 test('second start on other ports: the credential follows the sandbox; every example succeeds twice in a row', { timeout: 900_000 }, async () => {
-  const [n8nA, sandboxA, n8nB, sandboxB, n8nC, sandboxC] = await freePorts(6);
+  const [n8nA, sandboxA, n8nB, sandboxB, n8nC, sandboxC, n8nD, sandboxD] = await freePorts(8);
   const state = () => JSON.parse(readFileSync(path.join(stateDir, 'state.json'), 'utf8')) as { apiKey: string; credentialId: string };
 
+  // A developer's `npm run dev` in this clone, recorded where every plain `npm run dev` records itself; the test's
+  // instances start beside it (one after the other: two n8n starting at once on a busy two-core machine miss
+  // their readiness deadline).
+  const developerDir = `${stateDir}-developer`;
+  const developer = await startDev({ n8n: n8nD, sandbox: sandboxD }, { dir: developerDir, asDeveloper: true });
+  assert.ok(existsSync(path.join(devRegistryDir(), `${developer.child.pid}.json`)), "the developer's dev is not in the clone's registry");
   const first = await startDev({ n8n: n8nA, sandbox: sandboxA });
+  assert.doesNotMatch(first.output(), /also runs in this clone/, "the developer's dev counted for the test's instance");
   const firstCredential = state().credentialId;
   assert.match(first.output(), new RegExp(`→ http://127\\.0\\.0\\.1:${sandboxA}/api \\(created\\)`));
   assert.match(first.output(), new RegExp(`Console    http://127\\.0\\.0\\.1:${sandboxA}/console/ `));
@@ -215,4 +238,11 @@ test('second start on other ports: the credential follows the sandbox; every exa
   assert.deepEqual(failures, []);
   await api.unpublishWorkflow(triggerWorkflow);
   await second.stop();
+
+  // The developer's dev ran through all of it: still answering, never told about the test's instances.
+  assert.equal((await fetch(`http://127.0.0.1:${n8nD}/healthz/readiness`)).status, 200);
+  assert.equal((await fetch(`http://127.0.0.1:${sandboxD}/console/`)).status, 200);
+  for (const pid of [first.child.pid, second.child.pid]) assert.doesNotMatch(developer.output(), new RegExp(`pid ${pid}\\b`));
+  await developer.stop();
+  rmSync(developerDir, { recursive: true, force: true });
 });

@@ -9,6 +9,7 @@
 //   REDIS_URL         share deduplication between several processes (optional; needs ioredis)
 //   MBB_DEDUPE_PREFIX Redis key prefix (optional)
 //   HOST, PORT        where to listen (default 127.0.0.1:3000)
+//   MBB_DEBUG=1       print the stack trace of each refusal and listener failure below its one line
 import express from 'express';
 import { createReceiver, memoryDedupeStore, redisDedupeStore } from '@messenger-bot-builder/receiver';
 
@@ -38,8 +39,10 @@ receiver
   })
   .onError((error, event) => {
     // No event: a refused delivery with something to act on (clocks apart, a wrong secret, a body changed on its way).
+    // One line each; MBB_DEBUG=1 adds the stack trace.
     if (event === undefined) log({ refused: error.code, diagnostic: error.diagnostic, unverified: error.diagnosticUnverified === true });
-    else console.error(`listener failed for ${event.type} ${event.id}:`, error);
+    else console.error(`listener failed for ${event.type} ${event.id}: ${error instanceof Error ? error.message : String(error)}`);
+    if (env.MBB_DEBUG === '1') console.error(error instanceof Error ? error.stack : error);
   });
 
 const app = express();

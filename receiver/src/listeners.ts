@@ -1,4 +1,5 @@
-import { heldBackNote, UnverifiedHintGate } from './core';
+import { UnverifiedHintGate } from './core';
+import { refusalLine } from './refusalLog';
 import type { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import type { SignatureScheme } from './options';
@@ -87,6 +88,9 @@ export class Listeners {
   readonly #errorHandlers: ErrorHandler[] = [];
   readonly #unverifiedHints = new UnverifiedHintGate();
 
+  /** `logStackTraces`: a refusal's log line is followed by its stack trace (see ReceiverOptions). */
+  constructor(readonly logStackTraces = false) {}
+
   on<T extends KnownEventType>(type: T, handler: EventHandler<EventMap[T]>): void {
     if (typeof handler !== 'function') throw new TypeError('handler must be a function');
     const list = this.#handlers.get(type) ?? [];
@@ -164,7 +168,7 @@ export class Listeners {
    * A refused delivery whose error carries a diagnostic: to every error handler (no event: none was accepted), or the
    * log. A diagnostic drawn from an unverified request (anyone can send one) is passed on at most once a minute.
    */
-  reportRefusal(error: DeliveryError): void {
+  reportRefusal(error: DeliveryError, signedEventId: () => string | undefined = () => undefined): void {
     let heldBack = 0;
     if (error.diagnosticUnverified) {
       const passed = this.#unverifiedHints.pass();
@@ -172,7 +176,7 @@ export class Listeners {
       heldBack = passed;
     }
     if (this.#errorHandlers.length === 0) {
-      console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}${heldBackNote(heldBack)}`);
+      console.warn(refusalLine(error, signedEventId(), heldBack, this.logStackTraces));
       return;
     }
     void this.#toErrorHandlers(error, undefined, `a refused delivery (${error.code})`);

@@ -8,6 +8,7 @@ import type { DeliveryQueue } from './queue';
 import { DeliveryError } from './errors';
 import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import { readHeaders, readNodeHeaders, type HeaderReader, type HeaderSource } from './headers';
+import { signedEventIdOf } from './refusalLog';
 import { explainReserializedFailure, locateRawBody, writeNodeAnswer, type NodeRequest, type NodeRequestHandler } from './node';
 import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
 import { positiveNumber, resolveVerifyOptions, type ResolvedVerifyOptions, type VerifyOptions } from './options';
@@ -43,6 +44,12 @@ export interface ReceiverOptions extends VerifyOptions {
   maxRunMs?: number;
   /** Longest time a request body may take to arrive (default 10 000 ms); then 408, within a tenth of it more. */
   bodyTimeoutMs?: number;
+  /**
+   * Debugging aid: the receiver's own log line for a refused delivery (printed when no `onError` handler is
+   * registered) is followed by the refusal's stack trace. Default false: one line per refusal, its reason and the
+   * signed event id when the signature matched.
+   */
+  logStackTraces?: boolean;
 }
 
 export type { DeliveryContext, EventHandler, ErrorHandler } from './listeners';
@@ -154,7 +161,7 @@ export class Receiver {
   readonly #maxRunMs: number;
   readonly #bodyTimeoutMs: number;
   readonly #bodyDeadlines: BodyDeadlines;
-  readonly #listeners = new Listeners();
+  readonly #listeners: Listeners;
   /** Deliveries whose listeners are scheduled or running, and who waits for that number to reach zero. */
   #pendingDispatches = 0;
   #idleWaiters: (() => void)[] = [];
@@ -188,6 +195,7 @@ export class Receiver {
     this.#maxRunMs = positiveNumber(options.maxRunMs, defaultMaxRunMs, 'maxRunMs');
     this.#bodyTimeoutMs = positiveNumber(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs');
     this.#bodyDeadlines = new BodyDeadlines(this.#bodyTimeoutMs);
+    this.#listeners = new Listeners(options.logStackTraces === true);
   }
 
   get maxBodyBytes(): number {
@@ -319,16 +327,16 @@ export class Receiver {
       const verified = verifyDeliveryNow(body, headers, this.#verifyOptions);
       const answer =
         verified instanceof Promise ? verified.then((delivery) => this.#process(delivery, context, arrivedAt)) : this.#process(verified, context, arrivedAt);
-      return answer instanceof Promise ? answer.catch((error: unknown) => this.#refused(error, explain)) : answer;
+      return answer instanceof Promise ? answer.catch((error: unknown) => this.#refused(error, headers, explain)) : answer;
     } catch (error) {
-      return this.#refused(error, explain);
+      return this.#refused(error, headers, explain);
     }
   }
 
   /** A refusal's answer; its diagnostic, if any, goes to the error handlers (or the log), never into the answer. */
-  #refused(error: unknown, explain?: (error: DeliveryError) => DeliveryError): DeliveryAnswer {
+  #refused(error: unknown, headers: HeaderReader, explain?: (error: DeliveryError) => DeliveryError): DeliveryAnswer {
     const answer = refusalOf(error, explain);
-    if (answer.error?.diagnostic !== undefined) this.#listeners.reportRefusal(answer.error);
+    if (answer.error?.diagnostic !== undefined) this.#listeners.reportRefusal(answer.error, () => signedEventIdOf(answer.error!, headers));
     return answer;
   }
 

@@ -16,7 +16,17 @@ Options:
   --id <evt_...>         event id (default random; send the same id twice to see deduplication)
   --data <json>          JSON object merged into the sample's "data"
   --scheme <scheme>      both (default), jwt or standard-webhooks
-  --times <n>            send the same delivery n times (default 1)
+  --times <n>            send the same delivery n times (default 1): a repeat, which the receiver
+                         answers 200 with "duplicate": true and does not emit again
+
+Deliveries a receiver must refuse (to see its refusals and their hints):
+  --tamper               change the body after signing (the payment's amount, or a field of
+                         "data"), as a proxy or a bug on the way would: the signature no longer
+                         matches (JWT: body_hash_mismatch; Standard Webhooks: invalid_signature)
+  --wrong-secret         sign with a new random secret instead of the hook's: invalid_signature
+  --age <seconds>        sign as if sent that long ago (e.g. 3600: an old timestamp, or clocks
+                         apart): JWT expired; Standard Webhooks timestamp_out_of_tolerance
+
   --print                print the request instead of sending it
   --generate-secret      print a new hook secret and exit
   -h, --help             show this help`;
@@ -41,6 +51,9 @@ interface SendOptions {
   hook: string;
   id?: string;
   print: boolean;
+  tamper: boolean;
+  wrongSecret: boolean;
+  ageSeconds: number;
 }
 
 function readOptions(argv: string[], env: SendEventIo['env']): { mode: 'help' } | { mode: 'generate' } | SendOptions {
@@ -56,6 +69,9 @@ function readOptions(argv: string[], env: SendEventIo['env']): { mode: 'help' } 
       scheme: { type: 'string', default: 'both' },
       times: { type: 'string', default: '1' },
       print: { type: 'boolean', default: false },
+      tamper: { type: 'boolean', default: false },
+      'wrong-secret': { type: 'boolean', default: false },
+      age: { type: 'string', default: '0' },
       'generate-secret': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -82,6 +98,8 @@ function readOptions(argv: string[], env: SendEventIo['env']): { mode: 'help' } 
   if (!['both', 'jwt', 'standard-webhooks'].includes(scheme)) throw new UsageError('--scheme must be both, jwt or standard-webhooks');
   const times = Number(values.times);
   if (!Number.isInteger(times) || times < 1 || times > 1000) throw new UsageError('--times must be a whole number from 1 to 1000');
+  const ageSeconds = Number(values.age);
+  if (!Number.isInteger(ageSeconds) || ageSeconds < 0) throw new UsageError('--age must be a whole number of seconds, 0 or more');
   let data: Record<string, unknown> | undefined;
   if (values.data !== undefined) {
     try {
@@ -91,13 +109,47 @@ function readOptions(argv: string[], env: SendEventIo['env']): { mode: 'help' } 
     }
     if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new UsageError('--data must be a JSON object');
   }
-  return { mode: 'send', url, secret, scheme, times, data, type: values.type!, hook: values.hook!, id: values.id, print: values.print! };
+  return {
+    mode: 'send',
+    url,
+    secret,
+    scheme,
+    times,
+    data,
+    type: values.type!,
+    hook: values.hook!,
+    id: values.id,
+    print: values.print!,
+    tamper: values.tamper!,
+    wrongSecret: values['wrong-secret']!,
+    ageSeconds,
+  };
 }
 
 function pickScheme(headers: Record<string, string>, scheme: Scheme): Record<string, string> {
   if (scheme === 'both') return headers;
   const { 'x-signature': jwt, ...standardWebhooks } = headers;
   return scheme === 'jwt' ? { 'x-signature': jwt } : standardWebhooks;
+}
+
+/**
+ * The body as a proxy or a bug on the way would change it: the same event (same id, still compact JSON), one value
+ * of "data" different: its first number plus one (a payment's amount), else its first text with "!" added (both
+ * searched depth first); a "data" with neither gets a new field.
+ */
+export function tamperedBody(event: { data: Record<string, unknown> }): string {
+  const changed = structuredClone(event);
+  const changeFirst = (object: Record<string, unknown>, kind: 'number' | 'string'): boolean =>
+    Object.keys(object).some((key) => {
+      const value = object[key];
+      if (typeof value === kind) {
+        object[key] = kind === 'number' ? (value as number) + 1 : `${value as string}!`;
+        return true;
+      }
+      return value !== null && typeof value === 'object' && changeFirst(value as Record<string, unknown>, kind);
+    });
+  if (!changeFirst(changed.data, 'number') && !changeFirst(changed.data, 'string')) changed.data.tampered = true;
+  return JSON.stringify(changed);
 }
 
 /** Runs the command; resolves to the process exit code (0 when every delivery got a 2xx). */
@@ -120,11 +172,14 @@ export async function runSendEvent(argv: string[], io: SendEventIo): Promise<num
   }
 
   const event = sampleEvent(options.type, { id: options.id, hook: options.hook, data: options.data });
-  const body = JSON.stringify(event);
+  const signedBody = JSON.stringify(event);
+  const body = options.tamper ? tamperedBody(event) : signedBody;
   if (!isKnownEventType(event.type)) io.out(`note: ${event.type} is not a known kind; the receiver passes it to onAny`);
+  const secret = options.wrongSecret ? generateHookSecret() : options.secret;
   let failures = 0;
   for (let attempt = 1; attempt <= options.times; attempt += 1) {
-    const signature = await signDelivery({ body, eventId: event.id, hookId: event.hook, secret: options.secret });
+    const timestamp = Math.floor(Date.now() / 1000) - options.ageSeconds;
+    const signature = await signDelivery({ body: signedBody, eventId: event.id, hookId: event.hook, secret, timestamp });
     const headers = { 'content-type': 'application/json', ...pickScheme(signature, options.scheme) };
     if (options.print) {
       io.out(JSON.stringify({ method: 'POST', url: options.url.href, headers, body }, null, 2));

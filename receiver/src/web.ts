@@ -8,6 +8,7 @@ import { checkRequestLine, DEFAULT_BODY_TIMEOUT_MS, readWebStream } from './body
 import { DeliveryError, readHeaders, type DeliveryEvent, type VerifiedDelivery } from './core';
 import { webCrypto } from './webCrypto';
 import { positiveNumber, type VerifyOptions } from './options';
+import { refusalLine, signedEventIdOf } from './refusalLog';
 import { createVerifierOn, type DeliveryVerifier } from './verifier';
 
 export { DeliveryError, DELIVERY_ERROR_CODES, DELIVERY_ERROR_STATUS, isDeliveryError } from './core';
@@ -57,7 +58,7 @@ export function createWebHandler(options: WebHandlerOptions): (request: Request)
       if (!(error instanceof DeliveryError)) throw error;
       if (error.diagnostic !== undefined) {
         if (onError) await onError(error, undefined);
-        else console.warn(`[receiver] refused a delivery (${error.code}): ${error.diagnostic}`);
+        else console.warn(refusalLine(error, signedEventIdOf(error, readHeaders(request.headers)), 0));
       }
       return json(error.status, { code: error.code, error: error.message }, error.code === 'method_not_allowed' ? { allow: 'POST' } : {});
     }

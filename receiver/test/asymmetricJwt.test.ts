@@ -15,7 +15,7 @@ import { propertyRuns } from './propertyRuns';
  * and time limits once more on this path.
  *
  * Properties: (1) whatever ours accepts, jose accepts, for the same event, attempt and key id; (2) ours accepts
- * exactly when jose does, except where receiver/README.md lists it as stricter (here: a signature segment in
+ * exactly when jose does, except where receiver/docs/signatures.md lists it as stricter (here: a signature segment in
  * non-canonical base64url); (3) when both refuse, the codes are jose's error mapped as hs256.test.ts maps it, plus
  * jose's key set errors as `key_not_found`.
  *
@@ -444,7 +444,7 @@ async function both(c: Case) {
 
 /** A signature segment in non-canonical base64url: jose decodes it loosely (the same bytes), the core refuses it (README). */
 const signatureStricter = (c: Case) => c.signature === 'non-canonical';
-/** Where receiver/README.md documents that the core refuses what jose would accept. */
+/** Where receiver/docs/signatures.md documents that the core refuses what jose would accept. */
 const stricter = (c: Case) => signatureStricter(c);
 
 /**

@@ -2,7 +2,7 @@
  * The receiver reports a refused delivery with `console.warn` when no onError handler is registered. Tests that
  * send refused deliveries on purpose capture those lines instead of printing them, and fail on any other warning.
  */
-export const REFUSAL_LINE = /^\[receiver\] refused a delivery \(([a-z_]+)\)/;
+export const REFUSAL_LINE = /^\[receiver\] refused a delivery(?: of event [\w.:-]+)? \(([a-z_]+)\)/;
 
 export interface CapturedWarnings {
   /** The error code of each refusal reported so far, in order. */

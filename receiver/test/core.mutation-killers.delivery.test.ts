@@ -229,17 +229,29 @@ describe('Standard Webhooks refusals and the timestamp', () => {
     expect(clockDiagnostic('X', 0, 5)).toBe("X is 0 s behind this server's clock (tolerance 5 s): synchronise this server's clock (NTP), or the delivery was held back on its way");
   });
 
-  it('a wrong signature over a body that is JSON for the named event: the diagnostic, marked unverified and naming no id, names both causes', () => {
+  it('a wrong signature over a body that is JSON for the named event: the diagnostic, marked unverified and naming no id, names the causes, most likely first', () => {
     const other = Buffer.alloc(32, 4);
     const headers = { ...sw(), 'webhook-signature': swSignature(ID, String(NOW), BODY, other) };
+    const start =
+      'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
+      'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, ';
+    // Written compactly, as the service writes its bodies: the key first, then content changed on the way.
+    expect(JSON.stringify(JSON.parse(BODY))).toBe(BODY);
     expect(refusal(options, BODY, headers)).toEqual({
       code: 'invalid_signature',
       message: 'webhook-signature matches none of the configured keys',
-      diagnostic:
-        'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
-        'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
-        `not this hook's, or the bytes changed on the way (most often a JSON body parser that re-serialized the body: ${RESERIALIZED_FIX})`,
+      diagnostic: `${start}either the secret or public key is not this hook's, or the body's content was changed on the way (a proxy or code that edits it)`,
     });
+    // Written otherwise (pretty, or one space added): re-formatted on the way first, the key second.
+    for (const reformatted of [JSON.stringify(JSON.parse(BODY), null, 2), `${BODY} `]) {
+      expect(refusal(options, reformatted, headers)).toEqual({
+        code: 'invalid_signature',
+        message: 'webhook-signature matches none of the configured keys',
+        diagnostic:
+          `${start}the body was re-formatted on the way (it is not written compactly as the service writes it: most often a JSON body ` +
+          `parser that re-serialized the body: ${RESERIALIZED_FIX}), or the secret or public key is not this hook's`,
+      });
+    }
     let thrown: unknown;
     try {
       verify(options, BODY, headers);
@@ -253,15 +265,30 @@ describe('Standard Webhooks refusals and the timestamp', () => {
     expect(refusal(options, 'null', headers)).toEqual({ code: 'invalid_signature', message: 'webhook-signature matches none of the configured keys' });
   });
 
-  it('a genuine JWT over bytes that changed: the diagnostic says they changed', () => {
-    const pretty = JSON.stringify(JSON.parse(BODY), null, 2);
-    expect(refusal({ secrets: SECRET }, pretty, { 'x-signature': token() })).toEqual({
-      code: 'body_hash_mismatch',
-      message: 'JWT "body_sha256" does not match the SHA-256 of the raw body',
-      diagnostic:
-        `The body is JSON for event ${ID}, the event the signature names, but its bytes are not the signed ones: they changed on the way, ` +
-        `most often by a JSON body parser that re-serialized the body; ${RESERIALIZED_FIX}`,
-    });
+  it('a genuine JWT over bytes that changed: the diagnostic says whether only the formatting or the content changed', () => {
+    const start = `The body is JSON for event ${ID}, the event the signature names, but its bytes are not the signed ones: `;
+    // The same JSON, formatted otherwise: written compactly it has the signed hash.
+    for (const reformatted of [JSON.stringify(JSON.parse(BODY), null, 2), ` ${BODY}`]) {
+      expect(refusal({ secrets: SECRET }, reformatted, { 'x-signature': token() })).toEqual({
+        code: 'body_hash_mismatch',
+        message: 'JWT "body_sha256" does not match the SHA-256 of the raw body',
+        diagnostic: `${start}its content is the signed one and only its formatting changed on the way, as when a JSON body parser (or a proxy) re-serialized the body; ${RESERIALIZED_FIX}`,
+      });
+    }
+    // One value changed (compact or not), or the keys reordered: the content differs, an edit on the way named first.
+    const event = JSON.parse(BODY) as Record<string, unknown>;
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(event).reverse()));
+    expect(reordered).not.toBe(BODY);
+    for (const changed of [JSON.stringify({ ...event, type: `${String(event.type)}!` }), JSON.stringify({ ...event, extra: 1 }, null, 2), reordered]) {
+      expect(refusal({ secrets: SECRET }, changed, { 'x-signature': token() })).toEqual({
+        code: 'body_hash_mismatch',
+        message: 'JWT "body_sha256" does not match the SHA-256 of the raw body',
+        diagnostic:
+          `${start}its content differs from the signed one (written compactly it still does not match): it was changed on the way ` +
+          `(a proxy or code that edits the body, or a test that sends a changed body), or re-serialized with its keys reordered or ` +
+          `its numbers rewritten (a JSON body parser: ${RESERIALIZED_FIX})`,
+      });
+    }
     expect(RESERIALIZED_FIX).toBe(
       'verify the raw request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody }))',
     );

@@ -69,7 +69,7 @@ describe('diagnostics of refused deliveries', () => {
       const delivery = await signedDelivery(secret, 'subscriber.new', { timestamp: NOW - 1000 });
       expect((await receiver.receive({ method: 'POST', headers: standardWebhooksOnly(delivery.headers), body: delivery.body })).status).toBe(401);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(warn.mock.calls[0][0]).toMatch(/^\[receiver\] refused a delivery \(timestamp_out_of_tolerance\): webhook-timestamp is 1000 s behind/);
+      expect(warn.mock.calls[0][0]).toMatch(new RegExp(`^\\[receiver\\] refused a delivery of event ${delivery.id} \\(timestamp_out_of_tolerance\\): webhook-timestamp is 1000 s behind`));
     } finally {
       warn.mockRestore();
     }
@@ -97,8 +97,7 @@ describe('hints drawn from unverified requests', () => {
   const UNVERIFIED_HINT =
     'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
     'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
-    "not this hook's, or the bytes changed on the way (most often a JSON body parser that re-serialized the body: verify the raw " +
-    'request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody })))';
+    "not this hook's, or the body's content was changed on the way (a proxy or code that edits it)";
 
   /** A Standard Webhooks request signed with a key nobody configured, its JSON id and webhook-id both CHOSEN_ID. */
   async function forged() {
@@ -171,9 +170,9 @@ describe('hints drawn from unverified requests', () => {
     expect(errors.map(([error]) => [(error as DeliveryError).diagnosticUnverified, (error as DeliveryError).diagnostic])).toEqual(
       ids.map((id) => [
         undefined,
-        `The body is JSON for event ${id}, the event the signature names, but its bytes are not the signed ones: they changed on the way, ` +
-          'most often by a JSON body parser that re-serialized the body; verify the raw request bytes: mount the verifier before any JSON ' +
-          'body parser, or keep the raw body (Express: express.json({ verify: captureRawBody }))',
+        `The body is JSON for event ${id}, the event the signature names, but its bytes are not the signed ones: its content is the ` +
+          'signed one and only its formatting changed on the way, as when a JSON body parser (or a proxy) re-serialized the body; verify ' +
+          'the raw request bytes: mount the verifier before any JSON body parser, or keep the raw body (Express: express.json({ verify: captureRawBody }))',
       ]),
     );
   });
@@ -219,5 +218,56 @@ describe('hints drawn from unverified requests', () => {
     } finally {
       await running.close();
     }
+  });
+});
+
+/**
+ * Without an onError handler the receiver logs each refusal that has a diagnostic as one line: its reason and, when
+ * the signature matched, the signed event id; `logStackTraces: true` adds the stack trace below it.
+ */
+describe('the log line of a refused delivery', () => {
+  async function logged(options: { logStackTraces?: boolean }, send: (receiver: ReturnType<typeof createReceiver>) => Promise<unknown>) {
+    const receiver = createReceiver({ secrets: secret, now: NOW, dedupe: false, ...options });
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await send(receiver);
+      return warn.mock.calls.map((call) => call.map(String).join(' '));
+    } finally {
+      warn.mockRestore();
+    }
+  }
+  const deliver = (pick: (headers: Record<string, string>) => Record<string, string>, options: { offset?: number; change?: boolean; secret?: string; id?: string } = {}) =>
+    async (receiver: ReturnType<typeof createReceiver>) => {
+      const delivery = await signedDelivery(options.secret ?? secret, 'subscriber.new', { timestamp: NOW + (options.offset ?? 0), id: options.id });
+      const body = options.change ? delivery.body.replace('"subscriber.new"', '"subscriber.new" ') : delivery.body;
+      return receiver.receive({ method: 'POST', headers: pick(delivery.headers), body });
+    };
+
+  it.each([
+    ['a JWT issued 400 s before this clock', jwtOnly, { offset: -400 }, 'expired', 'The JWT\'s "iat" is 400 s behind'],
+    ['Standard Webhooks signed 400 s before this clock', standardWebhooksOnly, { offset: -400 }, 'timestamp_out_of_tolerance', 'webhook-timestamp is 400 s behind'],
+    ['a genuine JWT over changed bytes', jwtOnly, { change: true }, 'body_hash_mismatch', 'The body is JSON for event evt_logged_1'],
+  ])('%s: one line, the reason and the signed event id', async (_what, pick, options, code, diagnosticStart) => {
+    const lines = await logged({}, deliver(pick, { ...options, id: 'evt_logged_1' }));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('\n');
+    expect(lines[0].startsWith(`[receiver] refused a delivery of event evt_logged_1 (${code}): ${diagnosticStart}`)).toBe(true);
+  });
+
+  it('a signature that matches no key: one line, marked unverified, naming no id', async () => {
+    const lines = await logged({}, deliver(standardWebhooksOnly, { secret: newSecret(), id: 'evt_chosen_2' }));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[receiver\] refused a delivery \(invalid_signature\): Unverified request \(nothing vouches for what it claims\): [^\n]*$/);
+    expect(lines[0]).not.toContain('evt_chosen_2');
+  });
+
+  it('logStackTraces: true adds the stack trace below the same line', async () => {
+    const [line] = await logged({}, deliver(jwtOnly, { offset: -400, id: 'evt_logged_3' }));
+    const [withStack] = await logged({ logStackTraces: true }, deliver(jwtOnly, { offset: -400, id: 'evt_logged_3' }));
+    const [first, ...stack] = withStack.split('\n');
+    expect(first).toBe(line);
+    expect(stack[0]).toBe('DeliveryError: JWT is expired');
+    expect(stack.slice(1).every((frame) => /^\s+at /.test(frame))).toBe(true);
+    expect(stack.length).toBeGreaterThan(2);
   });
 });

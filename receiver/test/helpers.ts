@@ -134,6 +134,11 @@ export interface ExampleApp {
   lines: Record<string, unknown>[];
   /** What it wrote to stderr, line by line. */
   errors: string[];
+  /**
+   * The first value `pick` finds in the lines printed so far, or in the next ones as they come: however late a busy
+   * machine lets them arrive (the test's own timeout bounds the wait). Fails at once when the app exits first.
+   */
+  waitFor<T>(pick: (lines: Record<string, unknown>[]) => T | undefined, what: string): Promise<T>;
   /** Stops the app; fails when it wrote anything to stderr but the warning of a Redis that keeps nothing. */
   stop(): Promise<void>;
 }
@@ -149,16 +154,43 @@ export async function startExampleApp(env: Record<string, string>): Promise<Exam
   });
   const lines: Record<string, unknown>[] = [];
   const errors: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
+  const waiters = new Set<{ check(): void; exited(): void }>();
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    lines.push(JSON.parse(line));
+    for (const waiter of waiters) waiter.check();
+  });
   createInterface({ input: child.stderr! }).on('line', (line) => errors.push(line));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await eventually(() => lines.some((line) => typeof line.listening === 'string') || child.exitCode !== null, 10_000, 'the example app to listen');
-  if (child.exitCode !== null) throw new Error(`the example app exited with ${child.exitCode}:\n${errors.join('\n')}`);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      for (const waiter of waiters) waiter.exited();
+      resolve();
+    }),
+  );
+  const waitFor = <T>(pick: (lines: Record<string, unknown>[]) => T | undefined, what: string) =>
+    new Promise<T>((resolve, reject) => {
+      const waiter = {
+        check() {
+          const value = pick(lines);
+          if (value === undefined) return;
+          waiters.delete(waiter);
+          resolve(value);
+        },
+        exited() {
+          waiters.delete(waiter);
+          reject(new Error(`the example app exited (${child.exitCode ?? child.signalCode}) before ${what}:\n${errors.join('\n')}`));
+        },
+      };
+      waiters.add(waiter);
+      waiter.check();
+      if (waiters.has(waiter) && (child.exitCode !== null || child.signalCode !== null)) waiter.exited();
+    });
+  const url = await waitFor((printed) => printed.find((line) => typeof line.listening === 'string')?.listening as string | undefined, 'it listened');
   return {
     child,
-    url: lines.find((line) => line.listening)!.listening as string,
+    url,
     lines,
     errors,
+    waitFor,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

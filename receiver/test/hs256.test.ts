@@ -14,7 +14,7 @@ import { b64u, CONTRACT_REQUIRED_CLAIMS, joseErrorCode, neverMoreLenient, nonCan
  * `SignJWT` would produce.
  *
  * Properties: (1) whatever ours accepts, jose accepts, with the same claims; (2) ours accepts exactly when jose does,
- * except where receiver/README.md lists it as stricter (any `crit` header; `b64: false` without `crit`; a header or
+ * except where receiver/docs/signatures.md lists it as stricter (any `crit` header; `b64: false` without `crit`; a header or
  * claims set that is not strict UTF-8 JSON, e.g. starting with a BOM, which jose's TextDecoder strips; `evt` and
  * `body_sha256` of the wrong type; a signature segment in non-canonical base64url, which jose decodes loosely);
  * (3) when both refuse, the DeliveryError codes are the same.
@@ -516,7 +516,7 @@ const payloadStricter = (c: Case) => c.payload === 'bom' && c.header.encoding ==
 const deliveryClaimsStricter = (c: Case) => c.claims.evt === 'null' || c.claims.bodySha256 === 'number';
 /** A signature segment in non-canonical base64url: jose decodes it loosely (the same bytes), the core refuses it. */
 const signatureStricter = (c: Case) => c.signature === 'non-canonical';
-/** Where receiver/README.md documents that the core refuses what jose would accept. */
+/** Where receiver/docs/signatures.md documents that the core refuses what jose would accept. */
 const stricter = (c: Case) => headerStricter(c) || payloadStricter(c) || deliveryClaimsStricter(c) || signatureStricter(c);
 
 async function both(c: Case) {

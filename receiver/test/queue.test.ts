@@ -39,8 +39,8 @@ describe('the runnable queue example: queue-receiver.mjs + queue-worker.mjs', ()
     const receiver = startExample('queue-receiver.mjs', env);
     const worker = startExample('queue-worker.mjs', env);
     try {
-      const url = (await eventually(() => receiver.lines.find((line) => line.listening)?.listening ?? false, 15_000, 'the receiver to listen')) as string;
-      await eventually(() => worker.lines.some((line) => line.ready), 15_000, 'the worker to start');
+      const url = (await eventually(() => receiver.lines.find((line) => line.listening)?.listening ?? false, 100_000, 'the receiver to listen')) as string;
+      await eventually(() => worker.lines.some((line) => line.ready), 100_000, 'the worker to start');
       const kinds = ['payment.success', 'subscriber.new', 'subscriber.stage'];
       const deliveries = await Promise.all(Array.from({ length: 9 }, (_, i) => signedDelivery(secret, kinds[i % 3])));
       for (let round = 0; round < 3; round += 1) {
@@ -49,7 +49,7 @@ describe('the runnable queue example: queue-receiver.mjs + queue-worker.mjs', ()
         expect(await answers[0].json()).toEqual({ received: true, id: deliveries[0].id, queued: true });
       }
       const ids = deliveries.map((d) => d.id).sort();
-      await eventually(() => worker.lines.filter((line) => line.id).length >= 9, 15_000, 'nine events to be processed');
+      await eventually(() => worker.lines.filter((line) => line.id).length >= 9, 100_000, 'nine events to be processed');
       // The three copies of each event were taken by the queue's job id; the worker runs each event once.
       const ran = () => worker.lines.filter((line) => line.id).map((line) => line.id as string).sort();
       expect(ran()).toEqual(ids);
@@ -61,7 +61,7 @@ describe('the runnable queue example: queue-receiver.mjs + queue-worker.mjs', ()
     } finally {
       await Promise.all([receiver.stop(), worker.stop()]);
     }
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('queue mode in one process', () => {
@@ -157,12 +157,12 @@ describe('queue mode in one process', () => {
       // The sender retries: every event ends up enqueued once and run once (the stalled batch may have been added late).
       for (const delivery of stalled) expect((await receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body })).status).toBe(200);
       for (const delivery of [...batch, ...stalled]) expect(await jobExists(delivery.id)).toBe(true);
-      await eventually(() => [...batch, ...stalled].every((delivery) => runs.get(delivery.id) === 1), 10_000, 'every event to run once');
+      await eventually(() => [...batch, ...stalled].every((delivery) => runs.get(delivery.id) === 1), 100_000, 'every event to run once');
     } finally {
       inspector.disconnect();
       await patientQueue.close();
     }
-  });
+  }, 240_000);
 });
 
 describe('queue mode: maxRunMs', () => {

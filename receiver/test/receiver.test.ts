@@ -1,4 +1,5 @@
 import { createReceiver, isEventType, type DeliveryEvent } from '../src';
+import { captureRefusalWarnings } from './consoleCapture';
 import { jwtOnly, newSecret, signedDelivery, standardWebhooksOnly } from './helpers';
 
 const secret = newSecret();
@@ -225,7 +226,11 @@ describe('createReceiver().handle (web Request)', () => {
     const emitted = jest.fn();
     receiver.onAny(emitted);
     const delivery = await signedDelivery(secret);
+    // A wrong secret over a delivery's body: the receiver logs its unverified hint (captured here).
+    const warnings = captureRefusalWarnings();
     const response = await receiver.handle(post(delivery.body, delivery.headers));
+    expect(warnings.refusals()).toEqual(['invalid_signature']);
+    warnings.restore();
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ code: 'invalid_signature', error: 'JWT signature matches none of the configured secrets' });
     await receiver.idle();

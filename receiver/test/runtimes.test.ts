@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateHookKeyPair, generateHookSecret, sampleEvent, signDelivery, signStandardWebhooksV1a } from '../src';
+import { longStep } from '../../scripts/lib/longStep.cjs';
 import { bundleWorker, expectedOfficialOutcomes, expectedVectorOutcomes } from './workerd/bundle';
 
 /**
@@ -20,10 +21,12 @@ function installRuntimes(): void {
   mkdirSync(RUNTIMES_DIR, { recursive: true });
   writeFileSync(join(RUNTIMES_DIR, 'package.json'), JSON.stringify({ name: 'runtimes', private: true }));
   // --ignore-scripts: the binaries come in the platform packages; Bun's is then run directly.
-  execFileSync('npm', ['install', '--prefix', RUNTIMES_DIR, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `deno@${VERSIONS.deno}`, `bun@${VERSIONS.bun}`], {
-    stdio: 'inherit',
-    timeout: 240_000,
-  });
+  longStep('tests', `installing Deno ${VERSIONS.deno} and Bun ${VERSIONS.bun} (about 0.2 GB, once per machine) into ${RUNTIMES_DIR}`, '30 s to 2 min', () =>
+    execFileSync('npm', ['install', '--prefix', RUNTIMES_DIR, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `deno@${VERSIONS.deno}`, `bun@${VERSIONS.bun}`], {
+      stdio: 'inherit',
+      timeout: 240_000,
+    }),
+  );
   writeFileSync(marker, '');
 }
 

@@ -335,5 +335,5 @@ describe('sandbox -> load balancer -> two receiver processes sharing Redis', () 
       if (keys.length) await redis.del(...keys);
       await redis.quit();
     }
-  }, 60_000);
+  }, 300_000);
 });

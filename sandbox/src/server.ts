@@ -105,7 +105,12 @@ export async function startSandbox(input: SandboxOptions = {}): Promise<RunningS
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(options.port, options.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
-  server.keepAliveTimeout = 5000;
+  // An idle keep-alive connection is closed after 65 s, not Node's 5 s: a client that pauses between two calls for about
+  // the server's timeout (a test compiling a validator on a busy machine, a workflow between two nodes) can send its next
+  // request just as the server closes the socket, and gets ECONNRESET for a call the sandbox never saw. 65 s is above
+  // the 60 s idle time of common balancers and proxies; close() still ends idle connections at once.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
 
   const url = baseUrlOf(server).replace(/\/api$/, '');
   return {

@@ -2,7 +2,7 @@
  * The shapes of what the data file holds, checked when it is opened: a record of the wrong shape
  * refuses the file at start instead of failing requests later.
  *
- * A shape is a type name, `[shape]` (an array whose items have that shape), `{ field: shape }` (an
+ * A shape is a type name (`|null`: or null; `|absent`: or a field that is not there), `[shape]` (an array whose items have that shape), `{ field: shape }` (an
  * object with at least those fields) or `{ '*': shape }` (an object whose every value has that shape).
  */
 export type Shape =
@@ -13,6 +13,7 @@ export type Shape =
   | 'array'
   | 'string|null'
   | 'number|null'
+  | 'string|absent'
   | [Shape]
   | { [field: string]: Shape };
 
@@ -20,7 +21,7 @@ export type Shape =
 export function shapeProblem(value: unknown, shape: Shape, path: string): string | undefined {
   if (typeof shape === 'string') {
     const [main, orNull] = shape.split('|');
-    if (orNull === 'null' && value === null) return undefined;
+    if ((orNull === 'null' && value === null) || (orNull === 'absent' && value === undefined)) return undefined;
     if (main === 'array' ? Array.isArray(value) : main === 'object' ? isObject(value) : typeof value === main) return undefined;
     return `${path || 'the value'} is not ${main === 'array' || main === 'object' ? `an ${main}` : `a ${main}`}`;
   }
@@ -52,7 +53,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const apiKey: Shape = { id: 'string', key: 'string', scopes: ['string'], bots: ['string'], revoked: 'boolean', expiresAt: 'number|null' };
+// `createdBy` (who may revoke the key) is absent on the account key and on keys stored before creators were recorded.
+const apiKey: Shape = {
+  id: 'string', key: 'string', scopes: ['string'], bots: ['string'], revoked: 'boolean', expiresAt: 'number|null', createdBy: 'string|absent',
+};
 const hook: Shape = { id: 'string', url: 'string', events: ['string'], secret: 'string', bots: ['string'], disabledAt: 'string|null' };
 const directory: Shape = {
   account: 'object',

@@ -57,12 +57,14 @@ describe('the sandbox and its OpenAPI document agree on generated requests', () 
 
     for (const [path, item] of apiPaths) {
       const schema = item.post.requestBody.content['application/json'].schema as JsonSchema;
-      if (Object.keys(schema.properties ?? {}).length === 0) continue;
+      // A method with rules across parameters publishes its parameters as the first member of an allOf (the judge reads it whole).
+      const parameters = Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[])[0] : schema;
+      if (Object.keys(parameters.properties ?? {}).length === 0) continue;
       const validate = judge.compile(schema);
-      const valid = sampleOf(schema);
+      const valid = sampleOf(parameters);
       const bodies = [
         ...fc.sample(valid, { numRuns: SAMPLES, seed: SEED }),
-        ...fc.sample(mutationOf(schema, valid), { numRuns: SAMPLES, seed: SEED + 1 }),
+        ...fc.sample(mutationOf(parameters, valid), { numRuns: SAMPLES, seed: SEED + 1 }),
       ].map((body, index) => withExisting(path, body, index));
       verdicts[path] = { accepted: 0, refused: 0 };
       for (const body of bodies) {
@@ -85,6 +87,7 @@ describe('the sandbox and its OpenAPI document agree on generated requests', () 
     // Not vacuous: the samples reach both verdicts on every method, and most of them overall.
     const methods = Object.entries(verdicts);
     expect(methods.length).toBeGreaterThan(45);
+    expect(methods.map(([path]) => path)).toEqual(expect.arrayContaining(['/list/rows/add', '/list/rows/find', '/list/row/delete', '/subscriber/get']));
     expect(methods.filter(([, count]) => count.refused === 0).map(([path]) => path)).toEqual([]);
     const accepted = methods.reduce((sum, [, count]) => sum + count.accepted, 0);
     expect(accepted).toBeGreaterThan(methods.length * 4);

@@ -376,6 +376,35 @@ describeWithChromium('the console in Chromium', () => {
     });
   });
 
+  test("every card of every tab fits its content, also the Settings card with a long data file's path", async () => {
+    // A data file as deep as a clone's `npm run dev` keeps it; its path is one long word without spaces.
+    const deep = join(mkdtempSync(join(tmpdir(), 'console-data-')), 'home', 'someone', 'projects', 'n8n-nodes-messenger-bot-builder', 'e2e', 'out', 'dev');
+    mkdirSync(deep, { recursive: true });
+    const dataFile = join(deep, 'sandbox.sqlite');
+    const withFile = await openSandbox({ dataFile });
+    const cardsPage = await browser.newPage();
+    try {
+      await cardsPage.goto(`${withFile.sandbox.url}/console/`);
+      await cardsPage.waitForSelector('body[data-loaded="overview"]');
+      const settingRows = await cardsPage.$$eval('#settings tbody tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+      expect(settingRows).toContainEqual(['dataFile', dataFile]);
+      for (const tab of ['overview', 'data', 'chats', 'log', 'hooks']) {
+        await cardsPage.click(`#tabs a[data-tab="${tab}"]`);
+        await cardsPage.waitForSelector(`body[data-loaded="${tab}"]`);
+        // A card whose content is wider than the card scrolls sideways (overflow-x: auto): its content is cut off.
+        const cards = await cardsPage.$$eval('.tab.active article', (articles) =>
+          articles.map((article) => ({ card: article.querySelector('h2')?.textContent, content: article.scrollWidth, shown: article.clientWidth })),
+        );
+        expect(cards.length).toBeGreaterThan(0);
+        expect(cards.filter(({ content, shown }) => content > shown)).toEqual([]);
+      }
+    } finally {
+      await cardsPage.close();
+      await withFile.close();
+      rmSync(deep.slice(0, deep.indexOf('/home/someone')), { recursive: true, force: true });
+    }
+  }, 90_000);
+
   test('a request from a foreign Origin, or naming a foreign Host, is refused and changes nothing', async () => {
     const session = await page.getAttribute('meta[name="console-session"]', 'content');
     expect(session).toMatch(/^[\w-]{32}$/);

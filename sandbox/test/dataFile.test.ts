@@ -156,6 +156,8 @@ describe('sandbox data file', () => {
     ['a truncated section', () => legacyWith('truncated-section.db', (db) => db.exec("UPDATE slices SET json = substr(json, 1, 100) WHERE name = 'lists'")), /section "lists" is not valid JSON/],
     ['a section of the wrong shape', () => legacyWith('wrong-section.db', (db) => db.exec(`UPDATE slices SET json = '{"keys":"none"}' WHERE name = 'keys'`)), /section "keys" has the wrong shape \(keys\.keys is not an array\)/],
     ['a record of the wrong shape', () => currentWith('wrong-record.db', (db) => db.exec(`UPDATE records SET json = '{"id":1}' WHERE kind = 'subscriber' AND key = 2`)), /record subscriber 2 has the wrong shape/],
+    // Who may revoke a key follows its creator: a creator that is not a key id is refused, not read as "none".
+    ['a key whose creator is not a key id', () => currentWith('key-creator.db', (db) => db.exec(`UPDATE documents SET json = json_set(json, '$.keys[0].createdBy', 7) WHERE name = 'keys'`)), /document "keys" has the wrong shape \(keys\[0\]\.createdBy is not a string\)/],
     ['a data file of ours without its tables', () => currentWith('no-tables.db', (db) => db.exec('DROP TABLE documents')), /is damaged \(no such table: documents\)/],
     ['a data file of a newer sandbox', () => currentWith('newer.db', (db) => db.exec('PRAGMA user_version = 99')), /was written by a newer sandbox \(data schema 99/],
     // A chat section is keyed by subscriber number: "abc" would become a message of subscriber NaN.

@@ -85,6 +85,95 @@ describe('the OpenAPI document', () => {
   });
 });
 
+/** Every object in `value` (depth first), with its JSON pointer. */
+function* objectsOf(value: unknown, at = ''): Generator<[string, Record<string, any>]> {
+  if (Array.isArray(value)) for (const [index, entry] of value.entries()) yield* objectsOf(entry, `${at}/${index}`);
+  else if (value !== null && typeof value === 'object') {
+    yield [at, value as Record<string, any>];
+    for (const [key, entry] of Object.entries(value)) yield* objectsOf(entry, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  }
+}
+
+const jsonType = (value: unknown) => (value === null ? 'null' : Number.isInteger(value) ? 'integer' : typeof value);
+
+/** The bounds the service's documentation states: 500 rows a request; a response status is an HTTP status. */
+const DOCUMENTED_BOUNDS = ['/list/rows/add rows', '/log/get status'];
+
+describe('the OpenAPI document as generators read it', () => {
+  const document = generated() as any;
+  const operations = () =>
+    Object.entries(document.paths as Record<string, any>).flatMap(([path, item]) =>
+      (['get', 'post'] as const).filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })),
+    );
+
+  test('no enum mixes JSON types (kubb makes one TypeScript enum of each, and true and "true" become the same key)', () => {
+    const mixed = [...objectsOf(document)].filter(([, node]) => Array.isArray(node.enum) && new Set(node.enum.map(jsonType)).size > 1).map(([at]) => at);
+    expect(mixed).toEqual([]);
+    const active = document.paths['/subscriber/list'].get.parameters.find((parameter: { name: string }) => parameter.name === 'active').schema;
+    expect(active.anyOf).toEqual([{ type: 'boolean' }, { type: 'string', enum: ['true', 'false', '1', '0'] }, { type: 'integer', enum: [1, 0] }]);
+  });
+
+  test('no property sits beside an allOf, and no allOf has more than two members (openapi-zod-client drops the one, @hey-api\'s zod plugin writes z.intersection with n arguments for the other)', () => {
+    const nodes = [...objectsOf(document)].filter(([, node]) => Array.isArray(node.allOf));
+    expect(nodes.length).toBeGreaterThan(10);
+    expect(nodes.filter(([, node]) => node.properties !== undefined || node.required !== undefined || node.allOf.length > 2).map(([at]) => at)).toEqual([]);
+    // /list/rows/add keeps `rows` in an allOf member.
+    const rowsAdd = document.paths['/list/rows/add'].post.requestBody.content['application/json'].schema;
+    expect([Object.keys(rowsAdd.allOf[0].properties), rowsAdd.allOf[0].required]).toEqual([['listid', 'list', 'rows', 'clientid', 'messenger', 'botid'], ['rows']]);
+  });
+
+  test('every x-sandbox mark is said in the description beside it, which generated code and docs keep', () => {
+    const marks = [...objectsOf(document)].filter(([, node]) => typeof node['x-sandbox'] === 'string');
+    expect(marks.length).toBeGreaterThan(100);
+    const unsaid = marks.filter(([, node]) => typeof node.description !== 'string' || !node.description.includes(`Sandbox: ${node['x-sandbox']}`)).map(([at]) => at);
+    expect(unsaid).toEqual([]);
+  });
+
+  test('every bound of a request parameter the documentation does not state is marked: the description says it is the sandbox\'s', () => {
+    const BOUNDS = ['maxLength', 'maxItems', 'maximum'];
+    const found: string[] = [];
+    for (const { path, method, operation } of operations()) {
+      if (document.paths[path].servers) continue; // the sandbox's own routes outside /api
+      const body = operation.requestBody?.content['application/json'].schema;
+      const parameters = [...Object.entries(body?.allOf?.[0]?.properties ?? body?.properties ?? {}), ...(operation.parameters ?? []).map((parameter: any) => [parameter.name, { ...parameter.schema, description: parameter.description }])];
+      for (const [name, schema] of parameters as [string, any][]) {
+        const bounded = [...objectsOf(schema)].some(([, node]) => BOUNDS.some((bound) => node[bound] !== undefined));
+        if (!bounded || DOCUMENTED_BOUNDS.includes(`${path} ${name}`)) continue;
+        found.push(`${method} ${path} ${name}`);
+        expect([path, name, schema.description]).toEqual([path, name, expect.stringMatching(/Sandbox: .*(not documented|does not state)/)]);
+        expect([path, name, schema['x-sandbox']]).toEqual([path, name, expect.any(String)]);
+      }
+    }
+    // The bounds the issue counted among others: text 4096, 10 buttons, tag 100, hook URL 2048, 500 items, key days, page size.
+    for (const expected of ['post /message/send text', 'post /message/send buttons', 'post /subscriber/tag/add tag', 'post /hook/create url', 'post /catalog/item/bulk/create items', 'post /key/create days', 'get /subscriber/list limit', 'post /list/row/add Idempotency-Key']) {
+      expect(found).toContain(expected);
+    }
+  });
+
+  test('closed lists, "not both" rules, paging and parameters the documentation does not name are marked', () => {
+    const bodyOf = (path: string) => document.paths[path].post.requestBody.content['application/json'].schema;
+    const propertiesOf = (path: string) => bodyOf(path).allOf?.[0].properties ?? bodyOf(path).properties;
+    expect(propertiesOf('/hook/create').events.description).toMatch(/Sandbox: .*full list of kinds is not shown/);
+    expect(propertiesOf('/key/create').scopes.description).toMatch(/Sandbox: .*does not show the others/);
+    for (const [path, first, second] of [['/list/row/add', 'row', 'values'], ['/list/row/edit', 'row', 'values'], ['/list/row/delete', 'rowid', 'rowids'], ['/list/rows/find', 'where', 'column']]) {
+      expect(document.paths[path].post.description).toContain(`Sandbox: \`${first}\` and \`${second}\` together are refused`);
+      const rule = [...objectsOf(bodyOf(path))].find(([, node]) => node.not?.required?.join() === `${first},${second}`)?.[1];
+      expect(rule?.['x-sandbox']).toMatch(/without saying whether both may be given/);
+    }
+    expect(propertiesOf('/crm/board').botid['x-sandbox']).toMatch(/names no parameters for \/crm\/board/);
+    for (const name of ['clientid', 'messenger', 'botid']) expect(propertiesOf('/list/rows/add')[name]['x-sandbox']).toMatch(/for \/list\/row\/add only/);
+    for (const name of ['sort', 'offset', 'limit']) expect([name, propertiesOf('/list/rows/find')[name].description]).toEqual([name, expect.stringMatching(/Sandbox: /)]);
+    expect(document.paths['/list/rows/find'].post.description).toMatch(/Sandbox: the sandbox answers them a page at a time \(`limit`, default 20/);
+  });
+
+  test('every operation documents a 500 `internal` answer, as one shared response', () => {
+    const all = operations();
+    expect(all.length).toBeGreaterThan(80);
+    expect(all.filter(({ operation }) => operation.responses['500']?.$ref !== '#/components/responses/Status500Internal').map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    expect(document.components.responses.Status500Internal.content['application/json'].schema.allOf[1].properties.code['x-extensible-enum']).toEqual(['internal']);
+  });
+});
+
 describe('the served document follows the flags the sandbox was started with', () => {
   async function served(options: Parameters<typeof openSandbox>[0]) {
     const { sandbox, close } = await openSandbox(options);
@@ -186,7 +275,8 @@ describe('GET /openapi.json and the answer checker', () => {
     expect(checker.check({ ...ok, body: { balance: '5' } })).toMatch(/balance must be integer/);
     expect(checker.check({ ...ok, body: {} })).toMatch(/must have required property 'balance'/);
     expect(checker.check({ ...ok, body: { balance: 5, extra: 1 } })).toMatch(/additional properties/);
-    expect(checker.check({ ...ok, status: 500, body: { code: 'internal', error: 'x' } })).toMatch(/status is not in the OpenAPI document/);
+    expect(checker.check({ ...ok, status: 418, body: { code: 'teapot', error: 'x' } })).toMatch(/status is not in the OpenAPI document/);
+    expect(checker.check({ ...ok, status: 500, body: { code: 'internal', error: 'Internal error' } })).toMatch(/the sandbox failed \(500\)/);
     expect(checker.check({ ...ok, status: 422, body: { error: 'no code' } })).toMatch(/required property 'code'/);
     expect(checker.check({ ...ok, path: '/sandbox/unknown', status: 200, body: {} })).toMatch(/path is not in the OpenAPI document/);
     expect(checker.check({ ...ok, path: '/api/nope', status: 404, body: { code: 'not_found', error: 'Unknown method /nope' } })).toBeUndefined();

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { formatDuration, HEARTBEAT_MS } from './longStep.cjs';
 
 const POLL_MS = 1000;
 /** How long an install may hold the lock before a waiter gives up (n8n takes about 5 minutes, 15 on a busy machine). */
@@ -83,8 +84,9 @@ function removeAbandoned(lock: string, judged: string): void {
 export function withInstallLock<T>(dir: string, what: string, install: () => T): T {
   const lock = `${dir}.lock`;
   mkdirSync(path.dirname(lock), { recursive: true });
-  const deadline = Date.now() + WAIT_LIMIT_MS;
-  let told = false;
+  const waitStarted = Date.now();
+  const deadline = waitStarted + WAIT_LIMIT_MS;
+  let toldAt = 0;
   for (;;) {
     try {
       mkdirSync(lock);
@@ -100,8 +102,11 @@ export function withInstallLock<T>(dir: string, what: string, install: () => T):
       continue;
     }
     if (Date.now() > deadline) throw new Error(`${what}: another process (${owner}) has been installing into ${dir} for ${WAIT_LIMIT_MS / 60_000} minutes; remove ${lock} if it is stuck`);
-    if (!told) console.log(`${what}: waiting for another process (${owner === 'unclaimed' ? 'starting' : `pid ${owner}`}) that is installing into ${dir}`);
-    told = true;
+    // One line when the wait begins, then one at least every 30 s: the other install may take many minutes.
+    const waiter = owner === 'unclaimed' ? 'starting' : `pid ${owner}`;
+    if (!toldAt) console.log(`${what}: waiting for another process (${waiter}) that is installing into ${dir}`);
+    else if (Date.now() - toldAt >= HEARTBEAT_MS) console.log(`${what}: … still waiting for another process (${waiter}) that is installing into ${dir} (${formatDuration(Date.now() - waitStarted)} so far)`);
+    if (!toldAt || Date.now() - toldAt >= HEARTBEAT_MS) toldAt = Date.now();
     sleepSync(POLL_MS);
   }
   let mine: string | undefined;

@@ -13,6 +13,7 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { withInstallLock } from './installLock.ts';
+import { longStep } from './longStep.cjs';
 import { scriptsDir } from './paths.ts';
 
 export const toolsHostDir = path.join(scriptsDir, 'n8n-tools');
@@ -37,18 +38,17 @@ export function installN8nTools(): string {
   const cachedModules = path.join(cacheDir, 'node_modules');
   withInstallLock(cacheDir, 'verify', () => {
     if (stampOk(cachedModules, hash)) return; // installed by another process while this one waited
-    const started = Date.now();
-    console.log(`verify: installing n8n's scanner and node CLI into ${cacheDir} (once, about 2 minutes)`);
     rmSync(cacheDir, { recursive: true, force: true });
     mkdirSync(cacheDir, { recursive: true });
     for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(toolsHostDir, file), path.join(cacheDir, file));
     // `npm install` with the lockfile in place installs its pinned versions (peers included, whatever `npm run`
     // passes down from the project's .npmrc); `npm ci` would refuse a lockfile
     // without the other platforms' optional binaries (eslint-import-resolver-typescript's), which this registry lacks.
-    const result = spawnSync('npm', ['install', '--ignore-scripts', '--legacy-peer-deps=false', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: cacheDir, stdio: 'inherit' });
+    const result = longStep('verify', `installing n8n's scanner and node CLI (about 0.7 GB, once per machine) into ${cacheDir}`, '1 to 3 min', () =>
+      spawnSync('npm', ['install', '--ignore-scripts', '--legacy-peer-deps=false', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: cacheDir, stdio: 'inherit' }),
+    );
     if (result.status !== 0) throw new Error(`installing n8n's tools failed in ${cacheDir} (exit ${result.status ?? result.signal})`);
     writeFileSync(path.join(cachedModules, STAMP_NAME), `${hash}\n`);
-    console.log(`verify: n8n's tools installed in ${Math.round((Date.now() - started) / 1000)} s`);
   });
   if (lstatSync(toolsModules, { throwIfNoEntry: false })) rmSync(toolsModules, { recursive: true, force: true });
   symlinkSync(cachedModules, toolsModules, 'dir');

@@ -75,6 +75,35 @@ describe('Webhook and API Key operations', () => {
 		expect(error.message).not.toContain(key.key);
 	});
 
+	it('API key revoke of a key this key did not create fails with the rule and revokes nothing', async () => {
+		const create = async (name: string, credential?: string) => {
+			const [created] = await bed.node.json(
+				{ resource: 'apiKey', operation: 'create', name, scopes: ['keys:write', 'account:read'], botAccess: 'all', revealSecret: true },
+				credential ? { credential } : {},
+			);
+			return created.key as Record<string, any>;
+		};
+		const parent = await create('Parent');
+		bed.node.useKey('parent', parent.key, bed.baseUrl);
+		const child = await create('Child', 'parent');
+		bed.node.useKey('child', child.key, bed.baseUrl);
+
+		const error = await bed.node.failure({ resource: 'apiKey', operation: 'revoke', keyId: parent.id }, { credential: 'child' });
+		expect(error.httpCode).toBe('403');
+		expect(error.message).toBe(
+			`Key ${parent.id} was not created by this key (${child.id}) nor by a key it created: a key may revoke only itself and the keys it created, directly or through them; the account key may revoke any [not_creator]`,
+		);
+		expect(error.description).toBe(
+			'A key may revoke only itself and the keys it created (directly or through keys it created); the account key may revoke any. Revoke this key with the key that created it, or with the account key.',
+		);
+		expect(error.message).not.toContain(child.key);
+		// Both keys still work.
+		for (const credential of ['parent', 'child']) {
+			const [balance] = await bed.node.json({ resource: 'account', operation: 'getBalance' }, { credential });
+			expect(balance).toHaveProperty('balance');
+		}
+	});
+
 	it('API key create keeps the new key out of the output by default', async () => {
 		const [created] = await bed.node.json({ resource: 'apiKey', operation: 'create', name: 'Masked', scopes: ['bots:read'], botAccess: 'all' });
 		const key = created.key as Record<string, any>;

@@ -81,6 +81,9 @@ function describe(status: number, body: ServiceErrorBody, fields: FieldsOfParams
 	if (status === 403 && body.scope) {
 		return `The API key lacks the scope "${body.scope}". Use a key that has it (API Key → Create with scopes), or the account key.`;
 	}
+	if (status === 403 && body.code === 'not_creator') {
+		return 'A key may revoke only itself and the keys it created (directly or through keys it created); the account key may revoke any. Revoke this key with the key that created it, or with the account key.';
+	}
 	if (status === 403 && body.param) {
 		return `The API key may not touch what "${body.param}" names: it is restricted to other bots. Use a key made for this bot (API Key → Create with bots), or the account key.`;
 	}

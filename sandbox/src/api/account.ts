@@ -1,6 +1,6 @@
 import { logEntriesNewestFirst } from '../domain/apiLog';
 import { directory } from '../domain/directory';
-import { keysState, logReadableKeyIds } from '../domain/keys';
+import { keysState, logReadableKeyIds, withinBots } from '../domain/keys';
 import { listsState, listSummary } from '../domain/lists';
 import { readTimeBound } from '../domain/subscribersParams';
 import { paginate } from '../http/params';
@@ -20,17 +20,19 @@ export const accountModule: SandboxModule = {
       path: '/account/get',
       methods: 'GET or POST',
       scope: 'account:read',
-      handle: ({ store, options }) => {
+      handle: ({ store, options, key: caller, botAllowed }) => {
         const dir = directory(store);
         const lists = listsState(store).lists;
         return {
           account: { ...dir.account, timezone: options.timezone },
           tariff: { ...dir.tariff, rowCap: options.rowCap, rateLimit: options.rateLimit },
+          // A bot-restricted key counts its bots and the keys of its bots only. Lists belong to the account: every
+          // key with account:read sees them all with their row counts in /account/summary, so they are counted whole.
           used: {
-            bots: dir.bots.length,
+            bots: dir.bots.filter((bot) => botAllowed(bot.id)).length,
             lists: lists.length,
             rows: lists.reduce((sum, list) => sum + list.rows.length, 0),
-            keys: keysState(store).keys.filter((key) => !key.revoked).length,
+            keys: keysState(store).keys.filter((key) => !key.revoked && withinBots(key.bots, caller.bots)).length,
           },
         };
       },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { directory } from '../domain/directory';
-import { ALL_SCOPES, expiryWithin, hasScope, keysCreatedBy, keysState, newKeyValue, publicKey, withinBots, type ApiKey } from '../domain/keys';
+import { ACCOUNT_KEY_ID, ALL_SCOPES, expiryWithin, hasScope, keysCreatedBy, keysState, mayRevoke, newKeyValue, publicKey, withinBots, type ApiKey } from '../domain/keys';
 import { ApiError, invalidParam, notFound } from '../http/errors';
 import type { SandboxModule } from './endpoint';
 
@@ -61,14 +61,23 @@ export const keysModule: SandboxModule = {
       scope: 'keys:write',
       handle: ({ store, params, key: caller }) => {
         const id = params.requiredString('id');
-        const key = keysState(store).keys.find((candidate) => candidate.id === id);
+        const { keys } = keysState(store);
+        const key = keys.find((candidate) => candidate.id === id);
         if (!key) throw notFound(`Key ${id}`, 'id');
-        if (key.id === 'account') throw invalidParam('id', 'names the account key, which cannot be revoked');
+        if (key.id === ACCOUNT_KEY_ID) throw invalidParam('id', 'names the account key, which cannot be revoked');
         if (!withinBots(key.bots, caller.bots)) {
           throw new ApiError(403, 'bot_forbidden', `A bot-restricted key can only revoke keys of its own bots`, { param: 'id' });
         }
+        if (!mayRevoke(keys, caller, key)) {
+          throw new ApiError(
+            403,
+            'not_creator',
+            `Key ${key.id} was not created by this key (${caller.id}) nor by a key it created: a key may revoke only itself and the keys it created, directly or through them; the account key may revoke any`,
+            { param: 'id' },
+          );
+        }
         // Revoking a key revokes every key it created, directly or through them.
-        const created = keysCreatedBy(keysState(store).keys, key.id).filter((candidate) => !candidate.revoked);
+        const created = keysCreatedBy(keys, key.id).filter((candidate) => !candidate.revoked);
         for (const revoked of [key, ...created]) revoked.revoked = true;
         return { ok: true, key: publicKey(key), revokedWith: created.map((revoked) => revoked.id) };
       },

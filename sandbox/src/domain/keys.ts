@@ -8,6 +8,9 @@ export const SCOPE_AREAS = [
 
 export const ALL_SCOPES: string[] = SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]);
 
+/** The key every account has: all scopes, every bot, never expires, cannot be revoked. */
+export const ACCOUNT_KEY_ID = 'account';
+
 export interface ApiKey {
   id: string;
   key: string;
@@ -52,10 +55,10 @@ export function publicKey(key: ApiKey) {
 /** The account key: all scopes, no bot restriction, no expiry. Created once per store. */
 export function ensureAccountKey(store: Store, fixedValue: string | undefined, nowIso: string): ApiKey {
   const state = keysState(store);
-  let account = state.keys.find((key) => key.id === 'account');
+  let account = state.keys.find((key) => key.id === ACCOUNT_KEY_ID);
   if (!account) {
     account = {
-      id: 'account', key: fixedValue ?? newKeyValue(), name: 'Account key', scopes: ['*'], bots: [],
+      id: ACCOUNT_KEY_ID, key: fixedValue ?? newKeyValue(), name: 'Account key', scopes: ['*'], bots: [],
       created: nowIso, expiresAt: null, revoked: false,
     };
     state.keys.unshift(account);
@@ -90,6 +93,16 @@ export function keysCreatedBy(keys: ApiKey[], id: string): ApiKey[] {
     }
   }
   return found;
+}
+
+/**
+ * Whether `caller` may revoke `target`: the account key any key; any other key only itself and the keys it created,
+ * directly or through them (a key never turns on its creator, its siblings or keys it did not make). A key stored
+ * without a recorded creator (by an older sandbox) is revocable by itself and the account key only.
+ */
+export function mayRevoke(keys: ApiKey[], caller: ApiKey, target: ApiKey): boolean {
+  if (caller.id === ACCOUNT_KEY_ID || target.id === caller.id) return true;
+  return keysCreatedBy(keys, caller.id).some((key) => key.id === target.id);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Endpoint } from '../api/endpoint';
-import { paramsOf, requestSchema, type ContractOptions } from '../openapi/document';
+import { paramsOf, requestParts, type ContractOptions } from '../openapi/document';
 import { endpointContracts, type EndpointContract } from '../openapi/endpoints';
 import type { ParamSpec } from '../openapi/params';
 import { ApiError } from './errors';
@@ -10,9 +10,12 @@ import { ApiError } from './errors';
 interface CompiledMethod {
   contract: EndpointContract;
   params: Record<string, ParamSpec>;
-  validate: ValidateFunction;
-  /** The same schema without the rules across parameters: a wrong value is reported before a missing partner. */
+  /** Each parameter's value and the required ones: reported before a missing partner. */
   properties: ValidateFunction;
+  /** The rules across parameters, in the contract's order (`needs`, then `exclusive`). */
+  rules: ValidateFunction[];
+  /** The parameters another needs (`dependentRequired`), checked last. */
+  base: ValidateFunction;
   headers: [string, ParamSpec, ValidateFunction][];
 }
 
@@ -47,9 +50,18 @@ export class RequestValidation {
     for (const endpoint of endpoints) {
       const contract = endpointContracts[endpoint.path];
       const headers = Object.entries(contract.headers ?? {}).map(([name, spec]): [string, ParamSpec, ValidateFunction] => [name, spec, ajv.compile(spec.schema)]);
-      const schema = requestSchema(contract, options);
-      const { allOf: _rules, dependentRequired: _dependent, ...properties } = schema;
-      this.methods.set(endpoint.path, { contract, params: paramsOf(contract, options), validate: ajv.compile(schema), properties: ajv.compile(properties), headers });
+      // The parts the document publishes as one schema (requestSchema): values and required parameters first, then
+      // the rules across parameters (ajv runs `allOf` before `dependentRequired`), then `dependentRequired`.
+      const { base, rules } = requestParts(contract, options);
+      const { dependentRequired: _dependent, ...required } = base;
+      this.methods.set(endpoint.path, {
+        contract,
+        params: paramsOf(contract, options),
+        properties: ajv.compile(required),
+        rules: rules.map((rule) => ajv.compile(rule)),
+        base: ajv.compile(base),
+        headers,
+      });
     }
   }
 
@@ -67,13 +79,13 @@ export class RequestValidation {
       }
     }
     if (!method.properties(source)) throw this.refusal(method, source, method.properties.errors ?? []);
-    if (!method.validate(source)) throw this.refusal(method, source, method.validate.errors ?? []);
+    const broken = method.rules.findIndex((rule) => !rule(source));
+    if (broken >= 0) throw this.ruleRefusal(method, source, broken);
+    if (!method.base(source)) throw this.refusal(method, source, method.base.errors ?? []);
   }
 
   private refusal(method: CompiledMethod, source: Record<string, unknown>, errors: ErrorObject[]): ApiError {
     const first = errors[0];
-    const rule = /^#\/allOf\/(\d+)\//.exec(first?.schemaPath ?? '');
-    if (rule) return this.ruleRefusal(method, source, Number(rule[1]));
     if (!first || first.instancePath === '') {
       if (first?.keyword === 'required') {
         const name = (first.params as { missingProperty: string }).missingProperty;
@@ -109,7 +121,7 @@ export class RequestValidation {
     return new ApiError(422, code, `Parameter "${name}" ${spec.expect}${detail}${unknownWords(spec, value)}`, { param, ...max });
   }
 
-  /** A rule across parameters failed: `needs` come first in the schema's allOf, then `exclusive`. */
+  /** A rule across parameters failed: `needs` come first, then `exclusive`. */
   private ruleRefusal({ contract }: CompiledMethod, source: Record<string, unknown>, index: number): ApiError {
     const needs = contract.needs ?? [];
     if (index < needs.length) {

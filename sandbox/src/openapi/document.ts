@@ -6,7 +6,7 @@ import { componentSchemas } from './components';
 import { endpointContracts, PAGE_PARAMS, type EndpointContract } from './endpoints';
 import { integer, optional, type ParamSpec } from './params';
 import { outsideApiRoutes, type RouteContract } from './routes';
-import { openAnswer, ref, SANDBOX_MARK, SANDBOX_SENDS, sandboxSendsEveryExtra, type Schema } from './schema';
+import { openAnswer, ref, sandbox, SANDBOX_MARK, SANDBOX_SENDS, sandboxSendsEveryExtra, withSandboxNote, type Schema } from './schema';
 
 export const OPENAPI_PATH = '/openapi.json';
 
@@ -39,12 +39,13 @@ class ErrorResponses {
               {
                 type: 'object',
                 properties: {
-                  code: {
-                    type: 'string',
-                    enum: unique,
-                    // The documentation names one code (list_exists) and leaves the list and their statuses open.
-                    ...(unique.every((code) => DOCUMENTED_CODES.has(code)) ? {} : { [SANDBOX_MARK]: 'The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown.' }),
-                  },
+                  // The documentation names one code (list_exists) and leaves the list and their statuses open.
+                  code: unique.every((code) => DOCUMENTED_CODES.has(code))
+                    ? { type: 'string', enum: unique }
+                    : sandbox(
+                        { type: 'string', enum: unique },
+                        'The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown.',
+                      ),
                 },
               },
             ],
@@ -56,6 +57,10 @@ class ErrorResponses {
   }
 }
 
+/** A failure inside the sandbox (a bug, a store it cannot write): every operation can answer it. */
+const internalError = (errors: ErrorResponses) =>
+  errors.ref('500', 'The sandbox failed unexpectedly (a fault of its own, such as a data file it cannot write); a change may or may not have been made.', ['internal']);
+
 /** Refusals of the request body itself, before any method runs. */
 const bodyErrors = (errors: ErrorResponses) => ({
   '400': errors.ref('400', 'The body is not valid JSON, ended early, or does not match its Content-Type or Content-Encoding.', ['invalid_json', 'aborted', 'invalid_body']),
@@ -65,13 +70,18 @@ const bodyErrors = (errors: ErrorResponses) => ({
 
 /** What `limit` means to a client: the documentation states neither a default nor a maximum. */
 const PAGE_SIZE = 'Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end.';
+const PAGE_BOUNDS_UNDOCUMENTED = 'the service\'s own default and maximum are not documented.';
 
 /** The operation's `limit` under the page flags (`--max-page`, `--max-page-mode`). */
 function pageLimit(options: ContractOptions): ParamSpec {
   if (options.maxPageMode === 'cap') {
-    return optional(integer(1), PAGE_SIZE, `Default ${DEFAULT_PAGE_SIZE}; a larger value is served as ${options.maxPage} (this sandbox runs with --max-page ${options.maxPage} --max-page-mode cap).`);
+    return optional(
+      integer(1),
+      PAGE_SIZE,
+      `Default ${DEFAULT_PAGE_SIZE}; a larger value is served as ${options.maxPage} (this sandbox runs with --max-page ${options.maxPage} --max-page-mode cap): ${PAGE_BOUNDS_UNDOCUMENTED}`,
+    );
   }
-  return optional(integer(1, options.maxPage), PAGE_SIZE, `Default ${DEFAULT_PAGE_SIZE}, at most ${options.maxPage} (more is a 422).`);
+  return optional(integer(1, options.maxPage), PAGE_SIZE, `Default ${DEFAULT_PAGE_SIZE}, at most ${options.maxPage} (more is a 422): ${PAGE_BOUNDS_UNDOCUMENTED}`);
 }
 
 /** The parameters of a method as this sandbox takes them. */
@@ -79,7 +89,9 @@ export function paramsOf(contract: EndpointContract, options: ContractOptions): 
   return Object.fromEntries(Object.entries(contract.params).map(([name, spec]) => [name, spec === PAGE_PARAMS.limit ? pageLimit(options) : spec]));
 }
 
-const marked = (spec: ParamSpec): Schema => (spec.sandbox ? { ...spec.schema, [SANDBOX_MARK]: spec.sandbox } : spec.schema);
+/** A parameter's description as published: what it means, then the sandbox's note, if any (generated docs drop `x-sandbox`). */
+const described = (spec: ParamSpec): string => (spec.sandbox ? withSandboxNote(spec.description, spec.sandbox) : spec.description);
+const marked = (spec: ParamSpec): Schema => (spec.sandbox ? { ...spec.schema, description: described(spec), [SANDBOX_MARK]: spec.sandbox } : spec.schema);
 
 /** A group of required parameters as a schema that also types them (so generated clients know them). */
 const group = (names: string[], params: Record<string, ParamSpec>): Schema => ({
@@ -88,25 +100,55 @@ const group = (names: string[], params: Record<string, ParamSpec>): Schema => ({
   required: names,
 });
 
+/** A "not both" rule: the documentation says "a or b" without saying that both together are refused. */
+export const exclusiveNote = ([first, second]: [string, string]): string =>
+  `\`${first}\` and \`${second}\` together are refused (422 invalid_param); the documentation says "${first} or ${second}" without saying whether both may be given.`;
+
+/** What the sandbox says of parameters a method does not name (on the schema of every method's parameters). */
+const UNNAMED_IGNORED = 'Parameters the method does not name are ignored.';
+const PARAMETERS_NOTE = { description: withSandboxNote('The parameters as a JSON object.', UNNAMED_IGNORED), [SANDBOX_MARK]: UNNAMED_IGNORED };
+
+/**
+ * A method's parameters as JSON Schemas: `properties` (each parameter's schema), `base` (the same with the required
+ * ones and `dependentRequired`), and `rules`, one schema per rule across parameters (each `needs` entry, then each
+ * `exclusive` pair). The sandbox checks them in that order (src/http/validation.ts); {@link requestSchema} publishes them as one.
+ */
+export function requestParts(contract: EndpointContract, options: ContractOptions): { properties: Schema; base: Schema; rules: Schema[] } {
+  const params = paramsOf(contract, options);
+  const required = Object.entries(params).filter(([, spec]) => spec.required).map(([name]) => name);
+  const properties: Schema = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(params).map(([name, spec]) => [name, { ...marked(spec), description: described(spec) }])),
+  };
+  const base: Schema = {
+    ...properties,
+    ...(required.length > 0 ? { required } : {}),
+    ...(contract.dependent ? { dependentRequired: contract.dependent } : {}),
+  };
+  const rules: Schema[] = [
+    ...(contract.needs ?? []).map((alternatives) => ({ anyOf: alternatives.map((names) => group(names, params)) })),
+    ...(contract.exclusive ?? []).map((pair) => sandbox({ not: { required: pair } }, exclusiveNote(pair))),
+  ];
+  return { properties, base, rules };
+}
+
+/**
+ * Schemas as `allOf` with two members at most, nested to the right ([a, [b, c]]): some generators turn an `allOf` of
+ * n members into a call that takes two (@hey-api's zod plugin writes `z.intersection(a, b, c)`).
+ */
+function allOfPairs(schemas: Schema[]): Schema {
+  return schemas.length === 1 ? schemas[0] : { allOf: [schemas[0], allOfPairs(schemas.slice(1))] };
+}
+
 /**
  * The JSON Schema of a method's parameters (a JSON body, or the query string read as an object): each parameter's
  * schema, the required ones, and the rules across parameters (one of two groups, not both, one needs another).
+ * With rules, every property sits inside an `allOf` member: a generator that reads `allOf` alone (openapi-zod-client)
+ * drops properties beside it.
  */
 export function requestSchema(contract: EndpointContract, options: ContractOptions): Schema {
-  const params = paramsOf(contract, options);
-  const required = Object.entries(params).filter(([, spec]) => spec.required).map(([name]) => name);
-  const rules: Schema[] = [
-    ...(contract.needs ?? []).map((alternatives) => ({ anyOf: alternatives.map((names) => group(names, params)) })),
-    ...(contract.exclusive ?? []).map((pair) => ({ not: { required: pair } })),
-  ];
-  return {
-    type: 'object',
-    properties: Object.fromEntries(Object.entries(params).map(([name, spec]) => [name, { ...marked(spec), description: spec.description }])),
-    ...(required.length > 0 ? { required } : {}),
-    ...(contract.dependent ? { dependentRequired: contract.dependent } : {}),
-    ...(rules.length > 0 ? { allOf: rules } : {}),
-    [SANDBOX_MARK]: 'Parameters the method does not name are ignored.',
-  };
+  const { base, rules } = requestParts(contract, options);
+  return { ...(rules.length === 0 ? base : allOfPairs([base, ...rules])), ...PARAMETERS_NOTE };
 }
 
 function requestBody(contract: EndpointContract, options: ContractOptions) {
@@ -123,11 +165,11 @@ function requestBody(contract: EndpointContract, options: ContractOptions) {
 function queryParameters(contract: EndpointContract, options: ContractOptions) {
   return Object.entries(paramsOf(contract, options))
     .filter(([, spec]) => spec.schema.type !== 'object')
-    .map(([name, spec]) => ({ name, in: 'query', required: spec.required, description: spec.description, schema: marked(spec) }));
+    .map(([name, spec]) => ({ name, in: 'query', required: spec.required, description: described(spec), schema: marked(spec) }));
 }
 
 function headerParameters(contract: EndpointContract) {
-  return Object.entries(contract.headers ?? {}).map(([name, spec]) => ({ name, in: 'header', required: spec.required, description: spec.description, schema: marked(spec) }));
+  return Object.entries(contract.headers ?? {}).map(([name, spec]) => ({ name, in: 'header', required: spec.required, description: described(spec), schema: marked(spec) }));
 }
 
 /** An operationId: the path's words in camelCase, e.g. accountBalanceGet. */
@@ -159,7 +201,7 @@ function shapedAnswer(path: string, answer: Schema, options: ContractOptions): S
   const { items, total: _total, ...rest } = properties;
   const total = options.omitTotal ? {} : properties.total ? { total: properties.total } : {};
   const note = `This sandbox runs with${options.listShape !== 'items' ? ` --list-shape ${options.listShape}` : ''}${options.omitTotal ? ' --omit-total' : ''}.`;
-  if (options.listShape === 'bare') return { ...items, [SANDBOX_MARK]: `${note} The records, without an envelope.` };
+  if (options.listShape === 'bare') return sandbox(items, `${note} The records, without an envelope.`);
   const key = options.listShape === 'named' ? name : 'items';
   const shapedProperties = { [key]: items, ...rest, ...total };
   const required = new Set(answer.required as string[]);
@@ -167,28 +209,30 @@ function shapedAnswer(path: string, answer: Schema, options: ContractOptions): S
   const shaped: Schema = { ...answer, properties: shapedProperties, required: Object.keys(shapedProperties).filter((name) => name === key || required.has(name)) };
   delete shaped[SANDBOX_SENDS];
   if (sends.length > 0) shaped[SANDBOX_SENDS] = sends;
-  return options.listShape === 'items' && !options.omitTotal ? answer : { ...shaped, [SANDBOX_MARK]: note };
+  return options.listShape === 'items' && !options.omitTotal ? answer : sandbox(shaped, note);
 }
 
 function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponses: ErrorResponses) {
   const contract = endpointContracts[endpoint.path];
   const isRead = endpoint.scope.endsWith(':read');
-  const methodNote = (method: 'get' | 'post') => {
-    const notes = [contract.extension, contract.methodsNote?.method === method ? contract.methodsNote.note : undefined].filter(Boolean);
-    return notes.length > 0 ? { [SANDBOX_MARK]: notes.join(' ') } : {};
-  };
   const description = [
     contract.description,
     contract.rules,
+    ...(contract.exclusive ?? []).map((pair) => `Sandbox: ${exclusiveNote(pair)}`),
     `Scope: \`${endpoint.scope}\`.`,
   ]
     .filter(Boolean)
     .join(' ');
+  /** The operation's description and, for the sandbox's extensions and its own reading of the HTTP methods, its `x-sandbox` (said in the description too). */
+  const operationText = (method: 'get' | 'post') => {
+    const note = [contract.extension, contract.methodsNote?.method === method ? contract.methodsNote.note : undefined].filter(Boolean).join(' ');
+    return note ? { description: withSandboxNote(description, note), [SANDBOX_MARK]: note } : { description };
+  };
   const errors = contract.errors ?? {};
   const rateHeaders =
     options.retryAfter === 'none'
       ? undefined
-      : { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 }, [SANDBOX_MARK]: 'The header is the sandbox\'s.' } };
+      : { 'Retry-After': { description: withSandboxNote('Seconds to wait.', 'The header is the sandbox\'s.'), schema: { type: 'integer', minimum: 1 }, [SANDBOX_MARK]: 'The header is the sandbox\'s.' } };
   const responses: Record<string, unknown> = {
     '200': { description: 'Success', content: { 'application/json': { schema: ref(answerName(endpoint.path)) } } },
     ...bodyErrors(errorResponses),
@@ -203,6 +247,7 @@ function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponse
       ...[...(contract.rules ?? '').matchAll(/422 ([a-z_]+)/g)].map((match) => match[1]),
     ]),
     '429': errorResponses.ref('429', `Too many requests for this key; the request did nothing.${options.retryAfter === 'none' ? ' This sandbox runs with --retry-after none: no Retry-After header.' : ''}`, ['rate_limited'], rateHeaders),
+    '500': internalError(errorResponses),
     '503': errorResponses.ref('503', 
       isRead && options.failReads > 0
         ? `Briefly unavailable; the request did nothing (this sandbox runs with --fail-reads ${options.failReads}).`
@@ -213,27 +258,26 @@ function apiPathItem(endpoint: Endpoint, options: ContractOptions, errorResponse
   const base = {
     tags: [contract.tag],
     summary: contract.summary,
-    description,
     'x-scope': endpoint.scope,
     responses,
   };
   const headers = headerParameters(contract);
   const item: Record<string, unknown> = {
-    post: { ...base, ...methodNote('post'), operationId: camel(endpoint.path), ...(headers.length > 0 ? { parameters: headers } : {}), requestBody: requestBody(contract, options) },
+    post: { ...base, ...operationText('post'), operationId: camel(endpoint.path), ...(headers.length > 0 ? { parameters: headers } : {}), requestBody: requestBody(contract, options) },
   };
   if (endpoint.methods === 'GET or POST') {
     const { '413': _tooLarge, '415': _charset, ...getResponses } = responses;
-    item.get = { ...base, ...methodNote('get'), operationId: `${camel(endpoint.path)}ViaGet`, parameters: [...queryParameters(contract, options), ...headers], responses: getResponses };
+    item.get = { ...base, ...operationText('get'), operationId: `${camel(endpoint.path)}ViaGet`, parameters: [...queryParameters(contract, options), ...headers], responses: getResponses };
   }
   return item;
 }
 
-function routePathItem(route: RouteContract) {
+function routePathItem(route: RouteContract, errorResponses: ErrorResponses) {
   const operationId = camel(`${route.method} ${route.path}`);
   const operation = {
     tags: [route.tag],
     summary: route.summary,
-    description: `${route.summary}. ${route.extension}`,
+    description: withSandboxNote(`${route.summary}.`, route.extension),
     operationId,
     [SANDBOX_MARK]: route.extension,
     ...(route.security ? { security: route.security } : { security: [] }),
@@ -242,6 +286,7 @@ function routePathItem(route: RouteContract) {
     responses: {
       '200': route.answer === 'html' ? { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } : { description: 'Success', content: { 'application/json': { schema: route.answer } } },
       ...(route.errors ? { '4XX': { description: 'An error', content: { 'application/json': { schema: ref('Error') } } } } : {}),
+      '500': internalError(errorResponses),
       ...route.otherResponses,
     },
   };
@@ -330,7 +375,7 @@ function contractDocument(endpoints: Endpoint[], options: ContractOptions) {
   const errorResponses = new ErrorResponses();
   for (const endpoint of [...endpoints].sort((a, b) => a.path.localeCompare(b.path))) paths[endpoint.path] = apiPathItem(endpoint, options, errorResponses);
   for (const route of outsideApiRoutes) {
-    paths[route.path] = { ...(paths[route.path] as object), servers: [{ url: '/', description: 'The sandbox itself, outside /api' }], ...routePathItem(route) };
+    paths[route.path] = { ...(paths[route.path] as object), servers: [{ url: '/', description: 'The sandbox itself, outside /api' }], ...routePathItem(route, errorResponses) };
   }
   return {
     openapi: '3.1.0',
@@ -354,12 +399,12 @@ function contractDocument(endpoints: Endpoint[], options: ContractOptions) {
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The API key itself, without a prefix.' },
-        accountKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The account key (every scope).', [SANDBOX_MARK]: 'Sandbox control routes.' },
+        accountKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: withSandboxNote('The account key (every scope).', 'Sandbox control routes.'), [SANDBOX_MARK]: 'Sandbox control routes.' },
         consoleSession: {
           type: 'apiKey',
           in: 'header',
           name: 'X-Sandbox-Console',
-          description: 'The session of the sandbox\'s browser console, issued in its page; only with the sandbox\'s own Host and Origin.',
+          description: withSandboxNote('The session of the sandbox\'s browser console, issued in its page; only with the sandbox\'s own Host and Origin.', 'The console.'),
           [SANDBOX_MARK]: 'The console.',
         },
       },

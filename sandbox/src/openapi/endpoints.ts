@@ -4,7 +4,7 @@ import { ALL_SCOPES } from '../domain/keys';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
 import { apiKeyProperties, hookProperties } from './components';
 import { LIMITS } from './limits';
-import { CELL, choice, day, dayOrTime, dictionary, flag, integer, list, nonBlank, oneOrMany, optional, required, text, type ParamSpec } from './params';
+import { CELL, choice, FLAG_SCHEMA, day, dayOrTime, dictionary, flag, integer, list, nonBlank, oneOrMany, optional, required, sandboxLimit, text, UNDOCUMENTED_LIMIT, type ParamSpec } from './params';
 import { arrayOf, bool, describe, int, isoTime, nullable, num, object, oneOf, ref, sandbox, sandboxObject, scalar, str, strings, type Schema } from './schema';
 
 /** What the contract says about one method of the API (its path, HTTP methods and scope come from the registry). */
@@ -36,7 +36,7 @@ export interface EndpointContract {
 
 /** Every list method's paging: `limit` is bounded by the sandbox (the documentation names no maximum). */
 export const PAGE_PARAMS = {
-  limit: optional(integer(1, MAX_PAGE_SIZE), 'Page size.', `Default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE} (more is a 422).`),
+  limit: optional(integer(1, MAX_PAGE_SIZE), 'Page size.', `Default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE} (more is a 422): the service's own default and maximum are not documented.`),
   offset: optional(integer(0), 'Items to skip.'),
 };
 const PAGE = PAGE_PARAMS;
@@ -58,22 +58,37 @@ const SERVICE_VALUES = {
   messenger: optional(ID, 'Fills Messenger.'),
   botid: optional(ID, 'Fills BotID.'),
 };
+/** The same for many rows at once: the documentation names them for /list/row/add only. */
+const SERVICE_VALUES_OF_ROWS = Object.fromEntries(
+  Object.entries(SERVICE_VALUES).map(([name, spec]) => [
+    name,
+    { ...spec, sandbox: `The documentation names \`${name}\` for /list/row/add only; the sandbox also takes it here, for every row.` },
+  ]),
+) as typeof SERVICE_VALUES;
 const LIST_TARGET = {
   listid: optional(integer(1), 'List number; give it or `list`.'),
   list: optional(ID, 'List name, instead of `listid`.'),
+};
+/** A method for which the documentation names only `listid`: the sandbox takes the list's name as well. */
+const LIST_TARGET_BY_NUMBER = {
+  ...LIST_TARGET,
+  list: { ...LIST_TARGET.list, sandbox: 'The documentation names only `listid` for this method; the sandbox also takes the list\'s name.' },
 };
 const LIST_TARGET_RULE: string[][] = [['listid'], ['list']];
 const SAME_LIST = 'When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict).';
 /** The rules of a method that names a list, and its own. */
 const listRules = (own?: string) => [SAME_LIST, own].filter(Boolean).join(' ');
 const TAG = nonBlank(LIMITS.tag);
-const TAGS = oneOrMany(TAG, `must be a tag or a non-empty array of tags (not blank, at most ${LIMITS.tag} characters each)`);
-const VARIABLES = dictionary(
-  { type: ['string', 'number', 'boolean', 'null'], maxLength: LIMITS.text },
-  `must be an object of variable name (not blank, at most ${LIMITS.tag} characters) to a string (at most ${LIMITS.text} characters), number, boolean or null`,
-  { keys: TAG },
+const TAGS = sandboxLimit(oneOrMany(TAG, `must be a tag or a non-empty array of tags (not blank, at most ${LIMITS.tag} characters each)`), `At most ${LIMITS.tag} characters a tag`);
+const VARIABLES = sandboxLimit(
+  dictionary(
+    { type: ['string', 'number', 'boolean', 'null'], maxLength: LIMITS.text },
+    `must be an object of variable name (not blank, at most ${LIMITS.tag} characters) to a string (at most ${LIMITS.text} characters), number, boolean or null`,
+    { keys: TAG },
+  ),
+  `A variable name holds at most ${LIMITS.tag} characters and a text value at most ${LIMITS.text}`,
 );
-const BUTTONS = list(
+const BUTTONS = sandboxLimit(list(
   {
     type: 'object',
     properties: {
@@ -85,7 +100,7 @@ const BUTTONS = list(
   },
   `must be an array of at most ${LIMITS.buttons} link buttons {name, url} with an http or https url`,
   { max: LIMITS.buttons },
-);
+), `At most ${LIMITS.buttons} buttons, a button name at most ${LIMITS.tag} characters`);
 const ROW_OBJECT: Schema = { type: 'object', additionalProperties: CELL };
 const ROW_VALUES: Schema = { type: 'array', items: CELL };
 const ROW_ORDER = choice(['old', 'new']);
@@ -95,7 +110,7 @@ const ITEM_TEXT: Schema = { type: ['string', 'number', 'null'] };
 const ITEM_KIND_SCHEMAS: Record<(typeof ITEM_FIELD_KINDS)[keyof typeof ITEM_FIELD_KINDS], Schema> = {
   text: ITEM_TEXT,
   numberOrText: ITEM_TEXT,
-  boolean: { enum: [true, false, 'true', 'false', 1, 0, '1', '0', null] },
+  boolean: { anyOf: [...(FLAG_SCHEMA.anyOf as Schema[]), { type: 'null' }] },
   sizeStock: describe(
     { type: ['string', 'null'], pattern: '^(?:\\s*|\\s*[^:,\\s][^:,]*:\\s*[0-9]+\\s*(?:,\\s*[^:,\\s][^:,]*:\\s*[0-9]+\\s*)*)$' },
     'Stock by size: size:quantity pairs separated by commas, e.g. "S:3,M:5".',
@@ -110,8 +125,9 @@ const ITEM_FIELDS: Record<string, ParamSpec> = Object.fromEntries(
   ]),
 );
 const ITEM_NUMBER = integer(1).schema;
+const ITEMS_PER_REQUEST = `At most ${LIMITS.itemsPerRequest} items a request (more is refused whole with \`too_many_items\`)`;
 const bulkItems = (extra: Record<string, Schema>, requiredFields: string[], expect: string) =>
-  list(
+  sandboxLimit(list(
     {
       type: 'object',
       properties: { ...extra, ...ITEM_FIELD_SCHEMAS },
@@ -120,7 +136,7 @@ const bulkItems = (extra: Record<string, Schema>, requiredFields: string[], expe
     },
     expect,
     { min: 1, max: LIMITS.itemsPerRequest, tooManyCode: 'too_many_items' },
-  );
+  ), ITEMS_PER_REQUEST);
 
 const CARD_ERRORS = { 403: ['bot_forbidden'], 422: ['not_found'] };
 const LIST_ERRORS = { 422: ['not_found'] };
@@ -199,15 +215,19 @@ export const endpointContracts: Record<string, EndpointContract> = {
     description: 'Creates a key with some of the calling key\'s scopes, optionally restricted to some bots and to a lifetime in days. The answer is the only place its value appears.',
     params: {
       name: required(text(), 'Key name.'),
-      scopes: required(oneOrMany({ type: 'string', enum: ALL_SCOPES }, `must be a scope or a non-empty array of scopes (${ALL_SCOPES.join(', ')})`), 'Scopes the key gets.'),
+      scopes: required(
+        oneOrMany({ type: 'string', enum: ALL_SCOPES }, `must be a scope or a non-empty array of scopes (${ALL_SCOPES.join(', ')})`),
+        'Scopes the key gets.',
+        `The sandbox takes only these ${ALL_SCOPES.length} scopes; the documentation names \`lists:read\`, \`lists:write\` and \`subscribers:read\` and does not show the others, so the service's list may differ.`,
+      ),
       bots: optional(
         oneOrMany(nonBlank(), 'must be a botid or an array of botids', { empty: true }),
         'Bots the key may touch (none, or an empty array: every bot the calling key may touch).',
       ),
       days: optional(
-        integer(1, LIMITS.keyDays),
+        sandboxLimit(integer(1, LIMITS.keyDays), `At most ${LIMITS.keyDays} days`),
         'Lifetime in days.',
-        `From 1 to ${LIMITS.keyDays}. A key never outlives the key that creates it: when that key expires before \`days\` (or absent: never) would end, the new key expires with it, and the answer says so in \`notice\`.`,
+        `A key never outlives the key that creates it: when that key expires before \`days\` (or absent: never) would end, the new key expires with it, and the answer says so in \`notice\`.`,
       ),
     },
     errors: { 403: ['bot_forbidden'], 422: ['not_found'] },
@@ -226,8 +246,9 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Keys',
     summary: 'Revoke an API key',
     description: 'Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them.',
+    rules: 'The sandbox\'s rule: a key never turns on its creator. The account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key\'s id is 403 not_creator (`param: id`) and nothing is revoked. A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden.',
     params: { id: required(text(), 'Key id.') },
-    errors: { 403: ['bot_forbidden'], 422: ['not_found'] },
+    errors: { 403: ['bot_forbidden', 'not_creator'], 422: ['not_found'] },
     answer: ok({
       key: ref('ApiKey'),
       revokedWith: sandbox(strings, 'Revoking a key revokes every key it created, directly or through them: the ids of those revoked now.'),
@@ -451,7 +472,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     summary: 'Subscribers across the funnel',
     description: 'The subscribers of each stage, in funnel order, and those in none.',
     methodsNote: { method: 'post', note: 'The documentation lists /crm/board as GET; the sandbox also takes POST like every read.' },
-    params: { botid: optional(ID, 'One bot.') },
+    params: { botid: optional(ID, 'One bot.', 'The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot.') },
     errors: CARD_ERRORS,
     answer: sandboxObject({
       stages: arrayOf(object({ name: str, tag: str, order: int, count: int, subscribers: arrayOf(briefCard) })),
@@ -464,9 +485,13 @@ export const endpointContracts: Record<string, EndpointContract> = {
     summary: 'Subscribers and sent messages by day',
     description: 'New subscribers and sent messages for every day from `from` to `to` (both included), in the account\'s time zone.',
     methodsNote: { method: 'post', note: 'The documentation lists /stat/get as GET; the sandbox also takes POST like every read.' },
-    params: { from: required(day, 'First day, YYYY-MM-DD.'), to: required(day, 'Last day, YYYY-MM-DD.'), botid: optional(ID, 'One bot.', 'A sandbox addition.') },
+    params: {
+      from: required(day, 'First day, YYYY-MM-DD.'),
+      to: required(day, 'Last day, YYYY-MM-DD.', `At most ${LIMITS.statDays} days from \`from\` (otherwise 422 invalid_range): ${UNDOCUMENTED_LIMIT}.`),
+      botid: optional(ID, 'One bot.', 'A sandbox addition.'),
+    },
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'invalid_range'] },
-    rules: `\`to\` must not be before \`from\`, and the range holds at most ${LIMITS.statDays} days (otherwise 422 invalid_range, on \`to\`).`,
+    rules: `\`to\` must not be before \`from\`, and the range holds at most ${LIMITS.statDays} days (otherwise 422 invalid_range, on \`to\`; Sandbox: the range's limit is the sandbox's, ${UNDOCUMENTED_LIMIT}).`,
     answer: sandboxObject({
       from: str,
       to: str,
@@ -500,7 +525,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Lists',
     summary: 'Remove every row of a list',
     description: 'Removes every row; the list stays.',
-    params: LIST_TARGET,
+    params: LIST_TARGET_BY_NUMBER,
     needs: [LIST_TARGET_RULE],
     errors: LIST_ERRORS,
     rules: listRules(),
@@ -520,7 +545,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     tag: 'Lists',
     summary: 'Rows matching conditions (a scan of the whole list)',
     description:
-      'The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty.',
+      'The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty.',
     methodsNote: { method: 'get', note: 'The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both. The GET form takes `column` and `value` (`where`, an object, goes in the JSON body of POST).' },
     params: {
       ...LIST_TARGET,
@@ -528,8 +553,9 @@ export const endpointContracts: Record<string, EndpointContract> = {
       column: optional(ID, 'One condition: column.'),
       value: optional({ schema: CELL, expect: 'must be a string, number, boolean or null' }, 'One condition: value (with `column`).'),
       exact: optional(flag, 'False: case-insensitive substring match.', 'Default false.'),
-      sort: optional(ROW_ORDER, '`old` or `new`.'),
-      ...PAGE,
+      sort: optional(ROW_ORDER, '`old` or `new`.', 'The documentation names no order for /list/rows/find; the sandbox takes `old` (the default) or `new`.'),
+      limit: PAGE.limit,
+      offset: optional(integer(0), 'Items to skip.', 'The documentation names no paging for /list/rows/find; the sandbox answers a page of `limit` rows (20 by default) from `offset`.'),
     },
     exclusive: [['where', 'column']],
     needs: [LIST_TARGET_RULE, [['where'], ['column', 'value']]],
@@ -546,14 +572,17 @@ export const endpointContracts: Record<string, EndpointContract> = {
     summary: 'Add a row (honours Idempotency-Key)',
     description: 'Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing.',
     params: {
-      ...LIST_TARGET,
+      ...LIST_TARGET_BY_NUMBER,
       row: optional({ schema: ROW_OBJECT, expect: 'must be an object of column name to a string, number, boolean or null' }, 'Column name to value.'),
       values: optional({ schema: ROW_VALUES, expect: 'must be an array of strings, numbers, booleans or nulls' }, 'Values in column order.'),
       ...SERVICE_VALUES,
     },
     headers: {
       'Idempotency-Key': optional(
-        { schema: { type: 'string', minLength: 1, maxLength: LIMITS.idempotencyKey, pattern: '\\S' }, expect: `must be a non-empty string of at most ${LIMITS.idempotencyKey} characters` },
+        sandboxLimit(
+          { schema: { type: 'string', minLength: 1, maxLength: LIMITS.idempotencyKey, pattern: '\\S' }, expect: `must be a non-empty string of at most ${LIMITS.idempotencyKey} characters` },
+          `At most ${LIMITS.idempotencyKey} characters`,
+        ),
         'A client-chosen unique value: a repeat with the same value (after a network failure) adds no second row.',
         'The sandbox remembers a value for 24 hours of business time, per API key; the same value with another body is 422 idempotency_mismatch.',
       ),
@@ -569,7 +598,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     summary: 'Add up to 500 rows at once (all or nothing)',
     description: `Adds 1 to ${LIMITS.rowsPerRequest} rows, each an object (column name to value) or an array (column order); more is refused whole with \`too_many_rows\`.`,
     params: {
-      ...LIST_TARGET,
+      ...LIST_TARGET_BY_NUMBER,
       rows: required(
         list({ anyOf: [ROW_OBJECT, ROW_VALUES] }, `must be an array of 1 to ${LIMITS.rowsPerRequest} rows, each an object of column name to value or an array of values`, {
           min: 1,
@@ -577,8 +606,9 @@ export const endpointContracts: Record<string, EndpointContract> = {
           tooManyCode: 'too_many_rows',
         }),
         'Objects or arrays.',
+        `More than ${LIMITS.rowsPerRequest} rows are refused whole (422 too_many_rows, nothing added): the documentation states the limit but not what happens beyond it.`,
       ),
-      ...SERVICE_VALUES,
+      ...SERVICE_VALUES_OF_ROWS,
     },
     needs: [LIST_TARGET_RULE],
     errors: { 403: ['bot_forbidden'], 422: ['not_found', 'unknown_column', 'too_many_rows'] },
@@ -590,7 +620,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     summary: 'Change a row',
     description: 'Changes the columns given in `row`, or replaces the whole row with `values`.',
     params: {
-      ...LIST_TARGET,
+      ...LIST_TARGET_BY_NUMBER,
       rowid: required(integer(1), 'Row number.'),
       row: optional({ schema: ROW_OBJECT, expect: 'must be an object of column name to a string, number, boolean or null' }, 'Only these columns change.'),
       values: optional({ schema: ROW_VALUES, expect: 'must be an array of strings, numbers, booleans or nulls' }, 'The whole row.'),
@@ -606,7 +636,7 @@ export const endpointContracts: Record<string, EndpointContract> = {
     summary: 'Delete rows',
     description: 'Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted.',
     params: {
-      ...LIST_TARGET,
+      ...LIST_TARGET_BY_NUMBER,
       rowid: optional(integer(1), 'One row.'),
       rowids: optional(list({ type: 'integer', minimum: 1 }, 'must be a non-empty array of row numbers (positive integers)', { min: 1 }), 'Several rows: JSON integers.'),
     },
@@ -673,11 +703,14 @@ export const endpointContracts: Record<string, EndpointContract> = {
     description: `Deletes 1 to ${LIMITS.itemsPerRequest} items at once; every item must exist, or nothing is deleted.`,
     params: {
       items: required(
-        list({ type: 'object', properties: { itemid: ITEM_NUMBER }, required: ['itemid'], additionalProperties: false }, `must be an array of 1 to ${LIMITS.itemsPerRequest} objects {itemid}`, {
-          min: 1,
-          max: LIMITS.itemsPerRequest,
-          tooManyCode: 'too_many_items',
-        }),
+        sandboxLimit(
+          list({ type: 'object', properties: { itemid: ITEM_NUMBER }, required: ['itemid'], additionalProperties: false }, `must be an array of 1 to ${LIMITS.itemsPerRequest} objects {itemid}`, {
+            min: 1,
+            max: LIMITS.itemsPerRequest,
+            tooManyCode: 'too_many_items',
+          }),
+          ITEMS_PER_REQUEST,
+        ),
         'Objects with itemid.',
       ),
     },
@@ -728,7 +761,11 @@ export const endpointContracts: Record<string, EndpointContract> = {
         }),
         'Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them).',
       ),
-      events: required(oneOrMany({ type: 'string', enum: [...EVENT_TYPES] }, `must be an event kind or a non-empty array of them (${EVENT_TYPES.join(', ')})`), 'Event kinds.'),
+      events: required(
+        oneOrMany({ type: 'string', enum: [...EVENT_TYPES] }, `must be an event kind or a non-empty array of them (${EVENT_TYPES.join(', ')})`),
+        'Event kinds.',
+        `The sandbox takes only the ${EVENT_TYPES.length} kinds the documentation names; it says the full list of kinds is not shown, so the service may take others.`,
+      ),
     },
     answer: sandbox(
       oneOf(

@@ -20,11 +20,19 @@ export interface ParamSpec {
   namesEntries?: boolean;
 }
 
-/** A parameter before it is said to be required or optional. */
-export type ParamShape = Omit<ParamSpec, 'required' | 'description' | 'sandbox'>;
+/** A parameter before it is said to be required or optional; `sandbox` carries what its shape decides (a bound the documentation does not state). */
+export type ParamShape = Omit<ParamSpec, 'required' | 'description'>;
 
-export const required = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({ ...shape, required: true, description, sandbox });
-export const optional = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({ ...shape, required: false, description, sandbox });
+const notes = (...parts: (string | undefined)[]): string | undefined => parts.filter(Boolean).join(' ') || undefined;
+
+export const required = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({ ...shape, required: true, description, sandbox: notes(shape.sandbox, sandbox) });
+export const optional = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({ ...shape, required: false, description, sandbox: notes(shape.sandbox, sandbox) });
+
+/** Said of every bound the sandbox sets where the service's documentation states none. */
+export const UNDOCUMENTED_LIMIT = 'the service\'s own limit is not documented';
+
+/** A shape with a bound of the sandbox's own (`what`, e.g. "at most 10 buttons"), said in its `x-sandbox` note. */
+export const sandboxLimit = (shape: ParamShape, what: string): ParamShape => ({ ...shape, sandbox: notes(shape.sandbox, `${what}: ${UNDOCUMENTED_LIMIT}.`) });
 
 /** Text that holds at least one character other than white space. */
 const NOT_BLANK = '\\S';
@@ -44,7 +52,9 @@ export function text(options: { max?: number; blank?: boolean; numbers?: boolean
   };
   const what = options.what ?? (numbers ? 'a string or a number' : 'a string');
   const parts = [options.blank ? what : `${what}, not blank`, options.max !== undefined ? `at most ${options.max} characters` : undefined];
-  return { schema, expect: `must be ${parts.filter(Boolean).join(', ')}` };
+  const shape = { schema, expect: `must be ${parts.filter(Boolean).join(', ')}` };
+  // Every text bound is the sandbox's: the documentation states no length.
+  return options.max !== undefined ? sandboxLimit(shape, `At most ${options.max} characters`) : shape;
 }
 
 /** Digits of an integer from `min` to `max` as a regular expression (no sign, no leading zeros). */
@@ -100,9 +110,20 @@ export function integer(min = 1, max?: number): ParamShape {
   };
 }
 
-/** A yes/no flag: JSON true/false, 1/0, or their text. */
+/**
+ * A yes/no flag as the service takes it: JSON true/false, 1/0, or their text. One branch per JSON type, each with
+ * values of that type only: an enum mixing true and "true" is one no generator can turn into a TypeScript enum
+ * (kubb names both members `true`).
+ */
+export const FLAG_SCHEMA: Schema = {
+  anyOf: [
+    { type: 'boolean' },
+    { type: 'string', enum: ['true', 'false', '1', '0'] },
+    { type: 'integer', enum: [1, 0] },
+  ],
+};
 export const flag: ParamShape = {
-  schema: { enum: [true, false, 'true', 'false', 1, 0, '1', '0'] },
+  schema: FLAG_SCHEMA,
   expect: 'must be true or false (or 1 or 0)',
 };
 

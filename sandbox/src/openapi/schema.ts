@@ -27,9 +27,17 @@ export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${na
 export const oneOf = (...schemas: Schema[]): Schema => ({ anyOf: schemas });
 export const describe = (schema: Schema, description: string): Schema => ({ ...schema, description });
 
-/** The sandbox's decision where the service's documentation is silent; `why` says what the gap is. */
+/**
+ * A description with the sandbox's note after it ("… Sandbox: <why>"). Generators put descriptions into the code
+ * and docs they make (JSDoc, zod `.describe`), but drop extensions such as `x-sandbox`: the text carries the mark there.
+ */
+export const withSandboxNote = (description: unknown, why: string): string =>
+  [typeof description === 'string' ? description : undefined, `Sandbox: ${why}`].filter(Boolean).join(' ');
+
+/** The sandbox's decision where the service's documentation is silent; `why` says what the gap is (in `x-sandbox` and the description). */
 export const sandbox = (schema: Schema, why = 'The sandbox\'s answer to a gap in the service\'s documentation.'): Schema => ({
   ...schema,
+  description: withSandboxNote(schema.description, why),
   [SANDBOX_MARK]: why,
 });
 

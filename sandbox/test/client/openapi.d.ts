@@ -101,7 +101,7 @@ export interface paths {
         };
         /**
          * Bots with their BotIDs
-         * @description The bots the key may touch. Scope: `bots:read`.
+         * @description The bots the key may touch. Scope: `bots:read`. Sandbox: The documentation lists /bot/list as POST; being a read, the sandbox also takes GET like every read.
          */
         get: operations["botListViaGet"];
         put?: never;
@@ -375,7 +375,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribers across the funnel
-         * @description The subscribers of each stage, in funnel order, and those in none. Scope: `crm:read`.
+         * @description The subscribers of each stage, in funnel order, and those in none. Scope: `crm:read`. Sandbox: The documentation lists /crm/board as GET; the sandbox also takes POST like every read.
          */
         post: operations["crmBoard"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an event subscription
-         * @description Removes a hook; its pending deliveries are cancelled. Scope: `hooks:write`.
+         * @description Removes a hook; its pending deliveries are cancelled. Scope: `hooks:write`. Sandbox: Removing subscriptions is not in the service's documentation.
          */
         post: operations["hookDelete"];
         delete?: never;
@@ -477,13 +477,13 @@ export interface paths {
         };
         /**
          * Delivery history, newest first, with every attempt
-         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`.
+         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`. Sandbox: Delivery history is not in the service's documentation.
          */
         get: operations["hookDeliveriesViaGet"];
         put?: never;
         /**
          * Delivery history, newest first, with every attempt
-         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`.
+         * @description Deliveries of the hooks the key may see, newest first, with every attempt. Scope: `hooks:read`. Sandbox: Delivery history is not in the service's documentation.
          */
         post: operations["hookDeliveries"];
         delete?: never;
@@ -501,13 +501,13 @@ export interface paths {
         };
         /**
          * Event subscriptions with delivery counts
-         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`.
+         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`. Sandbox: Listing subscriptions is not in the service's documentation.
          */
         get: operations["hookListViaGet"];
         put?: never;
         /**
          * Event subscriptions with delivery counts
-         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`.
+         * @description The hooks the key may see, with their delivery counts and last attempt. Scope: `hooks:read`. Sandbox: Listing subscriptions is not in the service's documentation.
          */
         post: operations["hookList"];
         delete?: never;
@@ -547,7 +547,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an API key
-         * @description Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them. Scope: `keys:write`.
+         * @description Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them. The sandbox's rule: a key never turns on its creator. The account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked. A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden. Scope: `keys:write`.
          */
         post: operations["keyRevoke"];
         delete?: never;
@@ -631,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Add a row (honours Idempotency-Key)
-         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds at most one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds at most one value per column of the list (otherwise 422 param_conflict). Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowAdd"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Delete rows
-         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Sandbox: `rowid` and `rowids` together are refused (422 invalid_param); the documentation says "rowid or rowids" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowDelete"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Change a row
-         * @description Changes the columns given in `row`, or replaces the whole row with `values`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds exactly one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Changes the columns given in `row`, or replaces the whole row with `values`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds exactly one value per column of the list (otherwise 422 param_conflict). Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowEdit"];
         delete?: never;
@@ -709,13 +709,13 @@ export interface paths {
         };
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`. Sandbox: The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both. The GET form takes `column` and `value` (`where`, an object, goes in the JSON body of POST).
          */
         get: operations["listRowsFindViaGet"];
         put?: never;
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. The sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`.
          */
         post: operations["listRowsFind"];
         delete?: never;
@@ -821,13 +821,13 @@ export interface paths {
         };
         /**
          * Subscribers and sent messages by day
-         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`). Scope: `stats:read`.
+         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`; Sandbox: the range's limit is the sandbox's, the service's own limit is not documented). Scope: `stats:read`.
          */
         get: operations["statGetViaGet"];
         put?: never;
         /**
          * Subscribers and sent messages by day
-         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`). Scope: `stats:read`.
+         * @description New subscribers and sent messages for every day from `from` to `to` (both included), in the account's time zone. `to` must not be before `from`, and the range holds at most 366 days (otherwise 422 invalid_range, on `to`; Sandbox: the range's limit is the sandbox's, the service's own limit is not documented). Scope: `stats:read`. Sandbox: The documentation lists /stat/get as GET; the sandbox also takes POST like every read.
          */
         post: operations["statGet"];
         delete?: never;
@@ -1173,7 +1173,7 @@ export interface paths {
         };
         /**
          * Delete a web app
-         * @description Deletes a web app with its catalog. The service cannot create one again. Scope: `catalog:write`.
+         * @description Deletes a web app with its catalog. The service cannot create one again. Scope: `catalog:write`. Sandbox: The documentation lists /webapp/delete as GET or POST, against its own rule that changes take POST only; the sandbox follows the table and takes GET too.
          */
         get: operations["webappDeleteViaGet"];
         put?: never;
@@ -1197,7 +1197,7 @@ export interface paths {
         };
         /**
          * What is running here (a browser asking for HTML is sent to the console)
-         * @description What is running here (a browser asking for HTML is sent to the console). The sandbox's own front door.
+         * @description What is running here (a browser asking for HTML is sent to the console). Sandbox: The sandbox's own front door.
          */
         get: operations["get"];
         put?: never;
@@ -1217,7 +1217,7 @@ export interface paths {
         };
         /**
          * This document
-         * @description This document. The sandbox publishes its contract.
+         * @description This document. Sandbox: The sandbox publishes its contract.
          */
         get: operations["getOpenapiJson"];
         put?: never;
@@ -1237,7 +1237,7 @@ export interface paths {
         };
         /**
          * Public keys of ES256/EdDSA delivery signatures
-         * @description Public keys of ES256/EdDSA delivery signatures. Signature keys are not in the service's documentation.
+         * @description Public keys of ES256/EdDSA delivery signatures. Sandbox: Signature keys are not in the service's documentation.
          */
         get: operations["getWellKnownJwksJson"];
         put?: never;
@@ -1257,7 +1257,7 @@ export interface paths {
         };
         /**
          * A catalog file behind a download link from /catalog/get
-         * @description A catalog file behind a download link from /catalog/get. The file's format is not in the service's documentation.
+         * @description A catalog file behind a download link from /catalog/get. Sandbox: The file's format is not in the service's documentation.
          */
         get: operations["getFilesCatalogToken"];
         put?: never;
@@ -1279,7 +1279,7 @@ export interface paths {
         put?: never;
         /**
          * Move the sandbox's business time forward
-         * @description Move the sandbox's business time forward. A control route of the sandbox (account key, or the console's session).
+         * @description Move the sandbox's business time forward. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxClock"];
         delete?: never;
@@ -1299,7 +1299,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a payment: emits payment.success
-         * @description Simulate a payment: emits payment.success. A control route of the sandbox (account key, or the console's session).
+         * @description Simulate a payment: emits payment.success. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxPayments"];
         delete?: never;
@@ -1319,7 +1319,7 @@ export interface paths {
         put?: never;
         /**
          * Back to a new data file's state (demo data unless --no-seed); the account key and snapshots stay
-         * @description Back to a new data file's state (demo data unless --no-seed); the account key and snapshots stay. A control route of the sandbox (account key, or the console's session).
+         * @description Back to a new data file's state (demo data unless --no-seed); the account key and snapshots stay. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxReset"];
         delete?: never;
@@ -1339,7 +1339,7 @@ export interface paths {
         put?: never;
         /**
          * Copy the whole state (kept in the data file); answers the snapshot's id
-         * @description Copy the whole state (kept in the data file); answers the snapshot's id. A control route of the sandbox (account key, or the console's session).
+         * @description Copy the whole state (kept in the data file); answers the snapshot's id. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxSnapshot"];
         delete?: never;
@@ -1359,7 +1359,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the whole state by a snapshot's (clock included); an unknown snapshot is a 404
-         * @description Replace the whole state by a snapshot's (clock included); an unknown snapshot is a 404. A control route of the sandbox (account key, or the console's session).
+         * @description Replace the whole state by a snapshot's (clock included); an unknown snapshot is a 404. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxRestore"];
         delete?: never;
@@ -1377,13 +1377,13 @@ export interface paths {
         };
         /**
          * Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer
-         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. A control route of the sandbox (account key, or the console's session).
+         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         get: operations["getSandboxDeliveries"];
         put?: never;
         /**
          * Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer
-         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. A control route of the sandbox (account key, or the console's session).
+         * @description Delivery history, newest first, with every attempt: the headers sent, their signature schemes, latency and the receiver's answer. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxDeliveries"];
         delete?: never;
@@ -1403,7 +1403,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again now, whatever its state (given-up ones included); a finished one gets one attempt. 404 unknown delivery, 409 an attempt under way, 422 its hook deleted or disabled
-         * @description Send a delivery again now, whatever its state (given-up ones included); a finished one gets one attempt. 404 unknown delivery, 409 an attempt under way, 422 its hook deleted or disabled. A control route of the sandbox (account key, or the console's session).
+         * @description Send a delivery again now, whatever its state (given-up ones included); a finished one gets one attempt. 404 unknown delivery, 409 an attempt under way, 422 its hook deleted or disabled. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxDeliveriesRedeliver"];
         delete?: never;
@@ -1421,7 +1421,7 @@ export interface paths {
         };
         /**
          * The console page, at /console/ (loopback clients, the sandbox's own Host only)
-         * @description The console page, at /console/ (loopback clients, the sandbox's own Host only). The sandbox's browser console.
+         * @description The console page, at /console/ (loopback clients, the sandbox's own Host only). Sandbox: The sandbox's browser console.
          */
         get: operations["getConsole"];
         put?: never;
@@ -1441,7 +1441,7 @@ export interface paths {
         };
         /**
          * Settings, clock, keys and hooks for the console (keys and secrets masked)
-         * @description Settings, clock, keys and hooks for the console (keys and secrets masked). The sandbox's browser console.
+         * @description Settings, clock, keys and hooks for the console (keys and secrets masked). Sandbox: The sandbox's browser console.
          */
         get: operations["getConsoleOverview"];
         put?: never;
@@ -1461,7 +1461,7 @@ export interface paths {
         };
         /**
          * Every subscriber with the size of its chat and its latest message (a preview), the chat written to last first; subscribers without messages after them, newest first
-         * @description Every subscriber with the size of its chat and its latest message (a preview), the chat written to last first; subscribers without messages after them, newest first. The sandbox's browser console.
+         * @description Every subscriber with the size of its chat and its latest message (a preview), the chat written to last first; subscribers without messages after them, newest first. Sandbox: The sandbox's browser console.
          */
         get: operations["getConsoleChats"];
         put?: never;
@@ -1483,7 +1483,7 @@ export interface paths {
         put?: never;
         /**
          * Run an API method as the account, for the console: reads, /subscriber/create and /crm/stage/set; not rate-limited, not in the API log
-         * @description Run an API method as the account, for the console: reads, /subscriber/create and /crm/stage/set; not rate-limited, not in the API log. The sandbox's browser console. The answer is the method's own (see its path under /api).
+         * @description Run an API method as the account, for the console: reads, /subscriber/create and /crm/stage/set; not rate-limited, not in the API log. Sandbox: The sandbox's browser console. The answer is the method's own (see its path under /api).
          */
         post: operations["postConsoleCall"];
         delete?: never;
@@ -1500,34 +1500,52 @@ export interface components {
         Error: {
             code: string;
             error: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             param?: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             scope?: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             retryAfter?: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             max?: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             column?: string;
         };
         Subscriber: {
             botid: string;
             clientid: string;
             messenger: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             name?: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             username?: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             note?: string;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             tags?: string[];
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             active?: boolean;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             blocked?: boolean;
+            /** @description Sandbox: Named by the documentation; whether every card carries it is not shown. The sandbox always sends it. */
             dialog?: boolean;
-            /** @description Internal card number (`subscriber` in /subscriber/get). */
+            /** @description Internal card number (`subscriber` in /subscriber/get). Sandbox: The sandbox's answer to a gap in the service's documentation. */
             id?: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             stage?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Sandbox: The documentation names a subscription date; its field name and format are the sandbox's.
+             */
             subscribed?: string;
+            /** @description Sandbox: Variables grouped by chain code: chain code to (variable name to value). */
             variables?: {
                 [key: string]: {
                     [key: string]: string | number | boolean;
                 };
             };
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Bot: {
             id: string;
             name: string;
@@ -1537,10 +1555,12 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Group: {
             code: string;
             name: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Chain: {
             code: string;
             name: string;
@@ -1560,6 +1580,7 @@ export interface components {
             name: string;
             headers: string[];
             count: number;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             group?: string | null;
         };
         Row: {
@@ -1573,6 +1594,7 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         CatalogItem: {
             id: number;
             webappid?: string;
@@ -1593,6 +1615,7 @@ export interface components {
             /** Format: date-time */
             updated?: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ChatMessage: {
             id: number;
             direction: string;
@@ -1606,6 +1629,7 @@ export interface components {
             /** Format: date-time */
             time: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ChainRun: {
             chaincode: string;
             name: string | null;
@@ -1620,6 +1644,7 @@ export interface components {
                 at: string;
             } | null;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         LogEntry: {
             id: number;
             /** Format: date-time */
@@ -1632,6 +1657,7 @@ export interface components {
             keyId: string | null;
             durationMs: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ApiKey: {
             id: string;
             name: string;
@@ -1643,6 +1669,7 @@ export interface components {
             expires: string | null;
             revoked: boolean;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Hook: {
             id: string;
             name: string;
@@ -1651,6 +1678,7 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** @description Sandbox: An attempt as the API shows it: no headers (signatures), no receiver's answer. */
         DeliveryAttempt: {
             n: number;
             /** @description The attempt id: the `jti` claim of its JWT. */
@@ -1662,6 +1690,7 @@ export interface components {
             error: string | null;
             durationMs: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Delivery: {
             id: string;
             hook: string;
@@ -1672,6 +1701,7 @@ export interface components {
             attempts: components["schemas"]["DeliveryAttempt"][];
             outcome: string | null;
         };
+        /** @description Sandbox: An attempt as the control routes show it (account key or console only): also what was sent and what came back. */
         SandboxDeliveryAttempt: {
             n: number;
             /** @description The attempt id: the `jti` claim of its JWT. */
@@ -1693,6 +1723,7 @@ export interface components {
             /** @description The start of the receiver's answer (at most 2048 characters); null when it did not answer. */
             responseBody: string | null;
         };
+        /** @description Sandbox: A delivery as the control routes show it (account key or console only). */
         SandboxDelivery: {
             id: string;
             hook: string;
@@ -1711,6 +1742,7 @@ export interface components {
             /** @description The exact raw body every attempt sends. */
             body: string;
         };
+        /** @description Sandbox: The body of a hook delivery. */
         Event: {
             id: string;
             type: string;
@@ -1721,6 +1753,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         Payment: {
             id: string;
             amount: number;
@@ -1736,6 +1769,7 @@ export interface components {
             balance: number;
         };
         AccountGetAnswer: {
+            /** @description Sandbox: Inner fields are not documented. */
             account: {
                 id: string;
                 name: string;
@@ -1745,6 +1779,7 @@ export interface components {
                 /** Format: date-time */
                 created: string;
             };
+            /** @description Sandbox: Inner fields are not documented. */
             tariff: {
                 name: string;
                 rowCap: number;
@@ -1752,6 +1787,7 @@ export interface components {
                 bots: number;
                 paidUntil: string;
             };
+            /** @description Sandbox: Inner fields are not documented. */
             used: {
                 bots: number;
                 lists: number;
@@ -1765,16 +1801,20 @@ export interface components {
             chains: components["schemas"]["Chain"][];
             lists: components["schemas"]["List"][];
         };
+        /** @description Sandbox: Which calls a key sees: a key restricted to bots, only its own and those of the keys it created (directly or through them); any other key with `log:read`, every call. Kept: the 10,000 latest calls made with a valid key, and apart from them the 1,000 latest without one, so calls without a key cannot push out the others; paths longer than 256 characters are stored cut, ending in `…`. */
         LogGetAnswer: {
             items: components["schemas"]["LogEntry"][];
             total: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         BotListAnswer: {
             items: components["schemas"]["Bot"][];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         GroupListAnswer: {
             items: components["schemas"]["Group"][];
         };
+        /** @description Sandbox: The service shows no answer. The sandbox's rules: a key never outlives or outranks the key that creates it (expiry at most its creator's, scopes and bots within its creator's). */
         KeyCreateAnswer: {
             key: {
                 id: string;
@@ -1792,9 +1832,11 @@ export interface components {
             /** @description Only when the key's expiry was cut to its creator's: what was asked and when the key expires. */
             notice?: string;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         KeyRevokeAnswer: {
             ok: boolean;
             key: components["schemas"]["ApiKey"];
+            /** @description Sandbox: Revoking a key revokes every key it created, directly or through them: the ids of those revoked now. */
             revokedWith: string[];
         };
         SubscriberGetAnswer: {
@@ -1802,6 +1844,7 @@ export interface components {
         };
         SubscriberFindAnswer: {
             items: components["schemas"]["Subscriber"][];
+            /** @description Sandbox: The documentation does not name `total` for this method; the sandbox returns the number of matches. */
             total?: number;
         };
         SubscriberListAnswer: {
@@ -1822,6 +1865,7 @@ export interface components {
         };
         SubscriberChatGetAnswer: {
             items: components["schemas"]["ChatMessage"][];
+            /** @description Sandbox: The documentation does not name `total` for this method; the sandbox returns the number of matches. */
             total?: number;
         };
         SubscriberChainsGetAnswer: {
@@ -1860,6 +1904,7 @@ export interface components {
         };
         MessageNextClearAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             cleared?: number;
         };
         BlockStartAnswer: {
@@ -1882,6 +1927,7 @@ export interface components {
             ok: boolean;
             cleared: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         CrmStageSetAnswer: {
             ok: boolean;
             subscriber: components["schemas"]["Subscriber"];
@@ -1889,6 +1935,7 @@ export interface components {
             previous: string | null;
             chains: boolean;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         CrmBoardAnswer: {
             stages: {
                 name: string;
@@ -1915,6 +1962,7 @@ export interface components {
             };
             total: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         StatGetAnswer: {
             from: string;
             to: string;
@@ -1932,9 +1980,11 @@ export interface components {
         ListAllAnswer: {
             items: components["schemas"]["List"][];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListCreateAnswer: {
             list: components["schemas"]["List"];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListClearAnswer: {
             ok: boolean;
             cleared: number;
@@ -1944,23 +1994,28 @@ export interface components {
             items: components["schemas"]["Row"][];
             total: number;
         };
+        /** @description Sandbox: The documentation says "rows": the rows as a bare array, or under `items`. The sandbox answers them under `items`, with `total`. */
         ListRowsFindAnswer: components["schemas"]["Row"][] | {
             items: components["schemas"]["Row"][];
+            /** @description Sandbox: The documentation does not name `total` for this method; the sandbox returns the number of matches. */
             total?: number;
         };
         ListRowAddAnswer: {
             row: components["schemas"]["Row"];
             trimmed: boolean;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListRowsAddAnswer: {
             rows: components["schemas"]["Row"][];
             count: number;
             trimmed: boolean;
             removed: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListRowEditAnswer: {
             row: components["schemas"]["Row"];
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         ListRowDeleteAnswer: {
             ok: boolean;
             deleted: number;
@@ -1982,26 +2037,34 @@ export interface components {
         };
         CatalogItemBulkEditAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             updated?: number;
         };
         CatalogItemBulkDeleteAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             deleted?: number;
         };
         CatalogItemsDeleteAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             deleted?: number;
         };
         CatalogGetAnswer: {
             link: string;
             notice: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Sandbox: The sandbox's answer to a gap in the service's documentation.
+             */
             expires?: string;
         };
         WebappDeleteAnswer: {
             result: string;
+            /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
             deleted?: number;
         };
+        /** @description Sandbox: The documentation says only "subscription created": the hook record and its secret or public key are the sandbox's shape. */
         HookCreateAnswer: {
             hook: components["schemas"]["Hook"];
             secret: string;
@@ -2031,6 +2094,7 @@ export interface components {
             }[];
             total: number;
         };
+        /** @description Sandbox: The sandbox's answer to a gap in the service's documentation. */
         HookDeleteAnswer: {
             ok: boolean;
             id: string;
@@ -2048,6 +2112,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2059,6 +2124,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2070,6 +2136,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2081,6 +2148,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2092,6 +2160,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2103,6 +2172,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2110,12 +2180,25 @@ export interface components {
         /** @description Too many requests for this key; the request did nothing. */
         Status429RateLimited: {
             headers: {
-                /** @description Seconds to wait */
+                /** @description Seconds to wait. Sandbox: The header is the sandbox's. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
+                    code?: string;
+                };
+            };
+        };
+        /** @description The sandbox failed unexpectedly (a fault of its own, such as a data file it cannot write); a change may or may not have been made. */
+        Status500Internal: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2127,6 +2210,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2138,6 +2222,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2149,6 +2234,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2160,6 +2246,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2171,6 +2258,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2182,6 +2270,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2193,6 +2282,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
+                    code?: string;
+                };
+            };
+        };
+        /** @description The key lacks the scope (`scope` names it), or may not touch the bot. */
+        Status403ForbiddenBotForbiddenNotCreator: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2204,6 +2306,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2215,6 +2318,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2226,6 +2330,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2237,6 +2342,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2248,6 +2354,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2259,6 +2366,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @description Sandbox: The codes the sandbox answers with this status; the documentation names only `list_exists`, and the full list of codes and their statuses is not shown. */
                     code?: string;
                 };
             };
@@ -2294,6 +2402,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2327,6 +2436,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2353,6 +2463,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2386,6 +2497,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2412,6 +2524,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2445,6 +2558,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2469,7 +2583,7 @@ export interface operations {
                     stepcode: string | number;
                     /** @description Block number from 1, or block ID. */
                     block?: string | number;
-                    /** @description Variables for the scenario. */
+                    /** @description Variables for the scenario. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data?: {
                         [key: string]: string | number | boolean | null;
                     };
@@ -2493,6 +2607,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlockedParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2519,6 +2634,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2552,6 +2668,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2566,9 +2683,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Text. */
+                    /** @description Text. Sandbox: At most 4096 characters: the service's own limit is not documented. */
                     text: string | number;
-                    /** @description Link buttons. */
+                    /** @description Link buttons. Sandbox: At most 10 buttons, a button name at most 100 characters: the service's own limit is not documented. */
                     buttons?: {
                         name: string;
                         /** Format: uri */
@@ -2576,14 +2693,11 @@ export interface operations {
                     }[];
                     /** @description One bot. */
                     botid?: string | number;
-                    /** @description A tag or an array of tags. */
+                    /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag?: string | string[];
-                    /**
-                     * @description Only those who started a dialog.
-                     * @enum {unknown}
-                     */
-                    dialog?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /** @description Broadcast name. */
+                    /** @description Only those who started a dialog. */
+                    dialog?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Broadcast name. Sandbox: At most 200 characters: the service's own limit is not documented. */
                     name?: string | number;
                 };
             };
@@ -2605,6 +2719,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2641,6 +2756,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2670,6 +2786,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2706,6 +2823,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2722,14 +2840,13 @@ export interface operations {
                 "application/json": {
                     /** @description Web app. */
                     webappid: string | number;
-                    /** @description Objects with item fields. */
+                    /** @description Objects with item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
                     items: {
                         title?: string | number | null;
                         description?: string | number | null;
                         price?: string | number | null;
                         oldprice?: string | number | null;
-                        /** @enum {unknown} */
-                        hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                        hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                         pieces?: string | number | null;
                         code?: string | number | null;
                         rubric?: string | number | null;
@@ -2759,6 +2876,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItems"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2773,7 +2891,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Objects with itemid. */
+                    /** @description Objects with itemid. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
                     items: {
                         itemid: number | string;
                     }[];
@@ -2797,6 +2915,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItemsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2813,15 +2932,14 @@ export interface operations {
                 "application/json": {
                     /** @description Web app. */
                     webappid: string | number;
-                    /** @description Objects with itemid and item fields. */
+                    /** @description Objects with itemid and item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
                     items: {
                         itemid: number | string;
                         title?: string | number | null;
                         description?: string | number | null;
                         price?: string | number | null;
                         oldprice?: string | number | null;
-                        /** @enum {unknown} */
-                        hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                        hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                         pieces?: string | number | null;
                         code?: string | number | null;
                         rubric?: string | number | null;
@@ -2851,6 +2969,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundTooManyItemsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2875,11 +2994,8 @@ export interface operations {
                     price?: string | number | null;
                     /** @description Catalog item field `oldprice`. */
                     oldprice?: string | number | null;
-                    /**
-                     * @description Catalog item field `hide`.
-                     * @enum {unknown}
-                     */
-                    hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                    /** @description Catalog item field `hide`. */
+                    hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                     /** @description Catalog item field `pieces`. */
                     pieces?: string | number | null;
                     /** @description Catalog item field `code`. */
@@ -2914,6 +3030,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2950,6 +3067,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -2976,11 +3094,8 @@ export interface operations {
                     price?: string | number | null;
                     /** @description Catalog item field `oldprice`. */
                     oldprice?: string | number | null;
-                    /**
-                     * @description Catalog item field `hide`.
-                     * @enum {unknown}
-                     */
-                    hide?: true | false | "true" | "false" | 1 | 0 | "1" | "0" | null;
+                    /** @description Catalog item field `hide`. */
+                    hide?: boolean | ("true" | "false" | "1" | "0") | (1 | 0) | null;
                     /** @description Catalog item field `pieces`. */
                     pieces?: string | number | null;
                     /** @description Catalog item field `code`. */
@@ -3015,6 +3130,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3051,6 +3167,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3071,7 +3188,7 @@ export interface operations {
                     clientid: string | number;
                     /** @description Chain code. */
                     chaincode: string | number;
-                    /** @description Variables for the scenario. */
+                    /** @description Variables for the scenario. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data?: {
                         [key: string]: string | number | boolean | null;
                     };
@@ -3095,6 +3212,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlockedParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3135,13 +3253,14 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
     crmBoardViaGet: {
         parameters: {
             query?: {
-                /** @description One bot. */
+                /** @description One bot. Sandbox: The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
                 botid?: string | number;
             };
             header?: never;
@@ -3164,6 +3283,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3178,7 +3298,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description One bot. */
+                    /** @description One bot. Sandbox: The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
                     botid?: string | number;
                 };
             };
@@ -3200,6 +3320,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3240,6 +3361,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3266,6 +3388,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3299,6 +3422,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3313,14 +3437,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Name. */
+                    /** @description Name. Sandbox: At most 200 characters: the service's own limit is not documented. */
                     name: string | number;
                     /**
                      * Format: uri
-                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them).
+                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them). Sandbox: At most 2048 characters: the service's own limit is not documented.
                      */
                     url: string;
-                    /** @description Event kinds. */
+                    /** @description Event kinds. Sandbox: The sandbox takes only the 3 kinds the documentation names; it says the full list of kinds is not shown, so the service may take others. */
                     events: ("subscriber.new" | "subscriber.stage" | "payment.success") | ("subscriber.new" | "subscriber.stage" | "payment.success")[];
                 };
             };
@@ -3342,6 +3466,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3378,6 +3503,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3390,7 +3516,7 @@ export interface operations {
                 status?: "pending" | "delivered" | "failed" | "cancelled";
                 /** @description One event id. */
                 event?: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -3415,6 +3541,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3438,7 +3565,7 @@ export interface operations {
                     status?: "pending" | "delivered" | "failed" | "cancelled";
                     /** @description One event id. */
                     event?: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -3462,13 +3589,14 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
     hookListViaGet: {
         parameters: {
             query?: {
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -3493,6 +3621,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3507,7 +3636,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -3531,6 +3660,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3547,11 +3677,11 @@ export interface operations {
                 "application/json": {
                     /** @description Key name. */
                     name: string | number;
-                    /** @description Scopes the key gets. */
+                    /** @description Scopes the key gets. Sandbox: The sandbox takes only these 26 scopes; the documentation names `lists:read`, `lists:write` and `subscribers:read` and does not show the others, so the service's list may differ. */
                     scopes: ("account:read" | "account:write" | "bots:read" | "bots:write" | "subscribers:read" | "subscribers:write" | "messages:read" | "messages:write" | "chains:read" | "chains:write" | "broadcasts:read" | "broadcasts:write" | "lists:read" | "lists:write" | "catalog:read" | "catalog:write" | "crm:read" | "crm:write" | "stats:read" | "stats:write" | "log:read" | "log:write" | "hooks:read" | "hooks:write" | "keys:read" | "keys:write") | ("account:read" | "account:write" | "bots:read" | "bots:write" | "subscribers:read" | "subscribers:write" | "messages:read" | "messages:write" | "chains:read" | "chains:write" | "broadcasts:read" | "broadcasts:write" | "lists:read" | "lists:write" | "catalog:read" | "catalog:write" | "crm:read" | "crm:write" | "stats:read" | "stats:write" | "log:read" | "log:write" | "hooks:read" | "hooks:write" | "keys:read" | "keys:write")[];
                     /** @description Bots the key may touch (none, or an empty array: every bot the calling key may touch). */
                     bots?: string | string[];
-                    /** @description Lifetime in days. */
+                    /** @description Lifetime in days. Sandbox: At most 3650 days: the service's own limit is not documented. A key never outlives the key that creates it: when that key expires before `days` (or absent: never) would end, the new key expires with it, and the answer says so in `notice`. */
                     days?: number | string;
                 };
             };
@@ -3573,6 +3703,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3604,11 +3735,12 @@ export interface operations {
             };
             400: components["responses"]["Status400InvalidJsonAbortedInvalidBody"];
             401: components["responses"]["Status401Unauthorized"];
-            403: components["responses"]["Status403ForbiddenBotForbidden"];
+            403: components["responses"]["Status403ForbiddenBotForbiddenNotCreator"];
             413: components["responses"]["Status413TooLarge"];
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3638,6 +3770,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3674,6 +3807,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3690,7 +3824,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                 } & ({
                     listid: number | string;
@@ -3716,6 +3850,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3756,6 +3891,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundListExists"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3763,7 +3899,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A client-chosen unique value: a repeat with the same value (after a network failure) adds no second row. */
+                /** @description A client-chosen unique value: a repeat with the same value (after a network failure) adds no second row. Sandbox: At most 255 characters: the service's own limit is not documented. The sandbox remembers a value for 24 hours of business time, per API key; the same value with another body is 422 idempotency_mismatch. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3775,7 +3911,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                     /** @description Column name to value. */
                     row?: {
@@ -3793,13 +3929,13 @@ export interface operations {
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     row: {
                         [key: string]: string | number | boolean | null;
                     };
                 } | {
                     values: (string | number | boolean | null)[];
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -3819,6 +3955,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnIdempotencyMismatchParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3835,7 +3972,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                     /** @description One row. */
                     rowid?: number | string;
@@ -3845,11 +3982,11 @@ export interface operations {
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     rowid: number | string;
                 } | {
                     rowids: number[];
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -3869,6 +4006,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3885,7 +4023,7 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
                     /** @description Row number. */
                     rowid: number | string;
@@ -3899,13 +4037,13 @@ export interface operations {
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     row: {
                         [key: string]: string | number | boolean | null;
                     };
                 } | {
                     values: (string | number | boolean | null)[];
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -3925,6 +4063,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3941,17 +4080,17 @@ export interface operations {
                 "application/json": {
                     /** @description List number; give it or `list`. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
                     list?: string | number;
-                    /** @description Objects or arrays. */
+                    /** @description Objects or arrays. Sandbox: More than 500 rows are refused whole (422 too_many_rows, nothing added): the documentation states the limit but not what happens beyond it. */
                     rows: ({
                         [key: string]: string | number | boolean | null;
                     } | (string | number | boolean | null)[])[];
-                    /** @description Fills ClientID. */
+                    /** @description Fills ClientID. Sandbox: The documentation names `clientid` for /list/row/add only; the sandbox also takes it here, for every row. */
                     clientid?: string | number;
-                    /** @description Fills Messenger. */
+                    /** @description Fills Messenger. Sandbox: The documentation names `messenger` for /list/row/add only; the sandbox also takes it here, for every row. */
                     messenger?: string | number;
-                    /** @description Fills BotID. */
+                    /** @description Fills BotID. Sandbox: The documentation names `botid` for /list/row/add only; the sandbox also takes it here, for every row. */
                     botid?: string | number;
                 } & ({
                     listid: number | string;
@@ -3977,6 +4116,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnTooManyRowsParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -3991,13 +4131,13 @@ export interface operations {
                 column?: string | number;
                 /** @description One condition: value (with `column`). */
                 value?: string | number | boolean | null;
-                /** @description False: case-insensitive substring match. */
-                exact?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                /** @description `old` or `new`. */
+                /** @description False: case-insensitive substring match. Sandbox: Default false. */
+                exact?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                /** @description `old` or `new`. Sandbox: The documentation names no order for /list/rows/find; the sandbox takes `old` (the default) or `new`. */
                 sort?: "old" | "new";
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
-                /** @description Items to skip. */
+                /** @description Items to skip. Sandbox: The documentation names no paging for /list/rows/find; the sandbox answers a page of `limit` rows (20 by default) from `offset`. */
                 offset?: number | string;
             };
             header?: never;
@@ -4020,6 +4160,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4046,32 +4187,29 @@ export interface operations {
                     column?: string | number;
                     /** @description One condition: value (with `column`). */
                     value?: string | number | boolean | null;
+                    /** @description False: case-insensitive substring match. Sandbox: Default false. */
+                    exact?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
                     /**
-                     * @description False: case-insensitive substring match.
-                     * @enum {unknown}
-                     */
-                    exact?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /**
-                     * @description `old` or `new`.
+                     * @description `old` or `new`. Sandbox: The documentation names no order for /list/rows/find; the sandbox takes `old` (the default) or `new`.
                      * @enum {string}
                      */
                     sort?: "old" | "new";
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
-                    /** @description Items to skip. */
+                    /** @description Items to skip. Sandbox: The documentation names no paging for /list/rows/find; the sandbox answers a page of `limit` rows (20 by default) from `offset`. */
                     offset?: number | string;
                 } & (({
                     listid: number | string;
                 } | {
                     list: string | number;
-                }) & ({
+                }) & (({
                     where: {
                         [key: string]: string | number | boolean | null;
                     };
                 } | {
                     column: string | number;
                     value: string | number | boolean | null;
-                }) & unknown);
+                }) & unknown));
             };
         };
         responses: {
@@ -4091,6 +4229,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundUnknownColumnParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4101,7 +4240,7 @@ export interface operations {
                 listid?: number | string;
                 /** @description List name, instead of `listid`. */
                 list?: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4128,6 +4267,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4146,7 +4286,7 @@ export interface operations {
                     listid?: number | string;
                     /** @description List name, instead of `listid`. */
                     list?: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4179,6 +4319,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4190,10 +4331,10 @@ export interface operations {
                 /** @description Response status. */
                 status?: number | string;
                 /** @description Only errors. */
-                failed?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                /** @description Start date. */
+                failed?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                /** @description Start date. Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                 from?: string;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4218,6 +4359,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4236,14 +4378,11 @@ export interface operations {
                     path?: string | number;
                     /** @description Response status. */
                     status?: number | string;
-                    /**
-                     * @description Only errors.
-                     * @enum {unknown}
-                     */
-                    failed?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /** @description Start date. */
+                    /** @description Only errors. */
+                    failed?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Start date. Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                     from?: string;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4267,6 +4406,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBody"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4305,6 +4445,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4323,9 +4464,9 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Text. */
+                    /** @description Text. Sandbox: At most 4096 characters: the service's own limit is not documented. */
                     text: string | number;
-                    /** @description Link buttons, each {name, url}. */
+                    /** @description Link buttons, each {name, url}. Sandbox: At most 10 buttons, a button name at most 100 characters: the service's own limit is not documented. */
                     buttons?: {
                         name: string;
                         /** Format: uri */
@@ -4351,6 +4492,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundSubscriberBlocked"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4359,9 +4501,9 @@ export interface operations {
             query: {
                 /** @description First day, YYYY-MM-DD. */
                 from: string;
-                /** @description Last day, YYYY-MM-DD. */
+                /** @description Last day, YYYY-MM-DD. Sandbox: At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented. */
                 to: string;
-                /** @description One bot. */
+                /** @description One bot. Sandbox: A sandbox addition. */
                 botid?: string | number;
             };
             header?: never;
@@ -4384,6 +4526,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundInvalidRange"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4405,10 +4548,10 @@ export interface operations {
                     from: string;
                     /**
                      * Format: date
-                     * @description Last day, YYYY-MM-DD.
+                     * @description Last day, YYYY-MM-DD. Sandbox: At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented.
                      */
                     to: string;
-                    /** @description One bot. */
+                    /** @description One bot. Sandbox: A sandbox addition. */
                     botid?: string | number;
                 };
             };
@@ -4430,6 +4573,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundInvalidRange"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4468,6 +4612,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4499,6 +4644,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4537,6 +4683,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4547,7 +4694,7 @@ export interface operations {
                 botid: string | number;
                 /** @description Subscriber identifier inside the messenger. */
                 clientid: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4572,6 +4719,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4590,7 +4738,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4614,6 +4762,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4630,15 +4779,15 @@ export interface operations {
                 "application/json": {
                     /** @description Bot identifier (from /bot/list). */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: At most 100 characters: the service's own limit is not documented. At most 100 characters. */
                     clientid: string | number;
-                    /** @description Messenger. */
+                    /** @description Messenger. Sandbox: Must be the bot's messenger. */
                     messenger?: string | number;
-                    /** @description Name; an empty string clears it. */
+                    /** @description Name; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     name?: string | number;
-                    /** @description Nickname; an empty string clears it. */
+                    /** @description Nickname; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     username?: string | number;
-                    /** @description Note; an empty string clears it. */
+                    /** @description Note; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     note?: string | number;
                 };
             };
@@ -4660,6 +4809,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4693,6 +4843,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4733,6 +4884,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4751,7 +4903,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Variable name to value (null removes it); at least one. */
+                    /** @description Variable name to value (null removes it); at least one. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data: {
                         [key: string]: string | number | boolean | null;
                     };
@@ -4777,6 +4929,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4817,6 +4970,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4829,7 +4983,7 @@ export interface operations {
                 tag?: string | number;
                 /** @description Search in one bot. */
                 botid?: string | number;
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -4854,6 +5008,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4874,7 +5029,7 @@ export interface operations {
                     tag?: string | number;
                     /** @description Search in one bot. */
                     botid?: string | number;
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -4898,6 +5053,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4933,6 +5089,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4980,6 +5137,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFoundParamConflict"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -4993,18 +5151,18 @@ export interface operations {
                 /** @description Exact tag. */
                 tag?: string | number;
                 /** @description Active or not. */
-                active?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
+                active?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
                 /** @description Blocked or not. */
-                blocked?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
+                blocked?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
                 /** @description Started a dialog or not. */
-                dialog?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                /** @description Subscription date from (included). */
+                dialog?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                /** @description Subscription date from (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                 from?: string;
-                /** @description Subscription date to (included). */
+                /** @description Subscription date to (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                 to?: string;
-                /** @description `new` or `old`. */
+                /** @description `new` or `old`. Sandbox: Default `old`. */
                 sort?: "new" | "old";
-                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
                 /** @description Items to skip. */
                 offset?: number | string;
@@ -5029,6 +5187,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5049,31 +5208,22 @@ export interface operations {
                     messenger?: string | number;
                     /** @description Exact tag. */
                     tag?: string | number;
-                    /**
-                     * @description Active or not.
-                     * @enum {unknown}
-                     */
-                    active?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /**
-                     * @description Blocked or not.
-                     * @enum {unknown}
-                     */
-                    blocked?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /**
-                     * @description Started a dialog or not.
-                     * @enum {unknown}
-                     */
-                    dialog?: true | false | "true" | "false" | 1 | 0 | "1" | "0";
-                    /** @description Subscription date from (included). */
+                    /** @description Active or not. */
+                    active?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Blocked or not. */
+                    blocked?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Started a dialog or not. */
+                    dialog?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
+                    /** @description Subscription date from (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                     from?: string;
-                    /** @description Subscription date to (included). */
+                    /** @description Subscription date to (included). Sandbox: A day YYYY-MM-DD of the account time zone, or an ISO 8601 time. */
                     to?: string;
                     /**
-                     * @description `new` or `old`.
+                     * @description `new` or `old`. Sandbox: Default `old`.
                      * @enum {string}
                      */
                     sort?: "new" | "old";
-                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. */
+                    /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
                     /** @description Items to skip. */
                     offset?: number | string;
@@ -5097,6 +5247,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5115,7 +5266,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description A tag or an array of tags. */
+                    /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag: string | string[];
                 };
             };
@@ -5137,6 +5288,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5168,6 +5320,7 @@ export interface operations {
             403: components["responses"]["Status403ForbiddenBotForbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5206,6 +5359,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5224,7 +5378,7 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description A tag or an array of tags. */
+                    /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag: string | string[];
                 };
             };
@@ -5246,6 +5400,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5284,6 +5439,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5302,11 +5458,11 @@ export interface operations {
                     botid: string | number;
                     /** @description Subscriber identifier inside the messenger. */
                     clientid: string | number;
-                    /** @description Name; an empty string clears it. */
+                    /** @description Name; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     name?: string | number;
-                    /** @description Nickname; an empty string clears it. */
+                    /** @description Nickname; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     username?: string | number;
-                    /** @description Note; an empty string clears it. */
+                    /** @description Note; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     note?: string | number;
                 };
             };
@@ -5328,6 +5484,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5357,6 +5514,7 @@ export interface operations {
             403: components["responses"]["Status403Forbidden"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5393,6 +5551,7 @@ export interface operations {
             415: components["responses"]["Status415UnsupportedCharsetUnsupportedEncoding"];
             422: components["responses"]["Status422MissingParamInvalidParamInvalidBodyNotFound"];
             429: components["responses"]["Status429RateLimited"];
+            500: components["responses"]["Status500Internal"];
             503: components["responses"]["Status503Stopping"];
         };
     };
@@ -5427,6 +5586,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            500: components["responses"]["Status500Internal"];
         };
     };
     getOpenapiJson: {
@@ -5463,6 +5623,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
         };
     };
     getWellKnownJwksJson: {
@@ -5492,6 +5653,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
         };
     };
     getFilesCatalogToken: {
@@ -5522,6 +5684,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5560,6 +5723,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5602,6 +5766,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5634,6 +5799,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5666,6 +5832,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5706,6 +5873,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5743,6 +5911,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5788,6 +5957,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5826,6 +5996,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5855,6 +6026,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5927,6 +6099,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -5978,6 +6151,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {
@@ -6019,6 +6193,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["Status500Internal"];
             /** @description An error */
             "4XX": {
                 headers: {

@@ -1,4 +1,4 @@
-import { lenientUtf8, strictUtf8 } from './bytes';
+import { lenientUtf8, strictUtf8, utf8 } from './bytes';
 import { refuse } from './errors';
 import { eventProblem, type DeliveryEvent } from './events';
 import { MAX_SIGNATURE_HEADER_LENGTH, type HeaderReader } from './headers';
@@ -170,11 +170,12 @@ function* checkSignature(body: Uint8Array, headers: HeaderReader, verifier: Prep
       now,
       clockSkewSeconds: verifier.clockSkewSeconds,
       toleranceSeconds: verifier.toleranceSeconds,
-      mismatchDiagnostic: (evt) => (typeof evt === 'string' ? unverifiedMismatchDiagnostic(body, evt, 'its JWT\'s "evt" claim', JWT_MISMATCH_CAUSE) : undefined),
+      mismatchDiagnostic: (evt) => (typeof evt === 'string' ? unverifiedMismatchDiagnostic(body, evt, 'its JWT\'s "evt" claim', jwtMismatchCauses) : undefined),
     });
     // Both sides are public (a signed claim, a hash of the body as received): no secret to hide from timing.
     if ((yield* bodySha256(body, verifier.keyCache)) !== jwt.bodySha256) {
-      refuse('body_hash_mismatch', 'JWT "body_sha256" does not match the SHA-256 of the raw body', { diagnostic: reserializedDiagnostic(body, jwt.eventId) });
+      const diagnostic = yield* changedBodyDiagnostic(body, jwt.eventId, jwt.bodySha256, verifier.keyCache);
+      refuse('body_hash_mismatch', 'JWT "body_sha256" does not match the SHA-256 of the raw body', { diagnostic });
     }
     return { scheme: 'jwt', eventId: jwt.eventId, attemptId: jwt.attemptId, keyId: jwt.keyId };
   }
@@ -191,7 +192,7 @@ function* checkSignature(body: Uint8Array, headers: HeaderReader, verifier: Prep
       keyCache: verifier.keyCache,
       now,
       toleranceSeconds: verifier.toleranceSeconds,
-      mismatchDiagnostic: () => unverifiedMismatchDiagnostic(body, id, 'its webhook-id header', STANDARD_WEBHOOKS_MISMATCH_CAUSES),
+      mismatchDiagnostic: () => unverifiedMismatchDiagnostic(body, id, 'its webhook-id header', standardWebhooksMismatchCauses),
     });
     return { scheme: 'standard-webhooks', eventId: id };
   }
@@ -203,10 +204,18 @@ export const RESERIALIZED_FIX =
   'verify the raw request bytes: mount the verifier before any JSON body parser, or keep the raw body ' +
   '(Express: express.json({ verify: captureRawBody }))';
 
-/** The `id` of a body that is a JSON object, or undefined. */
-function jsonId(body: Uint8Array): unknown {
+/** A body that is JSON: its text, its `id` (when it is an object), and the same JSON as the service writes it (compact). */
+interface JsonBody {
+  text: string;
+  id: unknown;
+  compact: string;
+}
+
+function jsonBody(body: Uint8Array): JsonBody | undefined {
+  const text = lenientUtf8(body);
   try {
-    return (JSON.parse(lenientUtf8(body)) as { id?: unknown } | null)?.id;
+    const json = JSON.parse(text) as { id?: unknown } | null;
+    return { text, id: json?.id, compact: JSON.stringify(json) };
   } catch {
     return undefined;
   }
@@ -214,36 +223,56 @@ function jsonId(body: Uint8Array): unknown {
 
 /**
  * A JWT whose own signature matched, over a body that is JSON for the very event the JWT names, but whose bytes are
- * not the signed ones: they were certainly changed on the way (a JSON body parser, a proxy that reformats). The event
- * id is the signed one.
+ * not the signed ones: they were certainly changed on the way. The signed SHA-256 tells how: when the same JSON written
+ * compactly (as the service writes it) has that hash, only the formatting changed (a JSON body parser or a proxy
+ * that re-serializes); otherwise the content differs (an edit on the way comes first; a re-serialization that also
+ * reordered keys or rewrote numbers last). The event id is the signed one.
  */
-function reserializedDiagnostic(body: Uint8Array, signedEventId: string): string | undefined {
-  if (jsonId(body) !== signedEventId) return undefined;
+function* changedBodyDiagnostic(body: Uint8Array, signedEventId: string, signedSha256: string, keyCache: KeyCache): Steps<string | undefined> {
+  const json = jsonBody(body);
+  if (json?.id !== signedEventId) return undefined;
+  const start = `The body is JSON for event ${signedEventId}, the event the signature names, but its bytes are not the signed ones: `;
+  if ((yield* bodySha256(utf8(json.compact), keyCache)) === signedSha256) {
+    return `${start}its content is the signed one and only its formatting changed on the way, as when a JSON body parser (or a proxy) re-serialized the body; ${RESERIALIZED_FIX}`;
+  }
   return (
-    `The body is JSON for event ${signedEventId}, the event the signature names, but its bytes are not the signed ones: ` +
-    `they changed on the way, most often by a JSON body parser that re-serialized the body; ${RESERIALIZED_FIX}`
+    `${start}its content differs from the signed one (written compactly it still does not match): it was changed on the way ` +
+    `(a proxy or code that edits the body, or a test that sends a changed body), or re-serialized with its keys reordered or ` +
+    `its numbers rewritten (a JSON body parser: ${RESERIALIZED_FIX})`
   );
 }
 
 export const UNVERIFIED_HINT_PREFIX = 'Unverified request (nothing vouches for what it claims): ';
 
-/** Why a Standard Webhooks signature over a delivery's body may match no key: it signs the body itself. */
-const STANDARD_WEBHOOKS_MISMATCH_CAUSES =
-  'either the secret or public key is not this hook\'s, or the bytes changed ' +
-  `on the way (most often a JSON body parser that re-serialized the body: ${RESERIALIZED_FIX})`;
+/**
+ * Why a Standard Webhooks signature over a delivery's body may match no key, most likely first. The service writes
+ * its bodies compactly: a body written otherwise was re-formatted on the way (a JSON body parser, a proxy), which
+ * alone changes the signed bytes; a compact body points at the key, or at content changed on the way.
+ */
+function standardWebhooksMismatchCauses(json: JsonBody): string {
+  if (json.text !== json.compact) {
+    return (
+      'the body was re-formatted on the way (it is not written compactly as the service writes it: most often a JSON body parser that ' +
+      `re-serialized the body: ${RESERIALIZED_FIX}), or the secret or public key is not this hook's`
+    );
+  }
+  return "either the secret or public key is not this hook's, or the body's content was changed on the way (a proxy or code that edits it)";
+}
+
 /** A JWT signs its claims, not the body: changed bytes fail its `body_sha256` instead, after a signature that matched. */
-const JWT_MISMATCH_CAUSE = 'the secret or public key is not this hook\'s (the one /hook/create returned for it)';
+const jwtMismatchCauses = () => 'the secret or public key is not this hook\'s (the one /hook/create returned for it)';
 
 /**
  * A signature that no configured key made, on a body whose JSON `id` equals the event id the request claims
  * (`webhook-id`, or the JWT's `evt`), as a delivery's does. Anyone can send that, so the hint names no id and states
  * nothing the request claims as a fact: it is marked unverified (see {@link DeliveryError.diagnosticUnverified}).
  */
-function unverifiedMismatchDiagnostic(body: Uint8Array, claimedEventId: string, claimedBy: string, causes: string): string | undefined {
-  if (jsonId(body) !== claimedEventId) return undefined;
+function unverifiedMismatchDiagnostic(body: Uint8Array, claimedEventId: string, claimedBy: string, causes: (json: JsonBody) => string): string | undefined {
+  const json = jsonBody(body);
+  if (json?.id !== claimedEventId) return undefined;
   return (
     `${UNVERIFIED_HINT_PREFIX}its signature matches none of the configured keys, and its body is JSON whose "id" equals ${claimedBy}, ` +
-    `as a delivery's does. If the service sent it, ${causes}`
+    `as a delivery's does. If the service sent it, ${causes(json)}`
   );
 }
 

@@ -1,0 +1,5 @@
+/** Types of longStep.cjs (plain CommonJS, so that scripts/node24.cjs can use it on Node 18). */
+export declare const HEARTBEAT_MS: number;
+export declare function formatDuration(ms: number): string;
+/** Runs a synchronous step with a start line, progress lines and its total; a spawnSync result with a status other than 0 counts as failed. */
+export declare function longStep<T>(prefix: string, what: string, usually: string, run: () => T): T;

@@ -1,0 +1,57 @@
+/**
+ * scripts/lib/longStep.cjs as the shell scripts use it: a start line saying what runs and how long it usually takes,
+ * progress lines while it runs (here every 100 ms instead of 20 s), and the total; a failure keeps its exit code.
+ * The step waits for the test to have seen a progress line (a file the test writes), never for a fixed time.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { formatDuration } from '../../scripts/lib/longStep.cjs';
+
+const cli = path.resolve(__dirname, '../../scripts/lib/longStep.cjs');
+
+async function runStep(command: string[], onStderr: (text: string) => void = () => {}) {
+  const child = spawn(process.execPath, [cli, 'demo', 'waiting for the signal', 'a moment', '--', ...command], {
+    env: { ...process.env, MBB_HEARTBEAT_MS: '100' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    onStderr(stderr);
+  });
+  const [code] = await once(child, 'exit');
+  return { code, lines: stderr.trimEnd().split('\n') };
+}
+
+test('a start line, progress lines with the time so far, and the total when done', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'long-step-'));
+  const signal = path.join(dir, 'seen');
+  try {
+    const waitForSignal = `const fs = require('node:fs'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(signal)})) clearInterval(t); }, 20);`;
+    const { code, lines } = await runStep([process.execPath, '-e', waitForSignal], (text) => {
+      if (text.includes('demo: … still waiting for the signal (')) writeFileSync(signal, '');
+    });
+    expect(code).toBe(0);
+    expect(lines[0]).toBe('demo: waiting for the signal (usually a moment)…');
+    const progress = lines.slice(1, -1);
+    expect(progress.length).toBeGreaterThan(0);
+    for (const line of progress) expect(line).toMatch(/^demo: … still waiting for the signal \(\d+ s so far\)$/);
+    expect(lines[lines.length - 1]).toMatch(/^demo: waiting for the signal: done in \d+ s$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a failed step says so and keeps the command's exit code", async () => {
+  const { code, lines } = await runStep([process.execPath, '-e', 'process.exit(3)']);
+  expect(code).toBe(3);
+  expect(lines[0]).toBe('demo: waiting for the signal (usually a moment)…');
+  expect(lines[lines.length - 1]).toMatch(/^demo: waiting for the signal: failed after \d+ s$/);
+});
+
+test('durations read as seconds, minutes and hours', () => {
+  expect([0, 499, 42_000, 60_000, 185_000, 3_600_000, 3_720_000].map(formatDuration)).toEqual(['0 s', '0 s', '42 s', '1 min', '3 min 5 s', '1 h', '1 h 2 min']);
+});
