@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { credentialType, nodeTypes } from '../lib/communityPackage.ts';
 import type { E2eEnvironment } from '../lib/environment.ts';
 import { callProductionWebhook, type Execution } from '../lib/n8nApi.ts';
+import { afterHumanMoment, tokenOfPage } from '../lib/answerPages.ts';
 import { waitFor } from '../lib/waitFor.ts';
 
 const BOT = 'bot_tg';
@@ -147,9 +148,9 @@ export async function runSendAndWaitAgentScenario(env: E2eEnvironment): Promise<
     });
 
     // The manager approves on the page.
-    const page = await fetch(asked.buttons[0].url);
-    const token = /name="token" value="([0-9a-f]{64})"/.exec(await page.text())?.[1];
-    assert.ok(token, 'the approval page carries a confirm token');
+    const page = await (await fetch(asked.buttons[0].url)).text();
+    const token = tokenOfPage(page);
+    await afterHumanMoment(page);
     const confirmed = await fetch(asked.buttons[0].url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(asked.buttons[0].url).origin, 'sec-fetch-site': 'same-origin' },

@@ -18,6 +18,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
+import { afterHumanMoment, tokenOfPage } from '../lib/answerPages.ts';
 import { launchChromium } from '../lib/browser.ts';
 import { credentialType, nodeTypes } from '../lib/communityPackage.ts';
 import type { E2eEnvironment } from '../lib/environment.ts';
@@ -41,6 +42,7 @@ interface Page {
   status: number;
   type: string;
   body: string;
+  headers: Headers;
 }
 
 /** An execution the scenario ran, with how often it was resumed (queue mode checks each start on the worker). */
@@ -49,11 +51,11 @@ export interface AskedExecution {
   resumes: number;
 }
 
-const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>) => ({
+const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>, typeVersion = 3) => ({
   id: randomUUID(),
   name: ASK,
   type: nodeTypes.action,
-  typeVersion: 3,
+  typeVersion,
   position: [440, 0],
   parameters: {
     resource: 'message',
@@ -78,11 +80,11 @@ const startNode = (webhookPath: string) => ({
 
 const afterNode = { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} };
 
-/** Start → Ask → After. */
-export function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>): WorkflowDefinition {
+/** Start → Ask → After (Ask at version 3 unless told). */
+export function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>, typeVersion = 3): WorkflowDefinition {
   return {
     name: `E2E send and wait ${webhookPath}`,
-    nodes: [startNode(webhookPath), askNode(env, askParameters), afterNode],
+    nodes: [startNode(webhookPath), askNode(env, askParameters, typeVersion), afterNode],
     connections: {
       Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
       [ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
@@ -165,29 +167,26 @@ async function ask(env: E2eEnvironment, workflow: { id: string; path: string }, 
 
 async function open(url: string, init: RequestInit = {}): Promise<Page> {
   const response = await fetch(url, { redirect: 'manual', ...init });
-  return { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.text() };
+  return { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.text(), headers: response.headers };
 }
 
-const tokenOf = (page: Page) => {
-  const token = /name="token" value="([0-9a-f]{64})"/.exec(page.body)?.[1];
-  assert.ok(token, `the page carries a confirm token: HTTP ${page.status} ${page.body.slice(0, 300)}`);
-  return token;
-};
+const tokenOf = (page: Page) => tokenOfPage(page.body, page.status);
 
 /** POSTs the page's form as a browser does from the page itself (same origin); a Custom Form's as multipart. */
-function confirm(url: string, fields: Record<string, string>, multipart = false): Promise<Page> {
-  const headers: Record<string, string> = { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' };
+function confirm(url: string, fields: Record<string, string>, multipart = false, browserHeaders: Record<string, string> = { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' }): Promise<Page> {
+  const headers: Record<string, string> = { ...browserHeaders };
   if (!multipart) headers['content-type'] = 'application/x-www-form-urlencoded';
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
   return open(url, { method: 'POST', headers, body: multipart ? form : new URLSearchParams(fields) });
 }
 
-/** Opens the link, then confirms on its page as the person would. */
-async function answer(url: string, fields: Record<string, string> = {}): Promise<Page> {
+/** Opens the link, then confirms on its page as the person would: after reading it a moment. */
+async function answer(url: string, fields: Record<string, string> = {}, multipart = false): Promise<Page> {
   const page = await open(url);
   assert.equal(page.status, 200, `the question's page opens: ${page.body.slice(0, 300)}`);
-  return confirm(url, { token: tokenOf(page), ...fields });
+  await afterHumanMoment(page.body);
+  return confirm(url, { token: tokenOf(page), ...fields }, multipart);
 }
 
 function assertPage(page: Page, status: number, text: string): void {
@@ -266,6 +265,44 @@ async function screenshotWaiting(browser: Browser, env: E2eEnvironment, workflow
 }
 
 /**
+ * A link scanner that "detonates" links in a headless browser, as mail and chat security does: it opens each button's
+ * link and presses every control of the page in document order, at machine speed (the page opened again for each).
+ * Returns what each press got: the status and the page's heading.
+ */
+async function clickEverything(browser: Browser, urls: string[]): Promise<string[]> {
+  const context = await browser.newContext();
+  const seen: string[] = [];
+  try {
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    for (const url of urls) {
+      await page.goto(url);
+      const controls = await page.locator('button, input[type="submit"]').count();
+      for (let index = 0; index < controls; index++) {
+        if (index > 0) await page.goto(url);
+        const [response] = await Promise.all([
+          page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+          page.locator('button, input[type="submit"]').nth(index).evaluate((control) => (control as HTMLElement).click()),
+        ]);
+        await page.waitForLoadState();
+        seen.push(`${response.status()} ${await page.locator('h1').textContent()}`);
+      }
+    }
+  } finally {
+    await context.close();
+  }
+  return seen;
+}
+
+/**
+ * Labels that are also names every JavaScript object inherits, and the three n8n-workflow's deepCopy leaves out of
+ * the items it copies (reservedCopyKeys): each must be a label like any other, kept in version 4's `fields` list.
+ */
+const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'];
+const PROTOTYPE_ANSWERS = ['one', 'two', 'three', 'four', 'five', 'six'];
+const DROPPED_BY_DEEP_COPY = ['__proto__', 'constructor', 'prototype'];
+
+/**
  * Asks with a time limit of 0.6 s and confirms after it. n8n ends a wait only when its wait tracker
  * looks (once a minute), so the tap usually lands while the execution still waits and the node
  * answers it; when n8n happened to end the wait first, its own page answers and a new question is asked.
@@ -318,6 +355,32 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     assert.equal((await open(altered.toString())).status, 401, 'a changed answer is refused');
     if (browser) await screenshotWaiting(browser, env, approval.id, asked.executionId, shot('waiting'));
 
+    // Another site's script may not read the pages (n8n reflects its Origin; the node takes that back), and methods a
+    // page never uses get 405 from the node, not n8n's "No action required".
+    const elsewhere = await open(asked.buttons[0].url, { headers: { origin: 'https://elsewhere.example' } });
+    assertPage(elsewhere, 200, 'Confirm your answer');
+    assert.equal(elsewhere.headers.get('access-control-allow-origin'), null, 'the page gives no other origin read permission');
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const refused = await open(asked.buttons[0].url, { method, headers: { origin: 'https://elsewhere.example' } });
+      assertPage(refused, 405, 'Nothing was recorded.');
+      assert.equal(refused.headers.get('allow'), 'GET, HEAD, POST');
+      assert.equal(refused.headers.get('access-control-allow-origin'), null);
+    }
+    // A program that copies the token and says Sec-Fetch-Site: none (sent only for a navigation a person typed).
+    const typedPage = await open(asked.buttons[0].url);
+    await afterHumanMoment(typedPage.body);
+    assertPage(await confirm(asked.buttons[0].url, { token: tokenOf(typedPage) }, false, { 'sec-fetch-site': 'none' }), 403, 'did not come from the page of the question');
+    // A scanner that opens each button and presses every control in order: the hidden control first (the pages shown
+    // so far are spent), then, on the page opened again, the confirm button sooner than a person (asked again).
+    if (browser) {
+      const presses = await clickEverything(browser, asked.buttons.map((button) => button.url));
+      assert.deepEqual(presses, Array(4).fill('403 Not recorded: pressed by a program'));
+      // The pages shown within 10 s of the last press of the hidden control are spent: the person comes after that.
+      const crawled = Date.now();
+      await waitFor(async () => (Date.now() > crawled + 10_000 ? true : undefined), { what: 'the quiet time after the scanner', timeoutMs: 30_000, intervalMs: 200 });
+    }
+    assert.equal((await execution(env, approval.id, asked.executionId)).status, 'waiting', 'the refused requests and the clicking scanner recorded no answer');
+
     // The person confirms Decline on the page (in Chromium, by clicking, when photographing).
     const from = Date.now();
     if (browser) {
@@ -326,6 +389,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
       });
       await screenshot(browser, shot('received'), async (page) => {
         await page.goto(asked.buttons[1].url);
+        await afterHumanMoment(await page.content());
         await page.getByRole('button', { name: 'Confirm “Decline”' }).click();
         await page.waitForLoadState();
         const shown = (await page.textContent('body')) ?? '';
@@ -347,7 +411,9 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
 
     // Four simultaneous confirmations: one wins.
     const raced = await ask(env, approval, 'Approve the second refund?');
-    const tokens = await Promise.all(raced.buttons.map(async (button) => tokenOf(await open(button.url))));
+    const racedPages = await Promise.all(raced.buttons.map((button) => open(button.url)));
+    const tokens = racedPages.map(tokenOf);
+    for (const page of racedPages) await afterHumanMoment(page.body);
     const picks = [0, 1, 0, 1];
     const taps = await Promise.all(picks.map((index) => confirm(raced.buttons[index].url, { token: tokens[index] })));
     const seen = taps.map((tap, index) => `${raced.buttons[picks[index]].name}: ${tap.status} ${/<h1[^>]*>([^<]*)/.exec(tap.body)?.[1] ?? tap.body.slice(0, 120)}`).join('; ');
@@ -361,6 +427,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     const winner = taps.findIndex(isReceived);
     const winningAnswer = raced.buttons[picks[winner]].name;
     assertPage(taps[winner], 200, `Your answer “${winningAnswer}” has been received.`);
+    assert.equal(taps[winner].headers.get('access-control-allow-origin'), null, 'the received page gives no cross-origin read permission');
     const racedRun = await finished(env, approval.id, raced.executionId);
     assertSucceeded(racedRun);
     const racedOutput = onlyOutput(racedRun, ASK);
@@ -405,6 +472,14 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     const freeText = await publish(env, (p) => askWorkflow(env, p, { responseType: 'freeText', respondLabel: 'Write back' }));
     const written = await ask(env, freeText, 'What went wrong with the delivery?');
     assert.deepEqual(written.buttons.map((button) => button.name), ['Write back']);
+    // An answer over the length limit (10000 characters by default) is refused, with its text kept to shorten.
+    const tooLong = `${'Long story. '.repeat(833)}The end.`;
+    assert.equal([...tooLong].length, 10_004);
+    const writingPage = await open(written.buttons[0].url);
+    await afterHumanMoment(writingPage.body);
+    const refusedLong = await confirm(written.buttons[0].url, { token: tokenOf(writingPage), text: tooLong });
+    assertPage(refusedLong, 422, 'This answer is 10004 characters long; at most 10000 are accepted.');
+    assert.ok(refusedLong.body.includes(`required>${tooLong}</textarea>`), 'the refused page keeps the text');
     const writtenFrom = Date.now();
     assertPage(await answer(written.buttons[0].url, { text: 'The box was wet' }), 200, 'Your answer “The box was wet” has been received.');
     const writtenRun = await finished(env, freeText.id, written.executionId);
@@ -427,14 +502,61 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     );
     const filled = await ask(env, form, 'When shall we deliver?');
     if (browser) await screenshot(browser, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
-    const formToken = tokenOf(await open(filled.buttons[0].url));
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '' }, true), 422, 'This field is required.');
+    const formPage = await open(filled.buttons[0].url);
+    const formToken = tokenOf(formPage);
+    await afterHumanMoment(formPage.body);
+    const formErrors = await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '1e-400', f2: '1', f3: '' }, true);
+    assertPage(formErrors, 422, 'This field is required.');
+    assertPage(formErrors, 422, 'This number is too close to zero to be kept exactly');
     const formFrom = Date.now();
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '2026-12-24' }, true), 200, 'has been received');
+    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '2026-12-24' }, true), 200, 'Your answer “Name: Ana; Boxes: 2; Slot: Evening; Day: 2026-12-24” has been received.');
     const filledRun = await finished(env, form.id, filled.executionId);
     assertSucceeded(filledRun);
     assertAnswered(onlyOutput(filledRun, ASK), { answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } }, filled.clientId, { from: formFrom, to: Date.now() });
     executions.push({ execution: filledRun, resumes: 1 });
+
+    // Labels every JavaScript object inherits are labels like any other: page, re-render and output.
+    const protoForm = await publish(env, (p) =>
+      askWorkflow(env, p, { responseType: 'customForm', formFields: { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) } }, 4),
+    );
+    const protoAsked = await ask(env, protoForm, 'Fill in the odd labels');
+    const protoPage = await open(protoAsked.buttons[0].url);
+    for (const name of PROTOTYPE_NAMES) assertPage(protoPage, 200, `>${name} *</label>`);
+    await afterHumanMoment(protoPage.body);
+    const protoToken = tokenOf(protoPage);
+    const last = PROTOTYPE_NAMES.length - 1;
+    const protoTyped = Object.fromEntries(PROTOTYPE_ANSWERS.map((text, index) => [`f${index}`, text]));
+    const protoAgain = await confirm(protoAsked.buttons[0].url, { token: protoToken, ...protoTyped, [`f${last}`]: '' }, true);
+    assertPage(protoAgain, 422, `name="f${last}" value="" required><p class="error">This field is required.</p>`);
+    for (const [index, text] of PROTOTYPE_ANSWERS.slice(0, last).entries()) assertPage(protoAgain, 422, `name="f${index}" value="${text}" required>`);
+    assertPage(await confirm(protoAsked.buttons[0].url, { token: protoToken, ...protoTyped }, true), 200, 'has been received');
+    const protoRun = await finished(env, protoForm.id, protoAsked.executionId);
+    assertSucceeded(protoRun);
+    for (const node of [ASK, AFTER]) {
+      const [item] = onlyOutput(protoRun, node);
+      // Version 4's list keeps every label with its value, in field order, past n8n's copying of items.
+      assert.deepEqual(item.data.fields, [
+        { label: 'constructor', value: 'one' },
+        { label: 'toString', value: 'two' },
+        { label: 'valueOf', value: 'three' },
+        { label: 'hasOwnProperty', value: 'four' },
+        { label: '__proto__', value: 'five' },
+        { label: 'prototype', value: 'six' },
+      ], `${node} lists every label with its value`);
+      // The answer object keeps the other labels (n8n's deepCopy leaves __proto__, constructor and prototype out).
+      assert.deepEqual(
+        Object.entries(item.data.answer).filter(([label]) => !DROPPED_BY_DEEP_COPY.includes(label)),
+        [['toString', 'two'], ['valueOf', 'three'], ['hasOwnProperty', 'four']],
+        `${node} names the other values by label`,
+      );
+      // Version 4: the subscriber asked, and that the answer came through the link (whoever held it).
+      assert.deepEqual([item.data.askedSubscriber, item.data.answeredThrough, 'respondedBy' in item.data], [
+        { botid: BOT, clientid: protoAsked.clientId, messenger: 'telegram' },
+        'answerLink',
+        false,
+      ]);
+    }
+    executions.push({ execution: protoRun, resumes: 1 });
 
     if (browser) await screenshot(browser, shot('expired'), async (page) => page.setContent(late.page.body));
     const timedOutRun = await finished(env, limited.id, late.executionId, TIME_LIMIT_WAIT_MS);
@@ -443,7 +565,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     assert.deepEqual(onlyOutput(timedOutRun, AFTER), [TIMED_OUT]);
     executions.push({ execution: timedOutRun, resumes: 1 });
 
-    for (const workflow of [limited, approval, loop, freeText, form]) await env.api.unpublishWorkflow(workflow.id);
+    for (const workflow of [limited, approval, loop, freeText, form, protoForm]) await env.api.unpublishWorkflow(workflow.id);
     return executions;
   } finally {
     await browser?.close();

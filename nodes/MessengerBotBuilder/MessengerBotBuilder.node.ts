@@ -19,9 +19,10 @@ export class MessengerBotBuilder implements INodeType {
 		icon: { light: 'file:messengerBotBuilder.svg', dark: 'file:messengerBotBuilder.dark.svg' },
 		group: ['transform'],
 		// Version 2: output modes default to Simplified, deletes put out { deleted: true }. Version 3: Send
-		// and Wait for Response says who answered and when (see CHANGELOG).
-		version: [1, 2, 3],
-		defaultVersion: 3,
+		// and Wait for Response says who answered and when. Version 4: Send and Wait names the subscriber it asked and
+		// that the answer came through the question's link (a bearer secret), not who answered (see CHANGELOG).
+		version: [1, 2, 3, 4],
+		defaultVersion: 4,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Manage chatbots built with the messenger-bot builder: subscribers, messages, chains, broadcasts, lists, catalogs, CRM, statistics, webhooks and API keys',

@@ -109,7 +109,7 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 		expect([...classified].sort()).toEqual([...operations].sort());
 	});
 
-	describe.each([1, 2, 3])('version %i', (version) => {
+	describe.each([1, 2, 3, 4])('version %i', (version) => {
 		it.each(Object.keys(TO_ONE_SUBSCRIBER))(`%s: ${version < 3 ? 'the output as before' : 'each output item names its recipient and what was sent'}`, async (key) => {
 			const [resource, operation] = key.split('/');
 			const spec = TO_ONE_SUBSCRIBER[key];

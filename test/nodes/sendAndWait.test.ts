@@ -8,11 +8,21 @@ import { Container } from '@n8n/di';
 import express from 'express';
 import { InstanceSettings, WebhookContext } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, IRunExecutionData, IWebhookData } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { Workflow, deepCopy } from 'n8n-workflow';
 import { chromiumPath, launchChromium } from '../../e2e/lib/browser';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
-import { claimAnswer, crossSiteReason, deadlineOf } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding';
-import { checkForm, type FormField } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitQuestion';
+import {
+	CONFIRM_AFTER_MS,
+	PAGE_LIFETIME_MS,
+	SPENT_AFTER_PRESS_MS,
+	claimAnswer,
+	crossSiteReason,
+	deadlineOf,
+	pageToken,
+	spendPages,
+	tokenState,
+} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding';
+import { DEFAULT_MAX_ANSWER_LENGTH, checkForm, type FormField, type Question } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitQuestion';
 import { harnessAdditionalData } from '../harness/additionalData';
 import type { RunResult } from '../harness/runWorkflow';
 import { byId, NODE_NAME } from '../support/nodeRun';
@@ -21,6 +31,7 @@ import { startTestBed, type NodeTestBed } from '../support/sandbox';
 const BOT = 'bot_tg';
 const V2 = { typeVersion: 2 };
 const V3 = { typeVersion: 3 };
+const V4 = { typeVersion: 4 };
 /** Where the harness says n8n's resume addresses live (see harnessAdditionalData). */
 const LINK_ORIGIN = 'http://127.0.0.1:5678';
 
@@ -95,6 +106,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			http: { httpRequest: request, httpResponse: response },
 		});
 		const context = new WebhookContext(workflow, workflow.getNode(NODE_NAME)!, additionalData, 'webhook', webhookData, [], runExecutionData);
+		// n8n 2.41.1 reflects the request's Origin before it calls the node (WebhookRequestHandler.setupCorsHeaders).
+		if (request.headers.origin) response.setHeader('Access-Control-Allow-Origin', request.headers.origin);
 		const serving = request.headers['x-test-process'] === 'other' ? otherProcess.nodeType : nodeType;
 		const result = await serving.webhook.call(context);
 		if (result.workflowData) {
@@ -106,13 +119,19 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 				return;
 			}
 			stored.running = true;
-			response.setHeader('x-test-resumed-with', JSON.stringify(result.workflowData[0]));
+			response.setHeader('x-test-resumed-with', encodeURIComponent(JSON.stringify(result.workflowData[0])));
 		}
 		// n8n sends the node's page itself once the execution resumed (the e2e covers that part).
 		if (!result.noWebhookResponse && !response.headersSent) response.status(200).send(result.webhookResponse);
 	}
 
 	beforeAll(async () => {
+		// Only the clock is n8n-independent here: a confirmation counts CONFIRM_AFTER_MS after its page was shown, and the
+		// tests move the clock on by that much (a person's moment) instead of waiting for it. Timers stay real.
+		jest.useFakeTimers({
+			advanceTimers: true,
+			doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'queueMicrotask', 'hrtime', 'performance'],
+		});
 		bed = await startTestBed({ rateLimit: 0 });
 		const app = express();
 		app.use(express.urlencoded({ extended: false }));
@@ -133,7 +152,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	afterAll(async () => {
 		await new Promise((resolve) => server.close(resolve));
 		await bed.close();
+		jest.useRealTimers();
 	});
+
+	/** The moment a person takes between seeing a page and confirming it. */
+	const humanMoment = () => jest.setSystemTime(Date.now() + CONFIRM_AFTER_MS);
 
 	async function newSubscriber(): Promise<string> {
 		const clientid = `ask-${++clientCounter}`;
@@ -182,21 +205,25 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	async function tap(url: string, init: RequestInit = {}): Promise<Tap> {
 		const response = await fetch(served(url), { redirect: 'manual', ...init });
 		const resumed = response.headers.get('x-test-resumed-with');
-		return { status: response.status, body: await response.text(), headers: response.headers, resumedWith: resumed ? JSON.parse(resumed) : undefined };
+		return { status: response.status, body: await response.text(), headers: response.headers, resumedWith: resumed ? JSON.parse(decodeURIComponent(resumed)) : undefined };
 	}
 
-	const tokenOf = (page: string) => /name="token" value="([0-9a-f]{64})"/.exec(page)?.[1];
+	const TOKEN = /name="token" value="(\d+\.[0-9a-f]{64})"/;
+	const tokenOf = (page: string) => TOKEN.exec(page)?.[1];
+	const BROWSER = { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' };
 
-	/** A confirmation as the page's form posts it from the link's own origin. */
-	function post(url: string, fields: Record<string, string>, headers: Record<string, string> = { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' }): Promise<Tap> {
+	/** A confirmation as the page's form posts it from the link's own origin, a person's moment after the page was shown. */
+	function post(url: string, fields: Record<string, string>, headers: Record<string, string> = BROWSER, moment = true): Promise<Tap> {
+		if (moment) humanMoment();
 		return tap(url, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
 	}
 
 	/** A Custom Form confirmation, posted as its page does: multipart/form-data. */
-	function postMultipart(url: string, fields: Record<string, string>): Promise<Tap> {
+	function postMultipart(url: string, fields: Record<string, string>, moment = true): Promise<Tap> {
+		if (moment) humanMoment();
 		const body = new FormData();
 		for (const [key, value] of Object.entries(fields)) body.append(key, value);
-		return tap(url, { method: 'POST', body, headers: { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' } });
+		return tap(url, { method: 'POST', body, headers: BROWSER });
 	}
 
 	it('sends signed links that carry the question id and the answer, keeps the question with the execution, and waits', async () => {
@@ -227,9 +254,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			expect(page.status).toBe(200);
 			expect(page.resumedWith).toBeUndefined();
 			expect(page.body).toContain('Approve the refund?');
-			expect(page.body).toContain('<form method="post">');
+			expect(page.body).toMatch(/<form method="post" data-not-before="\d+">/);
 			expect(page.body).toContain('Confirm “Approve”');
-			expect(tokenOf(page.body)).toMatch(/^[0-9a-f]{64}$/);
+			expect(tokenOf(page.body)).toMatch(/^\d+\.[0-9a-f]{64}$/);
 			expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
 			expect(page.headers.get('x-frame-options')).toBe('DENY');
 			expect(page.headers.get('cache-control')).toBe('no-store');
@@ -253,6 +280,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			await post(buttons[1].url, { token: declineToken }, { origin: 'https://evil.example' }),
 			await post(buttons[1].url, { token: declineToken }, { origin: 'null' }),
 			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'same-site' }),
+			// Sent only for a navigation a person typed, never by a form's POST: a program copying the token.
+			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'none' }),
+			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'none', origin: LINK_ORIGIN }),
 			// A link scanner that fetched the page and posts its form as a program does: no browser headers.
 			await post(buttons[1].url, { token: declineToken }, {}),
 		]) {
@@ -297,7 +327,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	});
 
 	it('taps in two n8n processes at once: n8n resumes with one, received; the other gets "not recorded" (409, the page), not n8n\'s error, and its process takes an answer again', async () => {
-		const browser = { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' };
+		const browser = BROWSER;
 		const info = jest.spyOn(Container.get(Logger), 'info');
 		try {
 			for (const [here, there] of [
@@ -446,6 +476,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		}
 		const received = await postMultipart(buttons[0].url, { token, f0: 'Ana', f1: '3.5', f2: '1', f3: '' });
 		expect(received.status).toBe(200);
+		// The page says what was sent (it said “your form”).
+		expect(received.body).toContain('Your answer “Name: Ana; Boxes: 3.5; Slot: Evening; Day: –” has been received.');
 		expect((received.resumedWith![0].json.data as IDataObject).answer).toEqual({ Name: 'Ana', Boxes: 3.5, Slot: 'Evening', Day: null });
 	});
 
@@ -468,7 +500,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 				// Index 0 of the list is its "Choose…" placeholder.
 				await page.selectOption('select', { index: index + 1 });
 				// What the browser would post: the form's own entries.
-				const entries = (await page.evaluate('[...new FormData(document.querySelector("form")).entries()].map(([name, value]) => [name, String(value)])')) as Array<[string, string]>;
+				const entries = (await page.evaluate('[...new FormData(document.querySelector("form[data-not-before]")).entries()].map(([name, value]) => [name, String(value)])')) as Array<[string, string]>;
 				await page.close();
 				const received = await postMultipart(buttons[0].url, Object.fromEntries(entries));
 				expect([received.status, (received.resumedWith?.[0].json.data as IDataObject | undefined)?.answer]).toEqual([200, { Slot: option }]);
@@ -476,7 +508,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		} finally {
 			await browser.close();
 		}
-	});
+		// Chromium starts and renders three pages: on a busy two-core machine that takes more than jest's 30 s.
+	}, 120_000);
 
 	it('version 2 keeps its output: { answer, approved, timedOut } on an answer, { answer: null, timedOut: true } as the time-out output', async () => {
 		const { buttons, result } = await askAndWait(await newSubscriber(), {}, V2);
@@ -485,6 +518,20 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const token = tokenOf((await tap(buttons[0].url)).body)!;
 		const received = await post(buttons[0].url, { token });
 		expect(received.resumedWith![0].json).toEqual({ data: { answer: 'Approve', approved: true, timedOut: false } });
+	});
+
+	it('version 4 names the subscriber asked and that the answer came through the link (a bearer secret), not who answered; the time-out output too', async () => {
+		const clientId = await newSubscriber();
+		const { buttons, result } = await askAndWait(clientId, {}, V4);
+		const asked = { botid: BOT, clientid: clientId, messenger: 'telegram' };
+		expect(result.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].json).toEqual({
+			data: { answer: null, timedOut: true, respondedAt: null, askedSubscriber: asked, answeredThrough: null },
+		});
+		const before = Date.now();
+		const received = await post(buttons[1].url, { token: tokenOf((await tap(buttons[1].url)).body)! });
+		const { data } = received.resumedWith![0].json as { data: IDataObject };
+		expect(data).toEqual({ answer: 'Decline', approved: false, timedOut: false, respondedAt: expect.any(String), askedSubscriber: asked, answeredThrough: 'answerLink' });
+		expect(Date.parse(String(data.respondedAt))).toBeGreaterThanOrEqual(before);
 	});
 
 	it('version 3 time-out output says nobody answered', async () => {
@@ -499,7 +546,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(crossSiteReason({}, LINK_ORIGIN)).toBe('neither Sec-Fetch-Site nor Origin was sent: not a browser posting the page');
 		expect(crossSiteReason({ origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
-		expect(crossSiteReason({ 'sec-fetch-site': 'none' }, LINK_ORIGIN)).toBeUndefined();
+		expect(crossSiteReason({ 'sec-fetch-site': 'none' }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is none');
 		// A same-origin form of a page that sends no referrer is posted with Origin: null; Sec-Fetch-Site decides.
 		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: 'null' }, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
@@ -520,7 +567,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const field = (label: string, type: FormField['type'], required = false): FormField => ({ label, type, required });
 		const numberAnswer = (text: string) => {
 			const check = checkForm([field('N', 'number')], { f0: text });
-			return check.errors.N ?? check.values.N;
+			return check.errors.get('N') ?? check.values.N;
 		};
 		const tooLong = 'This number has too many digits to be kept exactly: enter at most 15 significant digits.';
 		const texts = ['3.5', '-12.340', '.5', '5.', '0.1', '1e21', '123456789012345', '9007199254740992', '0007', '-0'];
@@ -529,6 +576,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(['12345678901234567890', '9007199254740993', '0.12345678901234567'].map(numberAnswer)).toEqual([tooLong, tooLong, tooLong]);
 		// What Number() reads but no number input writes.
 		expect(['0x10', 'Infinity', '1e', '-', '.', '1_000', '1,5'].map(numberAnswer)).toEqual(Array(7).fill('Enter a number.'));
+		// Numbers a browser writes but JavaScript cannot hold: each message says what is wrong.
+		const tooSmall = 'This number is too close to zero to be kept exactly: enter 0 or a number of at least 1e-300 (in size).';
+		const tooLarge = 'This number is too large: enter a number below 1e308 (in size).';
+		expect(['1e-400', '-1e-400', '1.23456789e-320', '1e400', '-2e308'].map(numberAnswer)).toEqual([tooSmall, tooSmall, tooSmall, tooLarge, tooLarge]);
+		expect(['0e-400', '1e-300', '1.5e307'].map(numberAnswer)).toEqual([0, 1e-300, 1.5e307]);
 
 		const proto = field('__proto__', 'text', true);
 		const answered = checkForm([proto, field('Name', 'text')], { f0: 'kept', f1: 'Ana' });
@@ -537,8 +589,189 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			['Name', 'Ana'],
 		]);
 		expect(Object.getPrototypeOf(answered.values)).toBe(Object.prototype);
-		const missing = checkForm([proto], {});
-		expect(Object.entries(missing.errors)).toEqual([['__proto__', 'This field is required.']]);
+		const missing = checkForm([proto, field('constructor', 'text')], {});
+		expect([...missing.errors]).toEqual([['__proto__', 'This field is required.']]);
+		expect([...missing.entered]).toEqual([
+			['__proto__', ''],
+			['constructor', ''],
+		]);
+	});
+
+	/** Names every JavaScript object inherits, and the three n8n's deepCopy leaves out of items (reservedCopyKeys). */
+	const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'];
+	const TYPED = ['one', 'two', 'three', 'four', 'five', 'six'];
+
+	it('version 4: constructor, toString, valueOf, hasOwnProperty, __proto__ and prototype are Custom Form labels like any other, through the page, the 422 re-render and the fields list that survives n8n\'s deepCopy; version 3 refuses __proto__, constructor and prototype', async () => {
+		const formFields = { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) };
+		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields }, V4);
+		const page = await tap(buttons[0].url);
+		expect(page.status).toBe(200);
+		PROTOTYPE_NAMES.forEach((name, index) => {
+			expect(page.body).toContain(`<label for="field-${index}">${name} *</label><input id="field-${index}" type="text" name="f${index}" value="" required>`);
+		});
+		const token = tokenOf(page.body)!;
+		// The last one left empty: the page comes back with what was typed in the others and one error, under the empty one.
+		const last = PROTOTYPE_NAMES.length - 1;
+		const typedBeforeLast = Object.fromEntries(TYPED.slice(0, last).map((text, index) => [`f${index}`, text]));
+		const again = await postMultipart(buttons[0].url, { token, ...typedBeforeLast, [`f${last}`]: '' });
+		expect([again.status, again.resumedWith]).toEqual([422, undefined]);
+		TYPED.slice(0, last).forEach((text, index) => expect(again.body).toContain(`name="f${index}" value="${text}" required><label`));
+		expect(again.body.match(/This field is required\./g)).toHaveLength(1);
+		expect(again.body).toContain(`name="f${last}" value="" required><p class="error">This field is required.</p>`);
+		const received = await postMultipart(buttons[0].url, {
+			token: tokenOf(again.body)!,
+			...Object.fromEntries(TYPED.map((text, index) => [`f${index}`, text])),
+		});
+		expect(received.status).toBe(200);
+		// The output after n8n's own copy of an item (n8n-workflow deepCopy, as between nodes): the list keeps every
+		// label with its value in field order; the answer object keeps all but the three keys deepCopy leaves out.
+		const copied = deepCopy(received.resumedWith![0].json).data as IDataObject;
+		expect(copied.fields).toEqual([
+			{ label: 'constructor', value: 'one' },
+			{ label: 'toString', value: 'two' },
+			{ label: 'valueOf', value: 'three' },
+			{ label: 'hasOwnProperty', value: 'four' },
+			{ label: '__proto__', value: 'five' },
+			{ label: 'prototype', value: 'six' },
+		]);
+		expect(Object.entries(copied.answer as IDataObject)).toEqual([
+			['toString', 'two'],
+			['valueOf', 'three'],
+			['hasOwnProperty', 'four'],
+		]);
+		// Version 3 has no list: its answer object would lose them silently, so they are refused before anything is sent, naming the field.
+		for (const [index, label] of ['__proto__', 'constructor', 'prototype'].entries()) {
+			const refused = await bed.node.failure(
+				ask(await newSubscriber(), { responseType: 'customForm', formFields: { values: [{ fieldLabel: 'Name' }, { fieldLabel: label }] } }),
+				V3,
+			);
+			expect([index, refused.message]).toEqual([index, `The label "${label}" of field 2 of "Form Fields" cannot name a value`]);
+		}
+	});
+
+	it('Max Answer Length: a longer Free Text or form field is refused with its text kept; the default is 10000 characters; emoji count as one', async () => {
+		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'freeText', options: { maxAnswerLength: 5 } });
+		const token = tokenOf((await tap(buttons[0].url)).body)!;
+		const long = await post(buttons[0].url, { token, text: 'abc<de' });
+		expect([long.status, long.resumedWith]).toEqual([422, undefined]);
+		expect(long.body).toContain('This answer is 6 characters long; at most 5 are accepted. Shorten it and send it again.');
+		expect(long.body).toContain('required>abc&#60;de</textarea>');
+		const fits = await post(buttons[0].url, { token: tokenOf(long.body)!, text: '😀😀😀😀😀' });
+		expect([fits.status, (fits.resumedWith![0].json.data as IDataObject).answer]).toEqual([200, '😀😀😀😀😀']);
+
+		expect(DEFAULT_MAX_ANSWER_LENGTH).toBe(10_000);
+		const form = await askAndWait(await newSubscriber(), {
+			responseType: 'customForm',
+			formFields: { values: [{ fieldLabel: 'Note', fieldType: 'text' }, { fieldLabel: 'Boxes', fieldType: 'number' }] },
+		});
+		const formToken = tokenOf((await tap(form.buttons[0].url)).body)!;
+		const tooLong = await postMultipart(form.buttons[0].url, { token: formToken, f0: 'x'.repeat(10_001), f1: '1'.repeat(10_001) });
+		expect([tooLong.status, tooLong.resumedWith]).toEqual([422, undefined]);
+		expect(tooLong.body.match(/This answer is 10001 characters long; at most 10000 are accepted\./g)).toHaveLength(2);
+		expect(tooLong.body).toContain(`name="f0" value="${'x'.repeat(10_001)}">`);
+		const atLimit = await postMultipart(form.buttons[0].url, { token: formToken, f0: 'x'.repeat(10_000), f1: '2' });
+		expect((atLimit.resumedWith![0].json.data as IDataObject).answer).toEqual({ Note: 'x'.repeat(10_000), Boxes: 2 });
+
+		for (const maxAnswerLength of [0, 2.5, 'many']) {
+			const refused = await bed.node.failure(ask(await newSubscriber(), { responseType: 'freeText', options: { maxAnswerLength } }), V3);
+			expect(refused.message).toBe(`The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(maxAnswerLength)})`);
+		}
+	});
+
+	it('the pages give no other site read permission (n8n reflects any Origin); PUT, PATCH and DELETE get 405 with Allow and resume nothing', async () => {
+		const { buttons } = await askAndWait(await newSubscriber());
+		const page = await tap(buttons[0].url, { headers: { origin: 'https://evil.example' } });
+		expect([page.status, page.headers.get('access-control-allow-origin')]).toEqual([200, null]);
+		for (const method of ['PUT', 'PATCH', 'DELETE']) {
+			const refused = await tap(buttons[0].url, { method, headers: { origin: 'https://evil.example' } });
+			expect([refused.status, refused.headers.get('allow'), refused.headers.get('access-control-allow-origin'), refused.resumedWith]).toEqual([405, 'GET, HEAD, POST', null, undefined]);
+			expect(refused.body).toContain('Nothing was recorded.');
+		}
+		const received = await post(buttons[0].url, { token: tokenOf(page.body)! });
+		expect([received.status, received.headers.get('access-control-allow-origin')]).toEqual([200, null]);
+	});
+
+	it('a click must come from a person: a confirmation sooner than a person reads asks again; a press of the hidden control spends the pages shown so far and is logged; the person answers through the link again', async () => {
+		const clientId = await newSubscriber();
+		const { buttons, executionId } = await askAndWait(clientId);
+		const page = await tap(buttons[0].url);
+		const token = tokenOf(page.body)!;
+		const notBefore = Number(/data-not-before="(\d+)"/.exec(page.body)![1]);
+		expect(notBefore - Number(token.split('.')[0])).toBe(1500);
+		// The hidden control comes first: out of sight, of the accessibility tree and of the tab order.
+		expect(page.body).toMatch(
+			/<div class="decoy" aria-hidden="true"><form method="post"><input type="hidden" name="token" value="\d+\.[0-9a-f]{64}"><input type="hidden" name="checked" value="1"><button type="submit" tabindex="-1">[^<]+<\/button><\/form><\/div><form method="post" data-not-before="\d+">/,
+		);
+		expect(page.body).toContain('.decoy { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);');
+
+		const early = await post(buttons[0].url, { token }, BROWSER, false);
+		expect([early.status, early.resumedWith]).toEqual([425, undefined]);
+		expect(early.body).toContain('Please check your answer and confirm again: nothing has been recorded yet.');
+		expect(tokenOf(early.body)).toBeDefined();
+
+		const declinePage = await tap(buttons[1].url);
+		const warn = jest.spyOn(Container.get(Logger), 'warn');
+		try {
+			const pressed = await post(buttons[0].url, { token, checked: '1' }, BROWSER, false);
+			expect([pressed.status, pressed.resumedWith]).toEqual([403, undefined]);
+			expect(pressed.body).toContain('Not recorded: pressed by a program');
+			expect(pressed.body).toContain('The question is still open: in a minute, open the link from the message again and answer there.');
+			expect(warn.mock.calls).toEqual([[expect.stringContaining(`a program pressed the hidden control of an answer page of execution ${executionId}`)]]);
+		} finally {
+			warn.mockRestore();
+		}
+		// Every page shown before the press is spent, whichever answer it confirms, however long after.
+		for (const [url, spent] of [
+			[buttons[0].url, token],
+			[buttons[1].url, tokenOf(declinePage.body)!],
+			[buttons[0].url, tokenOf(early.body)!],
+		]) {
+			const refused = await post(url, { token: spent });
+			expect([refused.status, refused.resumedWith]).toEqual([403, undefined]);
+			expect(refused.body).toContain('this page can no longer confirm');
+		}
+		// A page opened again at once (a scanner pressing on) is spent too.
+		const reopened = await post(buttons[0].url, { token: tokenOf((await tap(buttons[0].url)).body)! });
+		expect([reopened.status, reopened.resumedWith]).toEqual([403, undefined]);
+		// The person opens the link again later and confirms: recorded.
+		jest.setSystemTime(Date.now() + SPENT_AFTER_PRESS_MS);
+		const received = await post(buttons[1].url, { token: tokenOf((await tap(buttons[1].url)).body)! });
+		expect(received.status).toBe(200);
+		expect((received.resumedWith![0].json.data as IDataObject).answer).toBe('Decline');
+	});
+
+	it('page tokens, one by one: made for one question and subject at one time; early, valid, stale, spent', () => {
+		const question = { id: randomUUID(), tokenKey: 'k'.repeat(64) } as Question;
+		const shownAt = 1_700_000_000_000;
+		const { value, notBefore } = pageToken(question, 'form', shownAt);
+		expect(notBefore).toBe(shownAt + 1500);
+		const state = (token: unknown, now: number, subject = 'form', of = question) => tokenState('e-tokens', of, subject, token, now);
+		expect([shownAt, shownAt + 1499, shownAt + 1500, shownAt + 2 * 3_600_000, shownAt + 2 * 3_600_000 + 1].map((now) => state(value, now))).toEqual([
+			'early',
+			'early',
+			'valid',
+			'valid',
+			'stale',
+		]);
+		expect(PAGE_LIFETIME_MS).toBe(2 * 3_600_000);
+		const [time, hmac] = value.split('.');
+		const later = shownAt + 60_000;
+		expect([
+			state(value, later, 'answer:Approve'),
+			state(value, later, 'form', { ...question, id: randomUUID() }),
+			state(`${Number(time) - 5000}.${hmac}`, later),
+			state(hmac, later),
+			state(`${value}0`, later),
+			state(undefined, later),
+			state(['x'], later),
+		]).toEqual(Array(7).fill('forged'));
+		spendPages('e-tokens', question.id, shownAt + 10_000);
+		expect(SPENT_AFTER_PRESS_MS).toBe(10_000);
+		expect([state(value, later), state(pageToken(question, 'form', shownAt + 20_000).value, later), state(pageToken(question, 'form', shownAt + 20_001).value, later)]).toEqual([
+			'spent',
+			'spent',
+			'valid',
+		]);
 	});
 
 	it('refuses what it cannot do honestly, before sending anything', async () => {

@@ -16,6 +16,21 @@ export const isVersion1 = (context: IExecuteFunctions) => context.getNode().type
  */
 export const namesRecipients = (context: Pick<IExecuteFunctions, 'getNode'>) => context.getNode().typeVersion >= 3;
 
+/**
+ * True from version 4: Send and Wait for Response names the subscriber it asked (`askedSubscriber`) and says the answer
+ * came through the question's link (`answeredThrough`), instead of version 3's `respondedBy`, which claimed the asked
+ * subscriber answered: an answer link is a bearer secret, whoever holds the message can answer.
+ */
+export const namesAskedSubscriber = (context: Pick<IExecuteFunctions, 'getNode'>) => context.getNode().typeVersion >= 4;
+
+/**
+ * True from version 4: a Custom Form answer also goes out as a list, `fields: [{ label, value }]` in the form's order.
+ * n8n copies items with n8n-workflow's deepCopy, which leaves out the keys `__proto__`, `constructor` and `prototype`
+ * (`reservedCopyKeys`), so the `answer` object cannot carry such a label; the list can. Version 3 has no list and
+ * refuses those labels.
+ */
+export const listsFormFields = (context: Pick<IExecuteFunctions, 'getNode'>) => context.getNode().typeVersion >= 4;
+
 /** The property, shown only in the given versions (on top of its own display rules). */
 export function inVersions(property: INodeProperties, versions: IDisplayOptions['show']): INodeProperties {
 	return { ...property, displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, ...versions } } };

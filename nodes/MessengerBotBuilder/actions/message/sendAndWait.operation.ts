@@ -11,7 +11,7 @@ import { answerLink, keepQuestion, linkOrigin } from './sendAndWaitBinding';
 import { sendAndWaitProperties } from './sendAndWaitFields';
 import { timedOutOutput } from './sendAndWaitOutput';
 import type { Question, Subscriber } from './sendAndWaitQuestion';
-import { answersByButton, buttonAnswersOf, formFieldsOf, responseTypeOf, waitLimitOf } from './sendAndWaitQuestion';
+import { answersByButton, buttonAnswersOf, formFieldsOf, maxAnswerLengthParameter, responseTypeOf, waitLimitOf } from './sendAndWaitQuestion';
 
 /**
  * n8n's name for the operation: n8n checks the signature of resume links only for operations of
@@ -34,7 +34,7 @@ async function subscriberOf(this: IExecuteFunctions): Promise<Subscriber> {
 async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Question> {
 	const responseType = responseTypeOf.call(this);
 	const byButton = answersByButton(responseType);
-	return {
+	const question: Question = {
 		id: randomUUID(),
 		tokenKey: randomBytes(32).toString('hex'),
 		responseType,
@@ -46,6 +46,8 @@ async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Que
 		origin: linkOrigin(this.getSignedResumeUrl()),
 		subscriber: await subscriberOf.call(this),
 	};
+	if (!byButton) question.maxAnswerLength = maxAnswerLengthParameter.call(this);
+	return question;
 }
 
 /**
@@ -83,7 +85,7 @@ export const sendAndWait: Operation = {
 
 			// What the node puts out when the time limit ends the wait: n8n then passes the waiting
 			// node's input through, and an answer replaces that input with the webhook's output.
-			this.getExecuteData().data.main = [[{ json: timedOutOutput(this), pairedItem: { item: 0 } }]];
+			this.getExecuteData().data.main = [[{ json: timedOutOutput(this, question), pairedItem: { item: 0 } }]];
 			await this.putExecutionToWait(waitTill);
 			memory?.finish();
 			return items;

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { botField, clientIdFields } from '../common/fields';
+import { DEFAULT_MAX_ANSWER_LENGTH } from './sendAndWaitQuestion';
 
 /** The parameters of Message → Send and Wait for Response. */
 const showFor = (...responseTypes: string[]) => ({ show: { responseType: responseTypes } });
@@ -121,7 +122,8 @@ export const sendAndWaitProperties: INodeProperties[] = [
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. Delivery date',
-						description: 'Shown above the field; the output names the value by it',
+						description: 'Shown above the field; the output names the value by it, in answer and in the fields list',
+						hint: 'n8n drops the labels __proto__, constructor and prototype from the answer object: from node version 4 their values are in the fields list',
 					},
 					{
 						displayName: 'Field Type',
@@ -180,8 +182,18 @@ export const sendAndWaitProperties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		description: 'How long to wait for the answer',
+		description: 'How long to wait for the answer, and how long it may be',
 		options: [
+			{
+				displayName: 'Max Answer Length',
+				name: 'maxAnswerLength',
+				type: 'number',
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				default: DEFAULT_MAX_ANSWER_LENGTH,
+				description:
+					'The most characters a Free Text answer, or any one field of a Custom Form, may have; the page refuses a longer one and keeps its text to shorten',
+				displayOptions: { show: { '/responseType': ['freeText', 'customForm'] } },
+			},
 			{
 				displayName: 'Limit Wait Time',
 				name: 'limitWaitTime',

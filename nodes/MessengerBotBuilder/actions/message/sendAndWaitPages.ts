@@ -1,7 +1,8 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import type { FormField } from './sendAndWaitQuestion';
 import { FREE_TEXT_INPUT, formInputName } from './sendAndWaitQuestion';
-import { TOKEN_FIELD } from './sendAndWaitBinding';
+import { DECOY_FIELD, TOKEN_FIELD } from './sendAndWaitBinding';
+import type { PageToken } from './sendAndWaitBinding';
 
 /**
  * The pages a subscriber sees when opening an answer link: plain HTML, no script, no outside
@@ -42,6 +43,8 @@ label { display: block; font-weight: 600; margin: 12px 0 4px; }
 input, select, textarea { width: 100%; box-sizing: border-box; font: inherit; padding: 8px 10px; border: 1px solid #c7c7cc; border-radius: 8px; }
 textarea { min-height: 96px; }
 .error { color: #c00; font-size: 14px; margin: 4px 0 0; }
+.notice { background: #fff4d6; border-radius: 8px; padding: 10px 12px; }
+.decoy { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 button { display: block; width: 100%; margin: 18px 0 0; font: inherit; font-weight: 600; color: #fff; background: #0a66d8; border: 0; border-radius: 8px; padding: 12px; cursor: pointer; }
 </style>
 </head>
@@ -55,22 +58,43 @@ function messagePage(status: number, title: string, lines: string[]): Page {
 	return { status, title, html: layout(title, `<h1>${escapeHtml(title)}</h1>${lines.map((line) => paragraph(line)).join('')}`) };
 }
 
-const hiddenToken = (token: string) => `<input type="hidden" name="${TOKEN_FIELD}" value="${escapeHtml(token)}">`;
+const hiddenToken = (token: PageToken) => `<input type="hidden" name="${TOKEN_FIELD}" value="${escapeHtml(token.value)}">`;
 
-/** GET of an Approval or Choice link: the question, the answer of the link, and a button that confirms it. */
-export function confirmPage(question: string, answer: string, token: string): Page {
-	const title = 'Confirm your answer';
-	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}<p>Your answer:</p>${paragraph(answer, 'answer')}
-<form method="post">${hiddenToken(token)}<button type="submit">Confirm “${escapeHtml(answer)}”</button></form>`;
-	return { status: 200, title, html: layout(title, body) };
+/**
+ * A control no person sees or reaches: out of sight (1 px, clipped), out of the accessibility tree (aria-hidden) and of
+ * the keyboard's tab order (tabindex -1); first in the page, so a program that presses every control in order presses
+ * it before the real one. Pressing it spends the page's token (see sendAndWaitWebhook.ts). Its text is for the rare
+ * person whose browser shows no styles (a text-mode browser).
+ */
+const decoy = (token: PageToken) =>
+	`<div class="decoy" aria-hidden="true"><form method="post">${hiddenToken(token)}<input type="hidden" name="${DECOY_FIELD}" value="1"><button type="submit" tabindex="-1">Not an answer: leave this button alone</button></form></div>`;
+
+/** The page's own form: it carries the token, and the earliest time a confirmation counts (for tests and tools). */
+const answerForm = (token: PageToken, inner: string, multipart = false) =>
+	`${decoy(token)}<form method="post"${multipart ? ' enctype="multipart/form-data"' : ''} data-not-before="${token.notBefore}">${hiddenToken(token)}${inner}</form>`;
+
+/** A page asked again: why (a notice, or the problems of what was sent) and with which status. */
+export interface AskAgain {
+	status: number;
+	notice?: string;
 }
 
-/** GET of a Free Text link (or the form shown again when it came back empty). */
-export function freeTextPage(question: string, token: string, error?: string): Page {
+const noticeOf = (again?: AskAgain) => (again?.notice ? paragraph(again.notice, 'notice') : '');
+
+/** GET of an Approval or Choice link: the question, the answer of the link, and a button that confirms it. */
+export function confirmPage(question: string, answer: string, token: PageToken, again?: AskAgain): Page {
+	const title = 'Confirm your answer';
+	const body = `<h1>${escapeHtml(title)}</h1>${noticeOf(again)}${paragraph(question, 'question')}<p>Your answer:</p>${paragraph(answer, 'answer')}
+${answerForm(token, `<button type="submit">Confirm “${escapeHtml(answer)}”</button>`)}`;
+	return { status: again?.status ?? 200, title, html: layout(title, body) };
+}
+
+/** GET of a Free Text link, or the form shown again with what was typed (empty or too long: status 422). */
+export function freeTextPage(question: string, token: PageToken, typed = '', error?: string, again?: AskAgain): Page {
 	const title = 'Your answer';
-	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}
-<form method="post">${hiddenToken(token)}<label for="answer-text">Answer</label><textarea id="answer-text" name="${FREE_TEXT_INPUT}" required></textarea>${error ? paragraph(error, 'error') : ''}<button type="submit">Send</button></form>`;
-	return { status: error ? 422 : 200, title, html: layout(title, body) };
+	const body = `<h1>${escapeHtml(title)}</h1>${noticeOf(again)}${paragraph(question, 'question')}
+${answerForm(token, `<label for="answer-text">Answer</label><textarea id="answer-text" name="${FREE_TEXT_INPUT}" required>${escapeHtml(typed)}</textarea>${error ? paragraph(error, 'error') : ''}<button type="submit">Send</button>`)}`;
+	return { status: again?.status ?? (error ? 422 : 200), title, html: layout(title, body) };
 }
 
 function formInput(field: FormField, index: number, value: string): string {
@@ -89,19 +113,27 @@ function formInput(field: FormField, index: number, value: string): string {
 	return `<input id="${id}" type="${type}" name="${name}" value="${escapeHtml(value)}"${required}>`;
 }
 
-/** GET of a Custom Form link (or the form shown again with what was wrong, status 422). */
-export function customFormPage(question: string, fields: FormField[], token: string, entered: Record<string, string> = {}, errors: Record<string, string> = {}): Page {
+/** GET of a Custom Form link, or the form shown again with what was typed and what was wrong (status 422). */
+export function customFormPage(
+	question: string,
+	fields: FormField[],
+	token: PageToken,
+	entered: ReadonlyMap<string, string> = new Map(),
+	errors: ReadonlyMap<string, string> = new Map(),
+	again?: AskAgain,
+): Page {
 	const title = 'Your answer';
 	const inputs = fields
 		.map((field, index) => {
 			const mark = field.required ? ' *' : '';
-			const error = errors[field.label] ? paragraph(errors[field.label], 'error') : '';
-			return `<label for="field-${index}">${escapeHtml(field.label)}${mark}</label>${formInput(field, index, entered[field.label] ?? '')}${error}`;
+			const problem = errors.get(field.label);
+			const error = problem ? paragraph(problem, 'error') : '';
+			return `<label for="field-${index}">${escapeHtml(field.label)}${mark}</label>${formInput(field, index, entered.get(field.label) ?? '')}${error}`;
 		})
 		.join('');
 	// n8n accepts a Custom Form of Send and Wait only as multipart/form-data.
-	const body = `<h1>${escapeHtml(title)}</h1>${paragraph(question, 'question')}<form method="post" enctype="multipart/form-data">${hiddenToken(token)}${inputs}<button type="submit">Send</button></form>`;
-	return { status: Object.keys(errors).length ? 422 : 200, title, html: layout(title, body) };
+	const body = `<h1>${escapeHtml(title)}</h1>${noticeOf(again)}${paragraph(question, 'question')}${answerForm(token, `${inputs}<button type="submit">Send</button>`, true)}`;
+	return { status: again?.status ?? (errors.size ? 422 : 200), title, html: layout(title, body) };
 }
 
 export const receivedPage = (answer: string) =>
@@ -155,6 +187,24 @@ export const refusedPage = () =>
 		'Open the link from the message again and confirm there. Nothing was recorded.',
 	]);
 
+/**
+ * The decoy control of a page was pressed (only a program does that), or a page shown before such a press was
+ * confirmed: nothing is recorded and the question stays open for the person, who opens the link again.
+ */
+export const automatedPage = () =>
+	messagePage(403, 'Not recorded: pressed by a program', [
+		'A control of this page that people never see was pressed, so an automated program (a link checker of a mail or chat service, say) went through the page. Nothing was recorded, and this page can no longer confirm.',
+		'The question is still open: in a minute, open the link from the message again and answer there.',
+	]);
+
+/** What a too-early confirmation is told: the page is shown again (nothing recorded). */
+export const TOO_EARLY_NOTICE = 'Please check your answer and confirm again: nothing has been recorded yet.';
+/** What a confirmation of a page left open for hours is told: the page is shown again (nothing recorded). */
+export const STALE_NOTICE = 'This page was open for a long time. Please check your answer and confirm again: nothing has been recorded yet.';
+
+export const methodNotAllowedPage = () =>
+	messagePage(405, 'Not an answer', ['An answer link is opened in a browser and answered on its page. Nothing was recorded.']);
+
 export const failedPage = () =>
 	messagePage(500, 'Something went wrong', ['Your answer could not be handled and was not recorded.', 'Open the link from the message again.']);
 
@@ -171,6 +221,12 @@ export function setPageHeaders(context: IWebhookFunctions): void {
 	response.setHeader('X-Content-Type-Options', 'nosniff');
 	// Not no-referrer: with it, browsers post the confirm form with `Origin: null`.
 	response.setHeader('Referrer-Policy', 'same-origin');
+	// n8n 2.41.1 grants every site read permission before it calls the node: WebhookRequestHandler.setupCorsHeaders echoes a
+	// request's Origin (WaitingWebhooks.findAccessControlOptions allows '*'), and WaitingWebhooks.executeWebhook's
+	// applyCors (utils/cors.util.js) sets the Origin, or '*' without one. Any site's script could read the pages (the
+	// question, the token). The node's answers take that permission back.
+	response.removeHeader('Access-Control-Allow-Origin');
+	response.removeHeader('Access-Control-Allow-Credentials');
 }
 
 /** Sends a page as the whole response (one that resumes nothing). */

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 import { isCalendarDay } from '../common/params';
+import { listsFormFields } from '../common/versions';
 
 /**
  * One question of Send and Wait for Response: what was asked, of whom, which answers count and
@@ -51,6 +52,26 @@ export interface Question {
 	/** Origin of the answer links, the only origin a confirmation may be posted from. */
 	origin: string;
 	subscriber: Subscriber;
+	/**
+	 * Free Text and Custom Form: the most characters the answer text (or any one field) may have. Absent in
+	 * questions kept before the limit existed: they get the default.
+	 */
+	maxAnswerLength?: number;
+}
+
+/** The default of "Max Answer Length": a long letter; a page refuses more, keeping the text to shorten. */
+export const DEFAULT_MAX_ANSWER_LENGTH = 10_000;
+
+/** Characters as a person counts them (an emoji is one), not UTF-16 units. */
+export const characterCount = (text: string) => [...text].length;
+
+/** The length limit of a question's answers. */
+export const maxAnswerLengthOf = (question: Pick<Question, 'maxAnswerLength'>) => question.maxAnswerLength ?? DEFAULT_MAX_ANSWER_LENGTH;
+
+/** Why a text is too long to be an answer, or undefined. */
+export function tooLongProblem(text: string, limit: number): string | undefined {
+	const length = characterCount(text);
+	return length > limit ? `This answer is ${length} characters long; at most ${limit} are accepted. Shorten it and send it again.` : undefined;
 }
 
 export const RESPONSE_TYPES: ResponseType[] = ['approval', 'choice', 'freeText', 'customForm'];
@@ -100,6 +121,12 @@ export function buttonAnswersOf(this: IExecuteFunctions, responseType: ResponseT
 
 const FIELD_TYPES: FormFieldType[] = ['text', 'number', 'dropdown', 'date'];
 
+/**
+ * Keys n8n-workflow 2.41's deepCopy leaves out of every copied object (`reservedCopyKeys` in its utils.js): from
+ * version 4 such a label's value reaches the next node only in the `fields` list, version 3 refuses the label.
+ */
+const DROPPED_BY_N8N = ['__proto__', 'constructor', 'prototype'];
+
 /** The fields of a Custom Form, checked: each has a label of its own, dropdowns have choices. */
 export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	const collection = this.getNodeParameter('formFields', 0, {}) as {
@@ -108,6 +135,13 @@ export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	const fields = (collection.values ?? []).map((raw, index): FormField => {
 		const label = String(raw.fieldLabel ?? '').trim();
 		if (!label) fail(this, `Field ${index + 1} of "Form Fields" needs a label`, 'The label is shown above the field and names the value in the output.');
+		if (DROPPED_BY_N8N.includes(label) && !listsFormFields(this)) {
+			fail(
+				this,
+				`The label "${label}" of field ${index + 1} of "Form Fields" cannot name a value`,
+				'n8n drops the keys __proto__, constructor and prototype when it copies an item (n8n-workflow deepCopy), so the answer would be lost on its way to the next node. Choose another label, or use version 4 of the node, which also puts out the answer as a list of labels and values.',
+			);
+		}
 		const type = String(raw.fieldType ?? 'text') as FormFieldType;
 		if (!FIELD_TYPES.includes(type)) fail(this, `The field "${label}" of "Form Fields" has an unknown type "${type}"`);
 		const field: FormField = { label, type, required: raw.requiredField === true };
@@ -124,6 +158,16 @@ export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 		fail(this, 'Two fields in "Form Fields" have the same label', 'The output names each value by its label, so each field needs its own.');
 	}
 	return fields;
+}
+
+/** The "Max Answer Length" option: a whole number of characters, at least 1. */
+export function maxAnswerLengthParameter(this: IExecuteFunctions): number {
+	const value = this.getNodeParameter('options.maxAnswerLength', 0, DEFAULT_MAX_ANSWER_LENGTH) as unknown;
+	const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+		fail(this, `The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(value)})`);
+	}
+	return limit;
 }
 
 /** When the wait ends without an answer: the time limit, or never (n8n's "indefinitely"). */
@@ -151,13 +195,28 @@ export function waitLimitOf(this: IExecuteFunctions): Date {
 
 export type FormValues = Record<string, string | number | null>;
 
+/** One answered field of a Custom Form, as version 4 lists it in `fields`. */
+export interface FieldAnswer {
+	label: string;
+	value: string | number | null;
+}
+
+/**
+ * A field's label is only a label: `toString` or `valueOf` are fields like any other (`__proto__`, `constructor` and
+ * `prototype`, which n8n drops from items, reach the next node only in version 4's `fields` list). So what
+ * is looked up by label (errors, what was typed) is kept in Maps, which inherit nothing; the values, which
+ * go out as JSON, are an object whose every label is an own property (Object.fromEntries defines them, so
+ * `__proto__` is a key, not the prototype), and are only ever read by iterating them.
+ */
 export interface FormCheck {
 	/** The values by field label, typed: numbers as numbers, empty optional fields as null. */
 	values: FormValues;
+	/** The same values as a list in the form's field order: what survives n8n's copying of items. */
+	fieldAnswers: FieldAnswer[];
 	/** Problems by field label; empty when the form can be accepted. */
-	errors: Record<string, string>;
+	errors: ReadonlyMap<string, string>;
 	/** What was typed, by field label, to fill the form again when it is shown with errors. */
-	entered: Record<string, string>;
+	entered: ReadonlyMap<string, string>;
 }
 
 /** The submitted value of each field (the form names its inputs f0, f1, … in field order). */
@@ -186,15 +245,21 @@ function decimalValue(text: string): string | undefined {
  */
 function numberOf(text: string): { number: number } | { problem: string } {
 	const exact = decimalValue(text);
+	if (exact === undefined) return { problem: 'Enter a number.' };
 	const number = Number(text);
-	if (exact === undefined || !Number.isFinite(number)) return { problem: 'Enter a number.' };
-	if (decimalValue(String(number)) !== exact) return { problem: 'This number has too many digits to be kept exactly: enter at most 15 significant digits.' };
+	if (!Number.isFinite(number)) return { problem: 'This number is too large: enter a number below 1e308 (in size).' };
+	if (decimalValue(String(number)) !== exact) {
+		// Up to 15 significant digits always survive, unless the number is too close to zero (1e-400 becomes 0).
+		const significantDigits = exact.replace(/^-/, '').split('e')[0].length;
+		return significantDigits > 15
+			? { problem: 'This number has too many digits to be kept exactly: enter at most 15 significant digits.' }
+			: { problem: 'This number is too close to zero to be kept exactly: enter 0 or a number of at least 1e-300 (in size).' };
+	}
 	return { number };
 }
 
 /** Checks a submitted Custom Form against the question's fields, as a browser form would be. */
-export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
-	// Maps, made objects at the end: a field labelled "__proto__" is kept as a field like any other.
+export function checkForm(fields: FormField[], body: IDataObject, maxLength = DEFAULT_MAX_ANSWER_LENGTH): FormCheck {
 	const values = new Map<string, string | number | null>();
 	const errors = new Map<string, string>();
 	const entered = new Map<string, string>();
@@ -202,6 +267,12 @@ export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
 		const raw = body[formInputName(index)];
 		const text = typeof raw === 'string' ? raw.trim() : '';
 		entered.set(field.label, text);
+		const tooLong = tooLongProblem(text, maxLength);
+		if (tooLong) {
+			errors.set(field.label, tooLong);
+			values.set(field.label, text);
+			return;
+		}
 		if (text === '') {
 			if (field.required) errors.set(field.label, 'This field is required.');
 			values.set(field.label, null);
@@ -223,7 +294,7 @@ export function checkForm(fields: FormField[], body: IDataObject): FormCheck {
 			values.set(field.label, text);
 		}
 	});
-	return { values: Object.fromEntries(values), errors: Object.fromEntries(errors), entered: Object.fromEntries(entered) };
+	return { values: Object.fromEntries(values), fieldAnswers: [...values].map(([label, value]) => ({ label, value })), errors, entered };
 }
 
 /** Name of the text box of a Free Text page. */

@@ -1,5 +1,6 @@
 import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import {
+	DECOY_FIELD,
 	LINK,
 	TOKEN_FIELD,
 	claimAnswer,
@@ -7,11 +8,17 @@ import {
 	deadlineOf,
 	pageToken,
 	releaseAnswer,
-	tokenIsValid,
+	spendPages,
+	tokenState,
 	waitingQuestion,
 } from './sendAndWaitBinding';
+import type { PageToken } from './sendAndWaitBinding';
 import {
+	STALE_NOTICE,
+	TOO_EARLY_NOTICE,
 	alreadyAnsweredPage,
+	automatedPage,
+	methodNotAllowedPage,
 	repeatedAnswerPage,
 	confirmPage,
 	failedPage,
@@ -27,18 +34,22 @@ import {
 	sendPage,
 	setPageHeaders,
 } from './sendAndWaitPages';
-import type { Page } from './sendAndWaitPages';
+import type { AskAgain, Page } from './sendAndWaitPages';
 import { answeredOutput } from './sendAndWaitOutput';
-import type { ButtonAnswer, Question } from './sendAndWaitQuestion';
-import { FREE_TEXT_INPUT, answersByButton, checkForm } from './sendAndWaitQuestion';
+import type { ButtonAnswer, FieldAnswer, Question } from './sendAndWaitQuestion';
+import { FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf, tooLongProblem } from './sendAndWaitQuestion';
 
 /**
  * The webhooks of Send and Wait for Response: n8n's resume address of a waiting execution at this
  * node (`/webhook-waiting/<execution>/<node id>`), which n8n opens only for a link it signed. GET
- * and HEAD show a page and never resume; only a POST from that page does. Nothing is registered at
+ * and HEAD show a page and never resume; only a POST from that page does. PUT, PATCH and DELETE are
+ * declared only to be answered 405: n8n 2.41.1 hands a waiting webhook request to the node only when the
+ * node declares a webhook of that method (WaitingWebhooks.getWebhookExecutionData), and otherwise answers
+ * with its own "No action required" page while the question still waits. Nothing is registered at
  * the service, so the node has no webhook lifecycle, like n8n's own nodes with this operation.
  */
-const answerWebhook = (httpMethod: 'GET' | 'HEAD' | 'POST'): IWebhookDescription => ({
+const ANSWER_METHODS = ['GET', 'HEAD', 'POST'] as const;
+const answerWebhook = (httpMethod: IWebhookDescription['httpMethod']): IWebhookDescription => ({
 	name: 'default',
 	httpMethod,
 	responseMode: 'onReceived',
@@ -48,7 +59,7 @@ const answerWebhook = (httpMethod: 'GET' | 'HEAD' | 'POST'): IWebhookDescription
 	isFullPath: true,
 });
 
-export const sendAndWaitWebhooks: IWebhookDescription[] = [answerWebhook('GET'), answerWebhook('HEAD'), answerWebhook('POST')];
+export const sendAndWaitWebhooks: IWebhookDescription[] = [...ANSWER_METHODS, 'PUT', 'PATCH', 'DELETE'].map((method) => answerWebhook(method as IWebhookDescription['httpMethod']));
 
 /** Answers with a page and resumes nothing. */
 function shown(context: IWebhookFunctions, page: Page): IWebhookResponseData {
@@ -77,30 +88,46 @@ const answerByButton = (question: Question) => answersByButton(question.response
 /** The subject of a page's token: the answer of the link, or the form. */
 const tokenSubject = (question: Question, answer?: ButtonAnswer) => (answerByButton(question) ? `answer:${answer?.label}` : 'form');
 
-/** The page a GET or HEAD shows: the confirm button, or the form. */
-function questionPage(question: Question, answer: ButtonAnswer | undefined): Page {
+/** The page a GET or HEAD shows (the confirm button, or the form); or shown again, with what was typed kept. */
+function questionPage(question: Question, answer: ButtonAnswer | undefined, body: IDataObject = {}, again?: AskAgain): Page {
 	const token = pageToken(question, tokenSubject(question, answer));
-	if (answerByButton(question)) return confirmPage(question.message, answer!.label, token);
-	if (question.responseType === 'freeText') return freeTextPage(question.message, token);
-	return customFormPage(question.message, question.fields, token);
+	if (answerByButton(question)) return confirmPage(question.message, answer!.label, token, again);
+	if (question.responseType === 'freeText') return freeTextPage(question.message, token, typedText(body), undefined, again);
+	const { entered } = checkForm(question.fields, body, maxAnswerLengthOf(question));
+	return customFormPage(question.message, question.fields, token, entered, new Map(), again);
 }
 
-/** What a confirmed POST answers, or the page that asks again (a form with errors). */
-function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body: IDataObject): { data: IDataObject; shownAs: string } | Page {
+const typedText = (body: IDataObject) => (typeof body[FREE_TEXT_INPUT] === 'string' ? (body[FREE_TEXT_INPUT] as string).trim() : '');
+
+interface PostedAnswer {
+	data: IDataObject;
+	shownAs: string;
+	/** Custom Form: the values as a list in field order (version 4's `fields`). */
+	fieldAnswers?: FieldAnswer[];
+}
+
+/** What a confirmed POST answers, or the page that asks again (a form with errors, what was typed kept). */
+function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body: IDataObject): PostedAnswer | Page {
 	if (answer) {
 		const data: IDataObject = { answer: answer.label };
 		if (answer.approved !== undefined) data.approved = answer.approved;
 		return { data, shownAs: answer.label };
 	}
-	const token = pageToken(question, tokenSubject(question));
+	const token: PageToken = pageToken(question, tokenSubject(question));
 	if (question.responseType === 'freeText') {
-		const text = typeof body[FREE_TEXT_INPUT] === 'string' ? (body[FREE_TEXT_INPUT] as string).trim() : '';
-		if (!text) return freeTextPage(question.message, token, 'Write an answer before sending.');
+		const text = typedText(body);
+		if (!text) return freeTextPage(question.message, token, '', 'Write an answer before sending.');
+		const tooLong = tooLongProblem(text, maxAnswerLengthOf(question));
+		if (tooLong) return freeTextPage(question.message, token, text, tooLong);
 		return { data: { answer: text }, shownAs: text };
 	}
-	const check = checkForm(question.fields, body);
-	if (Object.keys(check.errors).length) return customFormPage(question.message, question.fields, token, check.entered, check.errors);
-	return { data: { answer: check.values }, shownAs: 'your form' };
+	const check = checkForm(question.fields, body, maxAnswerLengthOf(question));
+	if (check.errors.size) return customFormPage(question.message, question.fields, token, check.entered, check.errors);
+	// What was sent, field by field, as the person typed or chose it (an empty optional field as "–").
+	const shownAs = Object.entries(check.values)
+		.map(([label, value]) => `${label}: ${value === null ? '–' : String(value)}`)
+		.join('; ');
+	return { data: { answer: check.values }, shownAs, fieldAnswers: check.fieldAnswers };
 }
 
 /**
@@ -132,6 +159,10 @@ function notRecordedIfNotResumed(context: IWebhookFunctions, notResumed: () => v
 
 function handle(context: IWebhookFunctions): IWebhookResponseData {
 	const request = context.getRequestObject();
+	if (!(ANSWER_METHODS as readonly string[]).includes(request.method)) {
+		context.getResponseObject().setHeader('Allow', ANSWER_METHODS.join(', '));
+		return shown(context, methodNotAllowedPage());
+	}
 	const query = context.getQueryData() as IDataObject;
 	const question = waitingQuestion.call(context);
 	if (!question) {
@@ -150,9 +181,20 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	if (request.method !== 'POST') return shown(context, questionPage(question, answer));
 
 	const body = submittedFields(context.getBodyData());
-	if (crossSiteReason(request.headers, question.origin) || !tokenIsValid(question, tokenSubject(question, answer), body[TOKEN_FIELD])) {
-		return shown(context, refusedPage());
+	const executionId = context.getExecutionId();
+	const token = crossSiteReason(request.headers, question.origin) ? 'forged' : tokenState(executionId, question, tokenSubject(question, answer), body[TOKEN_FIELD]);
+	if (token === 'forged') return shown(context, refusedPage());
+	if (body[DECOY_FIELD] !== undefined) {
+		// Only a program presses it: every page of this question shown so far is spent, the question stays open.
+		spendPages(executionId, question.id);
+		context.logger.warn(
+			`Send and Wait for Response: a program pressed the hidden control of an answer page of execution ${executionId} (an automated link checker, most likely); nothing was recorded, the pages shown so far can no longer confirm, and the question still waits for an answer through its link`,
+		);
+		return shown(context, automatedPage());
 	}
+	if (token === 'spent') return shown(context, automatedPage());
+	if (token === 'early') return shown(context, questionPage(question, answer, body, { status: 425, notice: TOO_EARLY_NOTICE }));
+	if (token === 'stale') return shown(context, questionPage(question, answer, body, { status: 409, notice: STALE_NOTICE }));
 	const posted = postedAnswer(question, answer, body);
 	if ('html' in posted) return shown(context, posted);
 	const claim = claimAnswer(context.getExecutionId(), question.id, JSON.stringify(posted.data));
@@ -163,7 +205,6 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	// function returned: a tap that loses that move to a tap in another n8n process gets the
 	// not-recorded page instead of "received" (and instead of n8n's own error).
 	setPageHeaders(context);
-	const executionId = context.getExecutionId();
 	notRecordedIfNotResumed(context, () => {
 		releaseAnswer(executionId, question.id);
 		context.logger.info(
@@ -172,7 +213,7 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	});
 	return {
 		webhookResponse: receivedPage(posted.shownAs).html,
-		workflowData: [[{ json: answeredOutput(context, question, posted.data), pairedItem: { item: 0 } }]],
+		workflowData: [[{ json: answeredOutput(context, question, posted.data, posted.fieldAnswers), pairedItem: { item: 0 } }]],
 	};
 }
 
