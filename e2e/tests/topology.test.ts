@@ -15,6 +15,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { afterHumanMoment, tokenOfPage } from '../lib/answerPages.ts';
 import { toWebhookProcess } from '../lib/balancer.ts';
 import { deliver, subscriberEvent, type DeliveryAnswer, type TriggerHook } from '../lib/deliveries.ts';
 import { startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/environment.ts';
@@ -261,12 +262,15 @@ async function open(url: string, init: RequestInit = {}): Promise<Page> {
   return { status: response.status, body: await response.text() };
 }
 
-/** Opens the link's page (GET), as the person's browser does, on webhook process `processIndex`. */
+/**
+ * Opens the link's page (GET) on webhook process `processIndex` and reads it as a person does: returns once the
+ * page's own moment has passed (a confirmation sooner than that is taken for a program's and asks again).
+ */
 async function openPage(url: string, processIndex: number): Promise<{ page: Page; token: string }> {
   const page = await open(url, { headers: toWebhookProcess(processIndex) });
   assert.equal(page.status, 200, `the question's page opens on webhook process ${processIndex}: ${page.body.slice(0, 300)}`);
-  const token = /name="token" value="([0-9a-f]{64})"/.exec(page.body)?.[1];
-  assert.ok(token, `the page carries a confirm token: ${page.body.slice(0, 300)}`);
+  const token = tokenOfPage(page.body, page.status);
+  await afterHumanMoment(page.body);
   return { page, token };
 }
 
