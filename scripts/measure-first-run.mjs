@@ -3,7 +3,7 @@
  * `npm run measure:first-run`: the first run as a new user meets it, measured. Clones this repository's HEAD into a
  * new temporary folder, gives it an empty home (so npm's cache, Node 24, n8n, n8n's tools, Deno and Bun are all
  * fetched, and sqlite3 is built), and times each step on the Node found on PATH (CI's Node 20): Node 24's fetch,
- * `npm ci`, the build, n8n's install, `npm run test:e2e`, `npm test`, `npm run verify:n8n`. It records the machine
+ * `npm run setup` (npm ci), the build, n8n's install, `npm run test:e2e`, `npm test`, `npm run verify:n8n`. It records the machine
  * (cores, memory, load average before and during the run, sampled every 10 s), the longest silence of each step
  * (the README promises a line at least every 30 s) and what `npm ci` printed, and writes docs/first-run-figures.md
  * and .json in this repository after every step (a run cut short keeps what it measured).
@@ -25,7 +25,7 @@ const figuresJson = figuresFile.replace(/\.md$/, '.json');
 const gettingStarted = path.join(repo, 'docs', 'getting-started.md');
 const STEPS = [
   ['Node 24', 'node', ['scripts/node24.cjs', '--bin-dir']],
-  ['npm ci', 'npm', ['ci']],
+  ['npm run setup', 'npm', ['run', 'setup']],
   ['build', 'npm', ['run', 'build']],
   ["n8n's install", 'node', ['scripts/node24.cjs', 'e2e/install-n8n.ts']],
   ['npm run test:e2e', 'npm', ['run', 'test:e2e']],
@@ -40,7 +40,7 @@ function render(run) {
   const total = run.steps.reduce((sum, s) => sum + s.seconds, 0);
   const rows = run.steps.map((s) => `| ${s.name} | \`${s.command}\` | ${took(s.seconds)} | ${s.exit === 0 ? 'passed' : `exit ${s.exit}`} | ${took(s.longestSilenceSeconds)} |`);
   const missing = STEPS.map(([name]) => name).filter((name) => !run.steps.some((s) => s.name === name));
-  const npmCi = run.steps.find((s) => s.name === 'npm ci');
+  const npmCi = run.steps.find((s) => s.name === 'npm run setup');
   const machine = `${run.machine.cores} cores (${run.machine.cpu}), ${run.machine.memoryGb} GB memory`;
   const load = `load average before ${run.loadBefore.join(', ')} (1, 5, 15 min), during the run min ${min}, mean ${mean}, max ${max} (${samples} samples, every 10 s)`;
   const md = `# First-run figures
@@ -61,9 +61,8 @@ ${rows.join('\n')}
 | **total so far** | | **${took(total)}** | | |
 ${missing.length ? `\nNot reached in this run: ${missing.join(', ')}.\n` : ''}
 *Longest silence* is the longest time the step printed no line. The long steps of the set-up print a progress line
-every 20 s; \`npm ci\` is npm's own and prints nothing in a log until it ends (in a terminal npm shows its spinner),
-and \`tsc\` in the build prints nothing while it compiles.
-${npmCi ? `\n\`npm ci\` printed ${npmCi.lines} line(s)${npmCi.output?.length ? ':\n\n\`\`\`\n' + npmCi.output.join('\n') + '\n\`\`\`' : '.'}\n` : ''}
+every 20 s: \`npm run setup\` around \`npm ci\` (which prints nothing in a log until it ends), the build around each \`tsc\`.
+${npmCi ? `\n\`npm run setup\` printed ${npmCi.lines} line(s); besides its progress lines${npmCi.output?.length ? ':\n\n\`\`\`\n' + npmCi.output.join('\n') + '\n\`\`\`' : ' nothing.'}\n` : ''}
 Sizes on disk afterwards (\`du -sh\`):
 
 | what | size |
@@ -153,7 +152,7 @@ function step(name, command, args) {
       const ended = Date.now();
       longestSilence = Math.max(longestSilence, ended - last);
       const result = { name, command: `${command} ${args.join(' ')}`, seconds: Math.round((ended - started) / 1000), exit: code, lines, longestSilenceSeconds: Math.round(longestSilence / 1000) };
-      if (name === 'npm ci') result.output = text.trim().split('\n').filter(Boolean).slice(0, 20);
+      if (name === 'npm run setup') result.output = text.trim().split('\n').filter((line) => line && !line.includes(': … still ')).slice(0, 20);
       console.log(`measure: ${name}: ${formatDuration(ended - started)} (exit ${code}, ${lines} lines, longest silence ${formatDuration(longestSilence)})`);
       resolve(result);
     });
@@ -192,7 +191,7 @@ for (const [name, command, args] of STEPS) {
   const result = await step(name, command, args);
   run.steps.push(result);
   write();
-  if (result.exit !== 0 && ['Node 24', 'npm ci', 'build'].includes(name)) break;
+  if (result.exit !== 0 && ['Node 24', 'npm run setup', 'build'].includes(name)) break;
 }
 clearInterval(sampler);
 write();

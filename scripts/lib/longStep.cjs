@@ -6,7 +6,9 @@
  * Lines go to stderr: stdout stays for what a caller asked for (`node24.cjs --bin-dir`).
  * Plain CommonJS without newer syntax: scripts/node24.cjs uses it on Node 18.
  *
- *   node scripts/lib/longStep.cjs <prefix> <what> <usually> -- <command> [args...]   (from shell scripts)
+ *   node scripts/lib/longStep.cjs [--quiet] <prefix> <what> <usually> -- <command> [args...]   (from shell scripts)
+ *   --quiet: no start line, and no end line when the step ended before its first progress line (the build: quick
+ *   when warm, minutes of silent tsc on a busy machine)
  */
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
@@ -49,9 +51,10 @@ function startHeartbeat(prefix, what, started) {
  * `<prefix>: <what>: done in <total>` at the end, or `failed after <total>` when `run` throws or returns a
  * `spawnSync` result that did not exit with 0. Returns what `run` returns.
  */
-function longStep(prefix, what, usually, run) {
+function longStep(prefix, what, usually, run, options) {
+  const quiet = Boolean(options && options.quiet);
   const started = Date.now();
-  process.stderr.write(prefix + ': ' + what + ' (usually ' + usually + ')…\n');
+  if (!quiet) process.stderr.write(prefix + ': ' + what + ' (usually ' + usually + ')…\n');
   const heartbeat = startHeartbeat(prefix, what, started);
   let ok = false;
   try {
@@ -60,17 +63,21 @@ function longStep(prefix, what, usually, run) {
     return result;
   } finally {
     heartbeat.kill();
-    process.stderr.write(prefix + ': ' + what + ': ' + (ok ? 'done in ' : 'failed after ') + formatDuration(Date.now() - started) + '\n');
+    const elapsed = Date.now() - started;
+    // Quiet steps (the build) stay silent when they are quick; one that printed progress lines also prints its end.
+    if (!quiet || !ok || elapsed >= HEARTBEAT_MS) process.stderr.write(prefix + ': ' + what + ': ' + (ok ? 'done in ' : 'failed after ') + formatDuration(elapsed) + '\n');
   }
 }
 
-module.exports = { longStep, formatDuration, HEARTBEAT_MS };
+module.exports = { longStep, formatDuration, progressLine, HEARTBEAT_MS };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
+  const quiet = args[0] === '--quiet';
+  if (quiet) args.shift();
   const dashes = args.indexOf('--');
   if (dashes !== 3 || args.length < 5) {
-    process.stderr.write('usage: node scripts/lib/longStep.cjs <prefix> <what> <usually> -- <command> [args...]\n');
+    process.stderr.write('usage: node scripts/lib/longStep.cjs [--quiet] <prefix> <what> <usually> -- <command> [args...]\n');
     process.exit(2);
   }
   try {
@@ -78,7 +85,7 @@ if (require.main === module) {
       const result = spawnSync(args[4], args.slice(5), { stdio: 'inherit' });
       if (result.error) throw result.error;
       if (result.status !== 0) throw Object.assign(new Error(args[4] + ' exited with ' + (result.status === null ? result.signal : result.status)), { status: result.status });
-    });
+    }, { quiet: quiet });
   } catch (error) {
     if (!error.status) process.stderr.write(args[0] + ': ' + error.message + '\n');
     process.exitCode = error.status || 1;

@@ -12,9 +12,9 @@ import { formatDuration } from '../../scripts/lib/longStep.cjs';
 
 const cli = path.resolve(__dirname, '../../scripts/lib/longStep.cjs');
 
-async function runStep(command: string[], onStderr: (text: string) => void = () => {}) {
-  const child = spawn(process.execPath, [cli, 'demo', 'waiting for the signal', 'a moment', '--', ...command], {
-    env: { ...process.env, MBB_HEARTBEAT_MS: '100' },
+async function runStep(command: string[], onStderr: (text: string) => void = () => {}, flags: string[] = [], heartbeatMs = 100) {
+  const child = spawn(process.execPath, [cli, ...flags, 'demo', 'waiting for the signal', 'a moment', '--', ...command], {
+    env: { ...process.env, MBB_HEARTBEAT_MS: String(heartbeatMs) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -50,6 +50,31 @@ test("a failed step says so and keeps the command's exit code", async () => {
   expect(code).toBe(3);
   expect(lines[0]).toBe('demo: waiting for the signal (usually a moment)…');
   expect(lines[lines.length - 1]).toMatch(/^demo: waiting for the signal: failed after \d+ s$/);
+});
+
+test('--quiet: a quick step prints nothing; a slow one prints its progress lines and its total', async () => {
+  // Quick: ends long before its first progress line would be due.
+  const quick = await runStep([process.execPath, '-e', ''], () => {}, ['--quiet'], 600_000);
+  expect(quick).toEqual({ code: 0, lines: [''] });
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'long-step-'));
+  const signal = path.join(dir, 'seen');
+  try {
+    const waitForSignal = `const fs = require('node:fs'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(signal)})) clearInterval(t); }, 20);`;
+    const slow = await runStep([process.execPath, '-e', waitForSignal], (text) => {
+      if (text.includes('demo: … still waiting for the signal (')) writeFileSync(signal, '');
+    }, ['--quiet']);
+    expect(slow.code).toBe(0);
+    expect(slow.lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of slow.lines.slice(0, -1)) expect(line).toMatch(/^demo: … still waiting for the signal \(\d+ s so far\)$/);
+    expect(slow.lines[slow.lines.length - 1]).toMatch(/^demo: waiting for the signal: done in \d+ s$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const failed = await runStep([process.execPath, '-e', 'process.exit(4)'], () => {}, ['--quiet']);
+  expect(failed.code).toBe(4);
+  expect(failed.lines).toEqual([expect.stringMatching(/^demo: waiting for the signal: failed after \d+ s$/)]);
 });
 
 test('durations read as seconds, minutes and hours', () => {
