@@ -5,7 +5,7 @@
  * fetched, and sqlite3 is built), and times each step on the Node found on PATH (CI's Node 20): Node 24's fetch,
  * `npm run setup` (npm ci), the build, n8n's install, `npm run test:e2e`, `npm test`, `npm run verify:n8n`. It records the machine
  * (cores, memory, load average before and during the run, sampled every 10 s), the longest silence of each step
- * (the README promises a line at least every 30 s) and what `npm ci` printed, and writes docs/first-run-figures.md
+ * (the README promises a line at least every 30 s) and what `npm run setup` printed, and writes docs/first-run-figures.md
  * and .json in this repository after every step (a run cut short keeps what it measured).
  * The summary in docs/getting-started.md (between the first-run-figures markers) is rendered from the same JSON.
  * Usage: node scripts/measure-first-run.mjs [--keep]   (--keep: leave the temporary folder for a look)
@@ -75,7 +75,7 @@ ${Object.entries(run.sizes).filter(([, size]) => size).map(([what, size]) => `| 
     `Measured by \`npm run measure:first-run\` on ${run.date.slice(0, 10)} as a newcomer meets it: a new clone, Node ${run.node}, an`,
     `empty home directory (every part above downloaded, sqlite3 built), on ${machine}, ${load}. It took:`,
     run.steps.map((s) => `${s.name} ${took(s.seconds)}`).join(', ') + '.' + (missing.length ? ` The run did not reach ${missing.join(', ')}.` : ''),
-    'Each step, its longest silence and what `npm ci` printed: [first-run-figures.md](first-run-figures.md).',
+    'Each step, its longest silence and what `npm run setup` printed: [first-run-figures.md](first-run-figures.md).',
     '<!-- first-run-figures: end -->',
   ].join('\n');
   const page = readFileSync(gettingStarted, 'utf8');

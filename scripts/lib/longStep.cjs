@@ -80,12 +80,17 @@ if (require.main === module) {
     process.stderr.write('usage: node scripts/lib/longStep.cjs [--quiet] <prefix> <what> <usually> -- <command> [args...]\n');
     process.exit(2);
   }
+  // A quiet step inside another step (the nodes' tsc inside the whole build) leaves the progress lines to the outer
+  // one: two clocks would print two lines at once, and the outer one already bounds the silence.
+  const nested = quiet && process.env.MBB_LONG_STEP_ACTIVE === '1';
+  const runCommand = function () {
+    const result = spawnSync(args[4], args.slice(5), { stdio: 'inherit', env: Object.assign({}, process.env, { MBB_LONG_STEP_ACTIVE: '1' }) });
+    if (result.error) throw result.error;
+    if (result.status !== 0) throw Object.assign(new Error(args[4] + ' exited with ' + (result.status === null ? result.signal : result.status)), { status: result.status });
+  };
   try {
-    longStep(args[0], args[1], args[2], function () {
-      const result = spawnSync(args[4], args.slice(5), { stdio: 'inherit' });
-      if (result.error) throw result.error;
-      if (result.status !== 0) throw Object.assign(new Error(args[4] + ' exited with ' + (result.status === null ? result.signal : result.status)), { status: result.status });
-    }, { quiet: quiet });
+    if (nested) runCommand();
+    else longStep(args[0], args[1], args[2], runCommand, { quiet: quiet });
   } catch (error) {
     if (!error.status) process.stderr.write(args[0] + ': ' + error.message + '\n');
     process.exitCode = error.status || 1;

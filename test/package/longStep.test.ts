@@ -77,6 +77,26 @@ test('--quiet: a quick step prints nothing; a slow one prints its progress lines
   expect(failed.lines).toEqual([expect.stringMatching(/^demo: waiting for the signal: failed after \d+ s$/)]);
 });
 
+test('a quiet step inside another leaves the progress lines to the outer one', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'long-step-'));
+  const signal = path.join(dir, 'seen');
+  try {
+    const waitForSignal = `const fs = require('node:fs'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(signal)})) clearInterval(t); }, 20);`;
+    const inner = [process.execPath, cli, '--quiet', 'inner', 'compiling', 'a moment', '--', process.execPath, '-e', waitForSignal];
+    // Five progress lines of the outer step: an inner step with a clock of its own would have printed by then.
+    const outer = await runStep(inner, (text) => {
+      if ((text.match(/demo: … still/g) ?? []).length >= 5) writeFileSync(signal, '');
+    }, ['--quiet']);
+    expect(outer.code).toBe(0);
+    expect(outer.lines.filter((line) => !/^demo: … still waiting for the signal \(\d+ s so far\)$/.test(line))).toEqual([
+      expect.stringMatching(/^demo: waiting for the signal: done in \d+ s$/),
+    ]);
+    expect(outer.lines.length).toBeGreaterThanOrEqual(6);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('durations read as seconds, minutes and hours', () => {
   expect([0, 499, 42_000, 60_000, 185_000, 3_600_000, 3_720_000].map(formatDuration)).toEqual(['0 s', '0 s', '42 s', '1 min', '3 min 5 s', '1 h', '1 h 2 min']);
 });
