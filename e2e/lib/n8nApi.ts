@@ -179,6 +179,11 @@ export class PublicApi {
     return this.call('POST', `/executions/${encodeURIComponent(id)}/retry`, { loadWorkflow });
   }
 
+  /** A person's "Stop" of a running or waiting execution (n8n's ExecutionService.stop): n8n's answer, with its new status. */
+  stopExecution(id: string): Promise<{ status: string; finished: boolean }> {
+    return this.call('POST', `/executions/${encodeURIComponent(id)}/stop`);
+  }
+
   private async call(method: string, path: string, body?: unknown): Promise<any> {
     return readJson(await this.request(method, path, body), `${method} /api/v1${path}`);
   }

@@ -437,6 +437,25 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     const loser = taps.find((tap) => tap.status === 409 && tap.body.includes('already been answered'));
     if (browser && loser) await screenshot(browser, shot('already-answered'), async (page) => page.setContent(loser.body));
 
+    // A question stopped while it waits (a person's "Stop" in the editor, or the API): its page shown before the stop
+    // and the link afterwards resume nothing. n8n 2.41.1 marks the execution `canceled` with an error
+    // (ExecutionService.stopDuringRun; stopBeforeRun only for executions still queued by concurrency control), and
+    // WaitingWebhooks refuses the links of an execution with an error before the node is asked.
+    const stopped = await ask(env, approval, 'Approve the withdrawn refund?');
+    const stoppedPage = await open(stopped.buttons[0].url);
+    assertPage(stoppedPage, 200, 'Confirm your answer');
+    const stop = await env.api.stopExecution(stopped.executionId);
+    assert.deepEqual([stop.status, stop.finished], ['canceled', false]);
+    await afterHumanMoment(stoppedPage.body);
+    const refusal = `The execution "${stopped.executionId}" has finished with error.`;
+    for (const refused of [await confirm(stopped.buttons[0].url, { token: tokenOf(stoppedPage) }), await open(stopped.buttons[1].url)]) {
+      assert.equal(refused.status, 409);
+      assert.equal(JSON.parse(refused.body).message, refusal);
+    }
+    const stoppedRun = await execution(env, approval.id, stopped.executionId);
+    assert.equal(stoppedRun.status, 'canceled', 'the confirmation after the stop resumed nothing');
+    assert.equal(stoppedRun.data?.resultData.runData[AFTER], undefined, 'the node after the question never ran');
+
     // A loop of two subscribers in one execution.
     const loop = await publish(env, (p) => loopWorkflow(env, p));
     const first = await newSubscriber(env);
