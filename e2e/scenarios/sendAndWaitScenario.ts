@@ -229,14 +229,15 @@ function assertAnswered(output: Array<Record<string, any>>, expected: Record<str
 
 const TIMED_OUT = { data: { answer: null, timedOut: true, respondedAt: null, respondedBy: null } };
 
-async function screenshot(browser: Browser, file: string, action: (page: import('playwright-core').Page) => Promise<void>): Promise<void> {
+/** Runs `action` on a new page with JavaScript off, then photographs the page into `file` (when one is given). */
+async function screenshot(browser: Browser, file: string | undefined, action: (page: import('playwright-core').Page) => Promise<void>): Promise<void> {
   // JavaScript off: the pages must work without it.
   const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 520, height: 640 } });
   try {
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     await action(page);
-    await page.screenshot({ path: file });
+    if (file) await page.screenshot({ path: file });
   } finally {
     await context.close();
   }
@@ -325,8 +326,13 @@ async function tapAfterDeadline(env: E2eEnvironment, workflow: { id: string; pat
   throw new Error('n8n ended each of three waits before the tap could reach them');
 }
 
-export async function runSendAndWaitScenario(env: E2eEnvironment, options: { screenshotDir?: string } = {}): Promise<AskedExecution[]> {
-  const browser = options.screenshotDir ? await launchChromium() : undefined;
+/**
+ * `browser`: a clicking scanner and a person's click in Chromium (regular mode). `screenshotDir`: also photograph the
+ * editor's waiting execution and every page for the docs (E2E_SCREENSHOTS=1; CI leaves the photographs out).
+ */
+export async function runSendAndWaitScenario(env: E2eEnvironment, options: { browser?: boolean; screenshotDir?: string } = {}): Promise<AskedExecution[]> {
+  const browser = options.browser || options.screenshotDir ? await launchChromium() : undefined;
+  const photograph = browser && options.screenshotDir ? browser : undefined;
   const shot = (name: string) => path.join(options.screenshotDir ?? '', `send-and-wait-${name}.png`);
   try {
     // The time limit: a short one, so that the wait ends before n8n's wait tracker looks (once a minute).
@@ -353,7 +359,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     const altered = new URL(asked.buttons[1].url);
     altered.searchParams.set('answer', 'Approve');
     assert.equal((await open(altered.toString())).status, 401, 'a changed answer is refused');
-    if (browser) await screenshotWaiting(browser, env, approval.id, asked.executionId, shot('waiting'));
+    if (photograph) await screenshotWaiting(photograph, env, approval.id, asked.executionId, shot('waiting'));
 
     // Another site's script may not read the pages (n8n reflects its Origin; the node takes that back), and methods a
     // page never uses get 405 from the node, not n8n's "No action required".
@@ -384,10 +390,10 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     // The person confirms Decline on the page (in Chromium, by clicking, when photographing).
     const from = Date.now();
     if (browser) {
-      await screenshot(browser, shot('confirm'), async (page) => {
+      if (photograph) await screenshot(photograph, shot('confirm'), async (page) => {
         await page.goto(asked.buttons[1].url);
       });
-      await screenshot(browser, shot('received'), async (page) => {
+      await screenshot(browser, options.screenshotDir ? shot('received') : undefined, async (page) => {
         await page.goto(asked.buttons[1].url);
         await afterHumanMoment(await page.content());
         await page.getByRole('button', { name: 'Confirm “Decline”' }).click();
@@ -435,7 +441,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     assert.equal(racedOutput[0].data.answer, winningAnswer, 'the recorded answer is the one told "received"');
     executions.push({ execution: racedRun, resumes: 1 });
     const loser = taps.find((tap) => tap.status === 409 && tap.body.includes('already been answered'));
-    if (browser && loser) await screenshot(browser, shot('already-answered'), async (page) => page.setContent(loser.body));
+    if (photograph && loser) await screenshot(photograph, shot('already-answered'), async (page) => page.setContent(loser.body));
 
     // A question stopped while it waits (a person's "Stop" in the editor, or the API): its page shown before the stop
     // and the link afterwards resume nothing. n8n 2.41.1 marks the execution `canceled` with an error
@@ -478,7 +484,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     assertPage(await open(firstButtons[0].url), 410, 'replaced by a newer one');
     assertPage(await confirm(firstButtons[0].url, { token: firstApproveToken }), 410, 'replaced by a newer one');
     assert.equal((await execution(env, loop.id, loopId)).status, 'waiting', 'the replay resumed nothing');
-    if (browser) await screenshot(browser, shot('replaced'), async (page) => void (await page.goto(firstButtons[0].url)));
+    if (photograph) await screenshot(photograph, shot('replaced'), async (page) => void (await page.goto(firstButtons[0].url)));
     assertPage(await answer(secondButtons[0].url), 200, 'Your answer “Approve” has been received.');
     const loopRun = await finished(env, loop.id, loopId);
     assertSucceeded(loopRun);
@@ -520,7 +526,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
       }),
     );
     const filled = await ask(env, form, 'When shall we deliver?');
-    if (browser) await screenshot(browser, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
+    if (photograph) await screenshot(photograph, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
     const formPage = await open(filled.buttons[0].url);
     const formToken = tokenOf(formPage);
     await afterHumanMoment(formPage.body);
@@ -577,7 +583,7 @@ export async function runSendAndWaitScenario(env: E2eEnvironment, options: { scr
     }
     executions.push({ execution: protoRun, resumes: 1 });
 
-    if (browser) await screenshot(browser, shot('expired'), async (page) => page.setContent(late.page.body));
+    if (photograph) await screenshot(photograph, shot('expired'), async (page) => page.setContent(late.page.body));
     const timedOutRun = await finished(env, limited.id, late.executionId, TIME_LIMIT_WAIT_MS);
     assertSucceeded(timedOutRun);
     assert.deepEqual(onlyOutput(timedOutRun, ASK), [TIMED_OUT]);
