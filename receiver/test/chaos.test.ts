@@ -124,7 +124,9 @@ async function killMidRun(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
       } else {
         expect(end.signal).toBe('SIGKILL');
       }
-      await eventually(() => [...started].every(([pid, startTime]) => !stillRuns(pid, startTime)), 100_000, 'every process of the run to stop');
+      const commands = new Map([...started.keys()].map((pid) => [pid, commandOf(pid)]));
+      const survivors = () => [...started].filter(([pid, startTime]) => stillRuns(pid, startTime)).map(([pid]) => `${pid} ${commands.get(pid)}`);
+      await eventually(() => survivors().length === 0, 100_000, () => `every process of the run to stop (${signal}; still running: ${survivors().join('; ')})`);
       await eventually(() => readdirSync(tmp).length === 0, 30_000, 'the temporary directories to be removed');
     } finally {
       rmSync(tmp, { recursive: true, force: true });

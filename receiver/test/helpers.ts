@@ -62,12 +62,12 @@ export async function serve(listener: RequestListener): Promise<RunningServer> {
 }
 
 /** Polls `condition` until it holds (or fails after `timeoutMs`). */
-export async function eventually<T>(condition: () => T | false | Promise<T | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+export async function eventually<T>(condition: () => T | false | Promise<T | false>, timeoutMs = 5000, what: string | (() => string) = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await condition();
     if (value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
