@@ -38,7 +38,8 @@ const files = requested.length
       .filter((name) => name.endsWith('.test.ts'))
       .sort()
       .map((name) => path.join(testsDir, name));
-const status = run(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+const httpClient = path.join(e2eDir, 'lib', 'httpClient.ts');
+const status = run(process.execPath, ['--import', httpClient, '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
   ...process.env,
   E2E_PACKAGE_TARBALL: tarball,
 });
