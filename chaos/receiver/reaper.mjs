@@ -37,7 +37,15 @@ createInterface({ input: process.stdin })
         return false;
       }
     };
-    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    // One kill at a time, each allowed to fail: a process that exits by itself between the check and the kill (ESRCH)
+    // must not end the reaper before it reached the others (a worker outlived a killed run that way).
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
     // A redis-server writes into its directory until it is gone: remove the directories after the processes.
     for (let i = 0; i < 100 && [...pids].some(alive); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // Environment: MBB_HOOK_SECRET, MBB_HOOK_ID, REDIS_URL, QUEUE_PREFIX.
 import { createServer } from 'node:http';
 import { createReceiver, deliveryQueue } from '@messenger-bot-builder/receiver';
+import './exitWithParent.mjs';
 
 const env = process.env;
 const queue = deliveryQueue({ url: env.REDIS_URL, prefix: env.QUEUE_PREFIX, attempts: 6, backoffMs: 200, commandTimeoutMs: 1000, onWarning: false });

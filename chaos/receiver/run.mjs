@@ -221,7 +221,7 @@ function supervised(name, script, env) {
   // itself later is started again by the chaos loop or before the settling, as a killed one is.
   state.start = () =>
     new Promise((resolve, reject) => {
-      const child = spawnTracked(process.execPath, [join(here, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawnTracked(process.execPath, [join(here, script)], { env: { ...process.env, ...env, CHAOS_RUN_PID: String(process.pid) }, stdio: ['ignore', 'pipe', 'pipe'] });
       state.child = child;
       let ready = false;
       let lastError = '';

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import Redis from 'ioredis';
 import { createQueueWorker } from '@messenger-bot-builder/receiver';
+import './exitWithParent.mjs';
 
 const env = process.env;
 const k = env.CHAOS_PREFIX;
