@@ -47,7 +47,7 @@ function installedTopLevel() {
 
 const started = Date.now();
 const total = lockedTopLevel();
-process.stderr.write(PREFIX + ': ' + WHAT + ': ' + total + ' top-level packages (usually 1 to 3 min with a warm npm cache, 5 to 12 min with an empty one)…\n');
+process.stderr.write(PREFIX + ': ' + WHAT + ': ' + total + ' top-level packages (usually about 1 min with a warm npm cache, 2 to 4 min with an empty one; longer on a busy machine)…\n');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const child = spawn(npm, ['ci', '--no-audit', '--no-fund'].concat(process.argv.slice(2)), { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
 const timer = setInterval(function () {
