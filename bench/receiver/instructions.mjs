@@ -8,6 +8,7 @@
 //   node bench/receiver/instructions.mjs [--short] [--no-stages | --stages-only] [scenario ...]
 //   INSTRUCTIONS_DELIVERIES=3000 INSTRUCTIONS_WARMUP=12000         measured and warm-up deliveries per run
 //   INSTRUCTIONS_STAGE_CALLS=20000                                 calls per in-process stage window
+//   INSTRUCTIONS_STAGES=event-check,dedupe                         only these stages (stages.mjs reads it)
 //   INSTRUCTIONS_WINDOW_LIMIT_SECONDS=240                          longest a warm-up or measured window may take
 //   INSTRUCTIONS_PARALLEL=1                                        runs under valgrind at the same time
 //   INSTRUCTIONS_KEEP=1                                            keep callgrind's files, for callgrind_annotate
