@@ -142,7 +142,9 @@ export function deliveryQueue(options: DeliveryQueueOptions): DeliveryQueue {
     for (let start = 0; start < batch.length; start += MAX_ENQUEUE_BATCH) {
       const part = batch.slice(start, start + MAX_ENQUEUE_BATCH);
       withTimeout(
-        opened.then(({ queue }) => queue.addBulk(part.map(({ job }) => job))),
+        // A lone job (one delivery in the turn: most of them unless deliveries arrive together) is added by itself:
+        // `addBulk` wraps its jobs in MULTI/EXEC, three commands and replies where `add` needs one.
+        opened.then<unknown>(({ queue }) => (part.length === 1 ? queue.add(part[0].job.name, part[0].job.data, part[0].job.opts) : queue.addBulk(part.map(({ job }) => job)))),
         timeoutMs,
         'the enqueue',
       ).then(
