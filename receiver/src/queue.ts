@@ -130,7 +130,7 @@ export function deliveryQueue(options: DeliveryQueueOptions): DeliveryQueue {
 
   /**
    * Enqueues that arrive in one turn of the event loop go to Redis together, in one `addBulk` (one pipelined write, one
-   * timer), sent on the next turn. Each caller's promise settles only when its batch has: resolved once Redis has
+   * timer; a lone one with `add`), sent on the next turn. Each caller's promise settles only when its batch has: resolved once Redis has
    * added (or already held) every job of the batch, rejected when the batch failed or timed out. A failed batch may
    * have added some of its jobs; their deliveries are answered 503 all the same, and the sender's retries find the
    * job by its id and add nothing.
