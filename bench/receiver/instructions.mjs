@@ -8,6 +8,7 @@
 //   node bench/receiver/instructions.mjs [--short] [--no-stages | --stages-only] [scenario ...]
 //   INSTRUCTIONS_DELIVERIES=3000 INSTRUCTIONS_WARMUP=12000         measured and warm-up deliveries per run
 //   INSTRUCTIONS_STAGE_CALLS=20000                                 calls per in-process stage window
+//   INSTRUCTIONS_STAGES=event-check,dedupe                         only these stages (stages.mjs reads it)
 //   INSTRUCTIONS_WINDOW_LIMIT_SECONDS=240                          longest a warm-up or measured window may take
 //   INSTRUCTIONS_PARALLEL=1                                        runs under valgrind at the same time
 //   INSTRUCTIONS_KEEP=1                                            keep callgrind's files, for callgrind_annotate
@@ -86,7 +87,19 @@ const WARMUP_PART = 4000;
 const stageCalls = Number(process.env.INSTRUCTIONS_STAGE_CALLS ?? (short ? 5000 : 20_000));
 const windowLimitMs = Number(process.env.INSTRUCTIONS_WINDOW_LIMIT_SECONDS ?? 240) * 1000;
 const parallel = Math.max(1, Number(process.env.INSTRUCTIONS_PARALLEL ?? 1));
-const connections = 10;
+const CONNECTIONS = 10;
+/**
+ * The queue scenarios send one delivery at a time: the receiver's queue gathers the enqueues of one turn into one
+ * `addBulk`, and ioredis reads as many replies per socket read as have arrived, so with several requests in flight
+ * the work per delivery depends on timing (bullmq-raw's two runs differed by 15.7 % with 10 connections).
+ */
+const ONE_IN_FLIGHT = new Set(['queue', 'bullmq-raw']);
+const connectionsOf = (scenario) => (ONE_IN_FLIGHT.has(scenario) ? 1 : CONNECTIONS);
+/**
+ * The queue's bound on an enqueue, for the bench only: under valgrind an enqueue takes longer than the product's 2 s
+ * default (`commandTimeoutMs`), and the queue scenario answered 503 queue_unavailable in its warm-up.
+ */
+const BENCH_QUEUE_COMMAND_TIMEOUT_MS = 600_000;
 const NODE_FLAGS = ['--expose-gc', '--single-threaded-gc', '--predictable-gc-schedule', ...(process.env.INSTRUCTIONS_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
 
 /** The machine could not finish a window in time: the run stops and says so. */
@@ -106,14 +119,14 @@ const signedAt = Math.floor(Date.now() / 1000);
  * Events per connection for `count` requests: autocannon shares them out unevenly (a connection that is answered sooner
  * sends more), and one that ran past its slice would send events again, answered as duplicates at a lower cost.
  */
-const slicePerConnection = (count) => 2 * Math.ceil(count / connections);
+const slicePerConnection = (count, connections) => 2 * Math.ceil(count / connections);
 
 /**
  * Sends exactly `count` requests, each connection cycling through its own slice, and checks every answer: resolves
  * with the status counts when all were 2xx, else rejects naming what came back. Stops the machine's run when the
  * window takes longer than the limit.
  */
-function send(url, slices, count, what) {
+function send(url, slices, count, what, connections) {
   let next = 0;
   return new Promise((resolve, reject) => {
     let timer;
@@ -245,22 +258,26 @@ async function countOnce(scenario) {
   // standardwebhooks-npm checks the timestamp against the real clock: signed just before each window.
   const realClock = scenario === 'standardwebhooks-npm';
   const timestamp = () => (realClock ? Math.floor(Date.now() / 1000) : signedAt);
-  const target = startUnderCallgrind(join(here, 'server.mjs'), [scenario, secret], { BENCH_NOW: String(signedAt) });
+  const target = startUnderCallgrind(join(here, 'server.mjs'), [scenario, secret], {
+    BENCH_NOW: String(signedAt),
+    BENCH_QUEUE_COMMAND_TIMEOUT_MS: String(BENCH_QUEUE_COMMAND_TIMEOUT_MS),
+  });
+  const connections = connectionsOf(scenario);
   const seen = new Set();
   try {
     const { url } = JSON.parse(await target.nextLine());
     for (let sent = 0; sent < warmup; sent += WARMUP_PART) {
       const part = Math.min(WARMUP_PART, warmup - sent);
-      const warmupPools = await signPools(secret, connections, slicePerConnection(part), timestamp());
-      await send(`${url}/hooks`, warmupPools[signing], part, `${scenario}'s warm-up (deliveries ${sent + 1}-${sent + part})`);
+      const warmupPools = await signPools(secret, connections, slicePerConnection(part, connections), timestamp());
+      await send(`${url}/hooks`, warmupPools[signing], part, `${scenario}'s warm-up (deliveries ${sent + 1}-${sent + part})`, connections);
     }
     // The measured events are not the warm-up's (a duplicate costs less).
-    const measuredPools = await signPools(secret, connections, slicePerConnection(measured), timestamp());
+    const measuredPools = await signPools(secret, connections, slicePerConnection(measured, connections), timestamp());
     await getJson(`${url}/gc`);
     const before = await getJson(`${url}/stats`);
     await startWindow(target.child.pid);
     const started = Date.now();
-    await send(`${url}/hooks`, measuredPools[signing], measured, `${scenario}'s measured window`);
+    await send(`${url}/hooks`, measuredPools[signing], measured, `${scenario}'s measured window`, connections);
     await control(target.child.pid, '--dump=measured');
     const seconds = (Date.now() - started) / 1000;
     await control(target.child.pid, '--instr=off');

@@ -115,7 +115,10 @@ switch (scenario) {
   }
   case 'queue': {
     // The receiving side only (verify, then enqueue into BullMQ); workers are separate processes and not measured.
-    const queue = deliveryQueue({ url: REDIS_URL, prefix: KEY_PREFIX, onWarning: false });
+    // BENCH_QUEUE_COMMAND_TIMEOUT_MS: the bench's own bound on an enqueue (instructions.mjs: under valgrind an enqueue
+    // takes longer than the product's 2 s default, which answered 503 queue_unavailable); unset, the default.
+    const commandTimeoutMs = process.env.BENCH_QUEUE_COMMAND_TIMEOUT_MS ? Number(process.env.BENCH_QUEUE_COMMAND_TIMEOUT_MS) : undefined;
+    const queue = deliveryQueue({ url: REDIS_URL, prefix: KEY_PREFIX, onWarning: false, commandTimeoutMs });
     cleanups.push(() => queue.close());
     const counted = { ...queue, enqueue: (delivery) => queue.enqueue(delivery).then(() => void (handled += 1)) };
     const receiver = createReceiver({ secrets: secret, acknowledge: 'queue', queue: counted, now });

@@ -3,6 +3,7 @@
 // prints `done <stage> <calls>` and waits for `next` (the runner has dumped the counts). Each stage is warmed up on
 // other inputs first, so the window counts V8's optimized code.
 //   node stages.mjs <calls per window>      BENCH_NOW: the receiver's fixed clock and the signing time (unix seconds)
+//   INSTRUCTIONS_STAGES=event-check,dedupe: only the stages named (to compare one stage's builds quickly)
 import { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { createReceiver, generateHookSecret, memoryDedupeStore, sampleEvent, signDelivery } from '@messenger-bot-builder/receiver';
@@ -54,7 +55,10 @@ async function expect(word) {
  * One stage: `prepare(inputs)` makes what one window needs (fresh stores, readers), `window(prepared, inputs)` makes
  * `inputs.length` calls (it may be async). Warmed up, then measured between `go` and `done`.
  */
+const only = process.env.INSTRUCTIONS_STAGES ? new Set(process.env.INSTRUCTIONS_STAGES.split(',')) : undefined;
+
 async function stage(name, prepare, window) {
+  if (only && !only.has(name)) return;
   const warm = prepare(warmupInputs);
   await window(warm, warmupInputs);
   const prepared = prepare(measuredInputs);

@@ -130,7 +130,7 @@ export function deliveryQueue(options: DeliveryQueueOptions): DeliveryQueue {
 
   /**
    * Enqueues that arrive in one turn of the event loop go to Redis together, in one `addBulk` (one pipelined write, one
-   * timer), sent on the next turn. Each caller's promise settles only when its batch has: resolved once Redis has
+   * timer; a lone one with `add`), sent on the next turn. Each caller's promise settles only when its batch has: resolved once Redis has
    * added (or already held) every job of the batch, rejected when the batch failed or timed out. A failed batch may
    * have added some of its jobs; their deliveries are answered 503 all the same, and the sender's retries find the
    * job by its id and add nothing.
@@ -142,7 +142,9 @@ export function deliveryQueue(options: DeliveryQueueOptions): DeliveryQueue {
     for (let start = 0; start < batch.length; start += MAX_ENQUEUE_BATCH) {
       const part = batch.slice(start, start + MAX_ENQUEUE_BATCH);
       withTimeout(
-        opened.then(({ queue }) => queue.addBulk(part.map(({ job }) => job))),
+        // A lone job (one delivery in the turn: most of them unless deliveries arrive together) is added by itself:
+        // `addBulk` wraps its jobs in MULTI/EXEC, three commands and replies where `add` needs one.
+        opened.then<unknown>(({ queue }) => (part.length === 1 ? queue.add(part[0].job.name, part[0].job.data, part[0].job.opts) : queue.addBulk(part.map(({ job }) => job)))),
         timeoutMs,
         'the enqueue',
       ).then(

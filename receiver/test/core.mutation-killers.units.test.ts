@@ -489,6 +489,33 @@ describe('event shapes', () => {
     );
   });
 
+  it('refuses every text off the date-time pattern: edits of a date-time are accepted only when the pattern still matches', () => {
+    // The pattern as ISO 8601 writes it, the oracle for the check read by position.
+    const PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+    const bases = ['2027-01-15T08:00Z', '2027-01-15T08:00:59Z', '2027-01-15T08:00:59.123Z', '2027-01-15T08:00+02:00', '2027-01-15T08:00:00.5-05:30'];
+    const edit = fc.record({
+      base: fc.constantFrom(...bases),
+      at: fc.nat(),
+      kind: fc.constantFrom('replace', 'insert', 'delete'),
+      character: fc.constantFrom(...'0123456789-T:.Z+ x\u0660'),
+    });
+    let offPattern = 0;
+    fc.assert(
+      fc.property(edit, ({ base, at, kind, character }) => {
+        const i = at % (base.length + 1);
+        const text =
+          kind === 'delete' ? base.slice(0, i) + base.slice(i + 1) : kind === 'insert' ? base.slice(0, i) + character + base.slice(i) : base.slice(0, i) + character + base.slice(i + 1);
+        const accepted = eventProblem({ ...envelope, created: text }) === undefined;
+        if (!PATTERN.test(text)) {
+          offPattern += 1;
+          expect({ text, accepted }).toEqual({ text, accepted: false });
+        }
+      }),
+      { numRuns: 4000 },
+    );
+    expect(offPattern).toBeGreaterThan(1000);
+  });
+
   it('names the kinds it knows, and nothing inherited', () => {
     expect(KNOWN_EVENT_TYPES).toEqual(['subscriber.new', 'subscriber.stage', 'payment.success']);
     expect(KNOWN_EVENT_TYPES.map(isKnownEventType)).toEqual([true, true, true]);
