@@ -72,7 +72,8 @@ test('--quiet: a quick step prints nothing; a slow one prints its progress lines
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const failed = await runStep([process.execPath, '-e', 'process.exit(4)'], () => {}, ['--quiet']);
+  // A quick failure still says so (its heartbeat far off, so that a busy machine cannot make it print progress first).
+  const failed = await runStep([process.execPath, '-e', 'process.exit(4)'], () => {}, ['--quiet'], 600_000);
   expect(failed.code).toBe(4);
   expect(failed.lines).toEqual([expect.stringMatching(/^demo: waiting for the signal: failed after \d+ s$/)]);
 });
