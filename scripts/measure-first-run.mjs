@@ -61,7 +61,8 @@ ${rows.join('\n')}
 | **total so far** | | **${took(total)}** | | |
 ${missing.length ? `\nNot reached in this run: ${missing.join(', ')}.\n` : ''}
 *Longest silence* is the longest time the step printed no line. The long steps of the set-up print a progress line
-every 20 s: \`npm run setup\` around \`npm ci\` (which prints nothing in a log until it ends), the build around each \`tsc\`.
+every 20 s: \`npm run setup\` around \`npm ci\` (which prints nothing in a log until it ends), the build around its \`tsc\` runs.
+${(run.notes ?? []).map((note) => `\n${note}\n`).join('')}
 ${npmCi ? `\n\`npm run setup\` printed ${npmCi.lines} line(s); besides its progress lines${npmCi.output?.length ? ':\n\n\`\`\`\n' + npmCi.output.join('\n') + '\n\`\`\`' : ' nothing.'}\n` : ''}
 Sizes on disk afterwards (\`du -sh\`):
 
