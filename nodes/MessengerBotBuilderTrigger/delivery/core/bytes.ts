@@ -145,11 +145,6 @@ export function decodeCanonicalBase64url(text: string): Uint8Array | undefined {
 }
 
 const BASE64URL_TEXT = /^[A-Za-z0-9_-]*$/;
-
-/** Whether a text holds base64url characters only (it may be empty). */
-export function isBase64urlText(text: string): boolean {
-  return BASE64URL_TEXT.test(text);
-}
 /** A character above U+007F: in a binary string (one character per byte), a byte that is not ASCII. */
 const NON_ASCII = /[\u0080-\uffff]/;
 
@@ -160,7 +155,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * also reads `+`, `/`, `=` and spaces, so the alphabet is checked first.
  */
 export function decodeCanonicalBase64urlText(text: string): string | undefined {
-  return isBase64urlText(text) ? decodeBase64urlCharactersText(text) : undefined;
+  return BASE64URL_TEXT.test(text) ? decodeBase64urlCharactersText(text) : undefined;
 }
 
 /**
@@ -168,29 +163,9 @@ export function decodeCanonicalBase64urlText(text: string): string | undefined {
  * whose whole text was checked): the alphabet is not read again.
  */
 export function decodeBase64urlCharactersText(text: string): string | undefined {
-  const binary = decodeCanonicalBase64urlBinary(text);
-  return binary === undefined ? undefined : binaryUtf8Text(binary);
-}
-
-/**
- * The bytes canonical base64url `text` stands for, one character per byte, or undefined: when it is not canonical or
- * holds any character outside base64url. Its alphabet needs no pass in JavaScript: `atob` refuses every other character
- * but skips ASCII whitespace and `=`, which would only make the decoded bytes fewer than the text's length stands for,
- * and `+` and `/` are looked for first (they read as the `-` and `_` replaced for `atob`).
- */
-export function decodeCanonicalBase64urlBinary(text: string): string | undefined {
-  if (!endsCanonically(text, URL_SAFE_VALUES) || text.includes('+') || text.includes('/')) return undefined;
-  let binary: string;
-  try {
-    binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
-  } catch {
-    return undefined;
-  }
-  return binary.length === Math.floor((text.length * 3) / 4) ? binary : undefined;
-}
-
-/** The text of the strict UTF-8 bytes of a binary string (one character per byte), or undefined. */
-export function binaryUtf8Text(binary: string): string | undefined {
+  if (!endsCanonically(text, URL_SAFE_VALUES)) return undefined;
+  // One character per byte.
+  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
   if (!NON_ASCII.test(binary)) return binary;
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
