@@ -10,7 +10,7 @@
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { formatDuration, progressLine, HEARTBEAT_MS } = require('./lib/longStep.cjs');
+const { progressLine, startLine, endLine, HEARTBEAT_MS } = require('./lib/longStep.cjs');
 
 const root = path.resolve(__dirname, '..');
 const PREFIX = 'setup';
@@ -47,7 +47,7 @@ function installedTopLevel() {
 
 const started = Date.now();
 const total = lockedTopLevel();
-process.stderr.write(PREFIX + ': ' + WHAT + ': ' + total + ' top-level packages (usually about 1 min with a warm npm cache, 2 to 4 min with an empty one; longer on a busy machine)…\n');
+process.stderr.write(startLine(PREFIX, WHAT + ': ' + total + ' top-level packages', 'about 1 min with a warm npm cache, 2 to 4 min with an empty one; longer on a busy machine'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const child = spawn(npm, ['ci', '--no-audit', '--no-fund'].concat(process.argv.slice(2)), { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
 const timer = setInterval(function () {
@@ -62,6 +62,6 @@ child.on('error', function (error) {
 child.on('exit', function (code, signal) {
   clearInterval(timer);
   const ok = code === 0;
-  process.stderr.write(PREFIX + ': ' + WHAT + ': ' + (ok ? 'done in ' : 'failed (' + (signal || 'exit ' + code) + ') after ') + formatDuration(Date.now() - started) + '\n');
+  process.stderr.write(endLine(PREFIX, WHAT, ok, Date.now() - started, signal || 'exit ' + code));
   process.exitCode = ok ? 0 : code || 1;
 });

@@ -30,6 +30,17 @@ function progressLine(prefix, what, elapsedMs) {
   return prefix + ': … still ' + what + ' (' + formatDuration(elapsedMs) + ' so far)\n';
 }
 
+/** `<prefix>: <what> (usually <usually>)…`: the line a step starts with. */
+function startLine(prefix, what, usually) {
+  return prefix + ': ' + what + ' (usually ' + usually + ')…\n';
+}
+
+/** `<prefix>: <what>: done in <total>`, or `failed after <total>` (`failed (<how>) after`, where a cause is known). */
+function endLine(prefix, what, ok, elapsedMs, failure) {
+  const verdict = ok ? 'done in ' : 'failed ' + (failure ? '(' + failure + ') ' : '') + 'after ';
+  return prefix + ': ' + what + ': ' + verdict + formatDuration(elapsedMs) + '\n';
+}
+
 function startHeartbeat(prefix, what, started) {
   const source =
     formatDuration.toString() + '\n' + progressLine.toString() + '\n' +
@@ -54,7 +65,7 @@ function startHeartbeat(prefix, what, started) {
 function longStep(prefix, what, usually, run, options) {
   const quiet = Boolean(options && options.quiet);
   const started = Date.now();
-  if (!quiet) process.stderr.write(prefix + ': ' + what + ' (usually ' + usually + ')…\n');
+  if (!quiet) process.stderr.write(startLine(prefix, what, usually));
   const heartbeat = startHeartbeat(prefix, what, started);
   let ok = false;
   try {
@@ -65,11 +76,11 @@ function longStep(prefix, what, usually, run, options) {
     heartbeat.kill();
     const elapsed = Date.now() - started;
     // Quiet steps (the build) stay silent when they are quick; one that printed progress lines also prints its end.
-    if (!quiet || !ok || elapsed >= HEARTBEAT_MS) process.stderr.write(prefix + ': ' + what + ': ' + (ok ? 'done in ' : 'failed after ') + formatDuration(elapsed) + '\n');
+    if (!quiet || !ok || elapsed >= HEARTBEAT_MS) process.stderr.write(endLine(prefix, what, ok, elapsed));
   }
 }
 
-module.exports = { longStep, formatDuration, progressLine, HEARTBEAT_MS };
+module.exports = { longStep, formatDuration, progressLine, startLine, endLine, HEARTBEAT_MS };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatDuration } from '../../scripts/lib/longStep.cjs';
@@ -100,4 +100,43 @@ test('a quiet step inside another leaves the progress lines to the outer one', a
 
 test('durations read as seconds, minutes and hours', () => {
   expect([0, 499, 42_000, 60_000, 185_000, 3_600_000, 3_720_000].map(formatDuration)).toEqual(['0 s', '0 s', '42 s', '1 min', '3 min 5 s', '1 h', '1 h 2 min']);
+});
+
+test("npm run setup (scripts/setup.cjs): npm ci with the same start, progress and end lines, and npm's exit code", async () => {
+  // A stand-in npm first on PATH: it records its arguments, waits until the test has seen a progress line, exits 3.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'long-step-setup-'));
+  const signal = path.join(dir, 'seen');
+  const argsFile = path.join(dir, 'args');
+  try {
+    writeFileSync(
+      path.join(dir, 'npm'),
+      `#!/bin/sh\necho "$@" > ${JSON.stringify(argsFile)}\nwhile [ ! -e ${JSON.stringify(signal)} ]; do sleep 0.05; done\nexit 3\n`,
+      { mode: 0o755 },
+    );
+    const root = path.resolve(__dirname, '../..');
+    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const topLevel = Object.keys(lock.packages).filter((key) => key.startsWith('node_modules/') && key.split('/').length === (key.startsWith('node_modules/@') ? 3 : 2)).length;
+    const child = spawn(process.execPath, [path.join(root, 'scripts/setup.cjs')], {
+      env: { ...process.env, PATH: `${dir}${path.delimiter}${process.env.PATH}`, MBB_HEARTBEAT_MS: '100' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (stderr.includes('setup: … still')) writeFileSync(signal, '');
+    });
+    const [code] = await once(child, 'exit');
+    const lines = stderr.trimEnd().split('\n');
+    expect(code).toBe(3);
+    expect(readFileSync(argsFile, 'utf8')).toBe('ci --no-audit --no-fund\n');
+    const what = "installing the repository's dependencies (npm ci)";
+    expect(lines[0]).toBe(`setup: ${what}: ${topLevel} top-level packages (usually about 1 min with a warm npm cache, 2 to 4 min with an empty one; longer on a busy machine)…`);
+    const progress = lines.slice(1, -1);
+    expect(progress.length).toBeGreaterThan(0);
+    const progressPattern = new RegExp(`^setup: … still ${what.replace(/[()]/g, '\\$&')} \\(\\d+ s so far; (\\d+) of ${topLevel} in node_modules\\)$`);
+    for (const line of progress) expect(Number(line.match(progressPattern)?.[1])).toBeLessThanOrEqual(topLevel);
+    expect(lines[lines.length - 1]).toMatch(new RegExp(`^setup: ${what.replace(/[()]/g, '\\$&')}: failed \\(exit 3\\) after \\d+ s$`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
