@@ -4,6 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateHookKeyPair, generateHookSecret, sampleEvent, signDelivery, signStandardWebhooksV1a } from '../src';
 import { longStep } from '../../scripts/lib/longStep.cjs';
+import { withInstallLock } from '../../scripts/lib/installLock';
 import { bundleWorker, expectedOfficialOutcomes, expectedVectorOutcomes } from './workerd/bundle';
 
 /**
@@ -18,16 +19,22 @@ const VERSIONS = { deno: '2.9.6', bun: '1.4.5' };
 function installRuntimes(): void {
   const marker = join(RUNTIMES_DIR, `installed-${VERSIONS.deno}-${VERSIONS.bun}`);
   if (existsSync(marker)) return;
-  mkdirSync(RUNTIMES_DIR, { recursive: true });
-  writeFileSync(join(RUNTIMES_DIR, 'package.json'), JSON.stringify({ name: 'runtimes', private: true }));
-  // --ignore-scripts: the binaries come in the platform packages; Bun's is then run directly.
-  longStep('tests', `installing Deno ${VERSIONS.deno} and Bun ${VERSIONS.bun} (about 0.2 GB, once per machine) into ${RUNTIMES_DIR}`, '30 s to 2 min', () =>
-    execFileSync('npm', ['install', '--prefix', RUNTIMES_DIR, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `deno@${VERSIONS.deno}`, `bun@${VERSIONS.bun}`], {
-      stdio: 'inherit',
-      timeout: 240_000,
-    }),
-  );
-  writeFileSync(marker, '');
+  // Under the install lock: another test run on this machine (a second clone's CI) installing at the same moment
+  // rewrote the binaries while this one started Deno, which failed with ETXTBSY. The second run waits, then finds
+  // the marker.
+  withInstallLock(RUNTIMES_DIR, 'tests', () => {
+    if (existsSync(marker)) return;
+    mkdirSync(RUNTIMES_DIR, { recursive: true });
+    writeFileSync(join(RUNTIMES_DIR, 'package.json'), JSON.stringify({ name: 'runtimes', private: true }));
+    // --ignore-scripts: the binaries come in the platform packages; Bun's is then run directly.
+    longStep('tests', `installing Deno ${VERSIONS.deno} and Bun ${VERSIONS.bun} (about 0.2 GB, once per machine) into ${RUNTIMES_DIR}`, '30 s to 2 min', () =>
+      execFileSync('npm', ['install', '--prefix', RUNTIMES_DIR, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `deno@${VERSIONS.deno}`, `bun@${VERSIONS.bun}`], {
+        stdio: 'inherit',
+        timeout: 240_000,
+      }),
+    );
+    writeFileSync(marker, '');
+  });
 }
 
 function binary(name: 'deno' | 'bun'): string {
