@@ -60,6 +60,7 @@ function endingRedisClass(Redis: IoRedisClass): new (url: string, options: Redis
 
     override disconnect(reconnect = false): void {
       if (reconnect || this.status !== 'reconnecting') return super.disconnect(reconnect);
+      this.#forgetClosedStream();
       super.disconnect(); // cancels the pending reconnect and marks the client as closing, but ends nothing
       // One more attempt, as a closing client: if it fails, ioredis ends the client and fails its queued calls; if
       // Redis is back, the connection is ended as soon as it is ready.
@@ -67,6 +68,17 @@ function endingRedisClass(Redis: IoRedisClass): new (url: string, options: Redis
       this.once('ready', endWhenReady);
       this.once('end', () => this.off('ready', endWhenReady));
       this.connect().catch(() => undefined);
+    }
+
+    /**
+     * While the client waits to reconnect, its connector still holds the socket that closed. ioredis's
+     * `AbstractConnector.disconnect` (5.11) ends that socket and starts a timer of `disconnectTimeout` (2 s), cleared
+     * by the socket's next 'close' event: a closed socket has none to give, so the timer ran its 2 s and kept the
+     * process alive that long after everything had ended (jest found it as a worker that failed to exit).
+     */
+    #forgetClosedStream(): void {
+      const connector = (this as unknown as { connector?: { stream?: { destroyed?: boolean } } }).connector;
+      if (connector?.stream?.destroyed === true) connector.stream = undefined;
     }
 
     disconnectAll(): void {
