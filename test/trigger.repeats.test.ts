@@ -69,8 +69,15 @@ beforeEach(() => {
 	processedDataStore().readToWriteMs = 0;
 });
 
+// Each "process" shuts down its n8n-core copy, which takes back the process 'exit' listener that copy added.
+const exitListenersBefore = process.listenerCount('exit');
+afterAll(() => expect(process.listenerCount('exit')).toBe(exitListenersBefore));
+
 afterEach(async () => {
-	for (const { server } of processes.splice(0)) await server.close();
+	for (const { harness, server } of processes.splice(0)) {
+		await server.close();
+		harness.shutdown();
+	}
 });
 
 describe('a repeat that reaches another n8n process, or comes after a restart', () => {

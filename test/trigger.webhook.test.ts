@@ -253,6 +253,7 @@ describe('webhook(): queue mode and repeats', () => {
 		expect(harness.started).toHaveLength(1);
 		expect((await send(event('subscriber.new', subscriber()), { secret: generateHookSecret() })).status).toBe(401);
 		expect(harness.started).toHaveLength(1);
+		harness.shutdown();
 	});
 
 	it('a delivery whose execution n8n failed to create (500) is started by the sender\'s retry to the same process, not answered "duplicate"', async () => {

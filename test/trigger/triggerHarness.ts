@@ -1,5 +1,7 @@
 import '../harness/env';
+import { Container } from '@n8n/di';
 import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
 import type { Request, Response } from 'express';
 import type {
 	IDataObject,
@@ -119,6 +121,16 @@ export class TriggerHarness {
 	get nodeStaticData(): IDataObject {
 		const all = JSON.parse(this.stored.staticData) as IDataObject;
 		return (all[`node:${TRIGGER_NAME}`] as IDataObject | undefined) ?? {};
+	}
+
+	/**
+	 * Ends this harness's "process" as n8n ends one: n8n-core's SSHClientsManager (a singleton of the n8n-core copy this
+	 * module was loaded with) adds a process 'exit' listener when made and removes it on shutdown (n8n-core 2.41.1,
+	 * dist/execution-engine/ssh-clients-manager.js). A test file that starts many copies apart (`jest.isolateModules`)
+	 * added one listener each: Node warned at the eleventh (MaxListenersExceededWarning).
+	 */
+	shutdown(): void {
+		Container.get(SSHClientsManager).onShutdown();
 	}
 
 	/** Replaces the stored node static data (to model what another process or an old version left). */
