@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withInstallLock } from '../scripts/lib/installLock.ts';
+import { withInstallLock } from '../scripts/lib/installLock.cjs';
 import { formatDuration, longStep } from '../scripts/lib/longStep.cjs';
 import { nodeHeadersDir } from './lib/nodeHeaders.ts';
 import { defaultN8nHost, n8nBinOf, type N8nHost } from './lib/paths.ts';

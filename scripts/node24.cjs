@@ -17,6 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { longStep } = require('./lib/longStep.cjs');
+const { withInstallLock } = require('./lib/installLock.cjs');
 
 const REQUIRED_MAJOR = 24;
 const majorOf = (version) => Number(String(version).replace(/^v/, '').split('.')[0]);
@@ -46,17 +47,23 @@ function registryNodeBinDir(major) {
   const fits = (version) => (major === REQUIRED_MAJOR ? version >= major : version === major);
   if (fits(versionOf(path.join(binDir, 'node')))) return binDir;
   process.stderr.write(`This needs Node ${major}; this is Node ${process.versions.node}.\n`);
-  fs.mkdirSync(dir, { recursive: true });
-  // The `node` package fetches the platform's binary in its install script: scripts must run here even when
-  // the caller's npm config (this project's .npmrc, npm_config_ignore_scripts from `npm run`) turns them off.
-  const env = Object.assign({}, process.env, { npm_config_ignore_scripts: 'false' });
-  const install = longStep('node', `fetching Node ${major} from the npm registry into ${dir} (once: a download of about 50 MB)`, 'under a minute', () => spawnSync(
-    'npm',
-    ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--ignore-scripts=false', '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`],
-    // npm's own report ("added 1 package") goes to stderr: stdout carries only what the caller asked for (--bin-dir).
-    { stdio: ['ignore', process.stderr, process.stderr], env, shell: process.platform === 'win32' },
-  ));
-  if (install.status !== 0 || !fits(versionOf(path.join(binDir, 'node')))) {
+  // Two first runs at once (two clones' CI, `npm run dev` beside the tests) would install into one folder together:
+  // the second waits for the first and then finds its Node.
+  const installed = withInstallLock(dir, 'node', () => {
+    if (fits(versionOf(path.join(binDir, 'node')))) return true;
+    fs.mkdirSync(dir, { recursive: true });
+    // The `node` package fetches the platform's binary in its install script: scripts must run here even when
+    // the caller's npm config (this project's .npmrc, npm_config_ignore_scripts from `npm run`) turns them off.
+    const env = Object.assign({}, process.env, { npm_config_ignore_scripts: 'false' });
+    const install = longStep('node', `fetching Node ${major} from the npm registry into ${dir} (once: a download of about 50 MB)`, 'under a minute', () => spawnSync(
+      'npm',
+      ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--ignore-scripts=false', '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`],
+      // npm's own report ("added 1 package") goes to stderr: stdout carries only what the caller asked for (--bin-dir).
+      { stdio: ['ignore', process.stderr, process.stderr], env, shell: process.platform === 'win32' },
+    ));
+    return install.status === 0 && fits(versionOf(path.join(binDir, 'node')));
+  }, (line) => process.stderr.write(line + '\n'));
+  if (!installed) {
     process.stderr.write(
       `Could not install Node ${major} into ${dir}. Install Node ${major} yourself (e.g. \`nvm install ${major}\`) and run the command again.\n`,
     );

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { outDir, repoRoot } from './paths.ts';
-import { isAlive } from '../../scripts/lib/installLock.ts';
+import { isAlive } from '../../scripts/lib/installLock.cjs';
 
 export interface DevInstance {
   pid: number;

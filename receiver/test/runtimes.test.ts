@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateHookKeyPair, generateHookSecret, sampleEvent, signDelivery, signStandardWebhooksV1a } from '../src';
 import { longStep } from '../../scripts/lib/longStep.cjs';
-import { withInstallLock } from '../../scripts/lib/installLock';
+import { withInstallLock } from '../../scripts/lib/installLock.cjs';
 import { bundleWorker, expectedOfficialOutcomes, expectedVectorOutcomes } from './workerd/bundle';
 
 /**

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withInstallLock } from './installLock.ts';
+import { withInstallLock } from './installLock.cjs';
 import { longStep } from './longStep.cjs';
 import { scriptsDir } from './paths.ts';
 

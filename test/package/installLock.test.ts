@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { withInstallLock } from '../../scripts/lib/installLock';
+import { withInstallLock } from '../../scripts/lib/installLock.cjs';
 
 /** The lock that keeps two processes from installing n8n (or n8n's tools) into one cache folder at once. */
 describe('withInstallLock', () => {
@@ -18,7 +18,7 @@ describe('withInstallLock', () => {
 		// Each process installs unless the cache holds a finished install, as installN8n does.
 		const script = `
 			const { appendFileSync, existsSync, mkdirSync, writeFileSync } = require('node:fs');
-			const { withInstallLock } = require(${JSON.stringify(path.join(__dirname, '../../scripts/lib/installLock.ts'))});
+			const { withInstallLock } = require(${JSON.stringify(path.join(__dirname, '../../scripts/lib/installLock.cjs'))});
 			withInstallLock(${JSON.stringify(cache)}, 'test', () => {
 				if (existsSync(${JSON.stringify(path.join(cache, 'done'))})) return appendFileSync(${JSON.stringify(journal)}, 'found ' + process.argv[1] + '\\n');
 				appendFileSync(${JSON.stringify(journal)}, 'start ' + process.argv[1] + '\\n');
@@ -45,7 +45,7 @@ describe('withInstallLock', () => {
 		writeFileSync(path.join(`${cache}.lock`, 'pid'), '');
 		const script = `
 			const { appendFileSync } = require('node:fs');
-			const { withInstallLock } = require(${JSON.stringify(path.join(__dirname, '../../scripts/lib/installLock.ts'))});
+			const { withInstallLock } = require(${JSON.stringify(path.join(__dirname, '../../scripts/lib/installLock.cjs'))});
 			withInstallLock(${JSON.stringify(cache)}, 'test', () => appendFileSync(${JSON.stringify(journal)}, 'installed\\n'));`;
 		const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 		const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
