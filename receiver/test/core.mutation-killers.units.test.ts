@@ -434,6 +434,15 @@ describe('event shapes', () => {
     ['a payment without paid_at', withData('payment.success', { payment: { ...payment, paid_at: undefined } }), 'data.payment.paid_at'],
     ['a payment with an empty id', withData('payment.success', { payment: { ...payment, id: '' } }), 'data.payment.id'],
     ['a payment with a numeric messenger', withData('payment.success', { payment: { ...payment, messenger: 5 } }), 'data.payment.messenger'],
+    // Found by the whole-core mutation run of 28 Nov: no case refused these (the payment's own botid and clientid,
+    // a payment that is not an object, the card of a stage event).
+    ['a payment with an empty botid', withData('payment.success', { payment: { ...payment, botid: '' } }), 'data.payment.botid'],
+    ['a payment with a boolean clientid', withData('payment.success', { payment: { ...payment, clientid: true } }), 'data.payment.clientid'],
+    ['a payment that is null', withData('payment.success', { payment: null }), 'data.payment'],
+    ['a payment that is text', withData('payment.success', { payment: 'pay_1' }), 'data.payment'],
+    ['a payment that is a list', withData('payment.success', { payment: [payment] }), 'data.payment'],
+    ['a stage event without subscriber', withData('subscriber.stage', { stage: 'Paid', previous: null }), 'data.subscriber'],
+    ['a stage event whose card has an empty clientid', withData('subscriber.stage', { subscriber: { ...subscriber, clientid: '' }, stage: 'Paid', previous: null }), 'data.subscriber.clientid'],
   ])('%s is refused at its field', (_name, body, problem) => {
     expect(eventProblem(body)).toBe(problem);
   });
