@@ -25,6 +25,12 @@ module.exports = {
   // on processes they start (sandboxes, Redis, tsc, generators), so two at once take about three quarters of the
   // time: 1,334 s in band, then 991 s with two workers, on this machine busy with other work (load 6 to 12) both times.
   maxWorkers: 2,
+  // A worker that has grown past this after a file is replaced by a fresh one. Every file loads n8n-core anew, so a
+  // worker ended the run at 1.2 to 1.6 GB, and the operating system took 0.2 s (idle) to 0.57 s (loaded) to tear it
+  // down after its last file; jest allows 0.5 s, then kills it and prints "A worker process has failed to exit
+  // gracefully", with nothing left open (28 Nov: each worker's pending handles listed when jest ended it). With this
+  // bound the workers ended at 0.2 to 0.5 GB and exited within 0.1 s on the same loaded machine, and the run took no longer.
+  workerIdleMemoryLimit: '600MB',
   // Run in band (`--runInBand`, or one core), jest keeps all the files inside its own process: a handle that a failed
   // test leaves open (a Redis connection that keeps reconnecting) would keep the run from ever ending, and CI would time out instead of
   // reporting the failure. The exit guard ends such a run and says so; jest's own forceExit would print
