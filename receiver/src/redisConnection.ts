@@ -59,8 +59,8 @@ function endingRedisClass(Redis: IoRedisClass): new (url: string, options: Redis
     }
 
     override disconnect(reconnect = false): void {
+      if (!reconnect) this.#forgetClosedStream();
       if (reconnect || this.status !== 'reconnecting') return super.disconnect(reconnect);
-      this.#forgetClosedStream();
       super.disconnect(); // cancels the pending reconnect and marks the client as closing, but ends nothing
       // One more attempt, as a closing client: if it fails, ioredis ends the client and fails its queued calls; if
       // Redis is back, the connection is ended as soon as it is ready.
@@ -71,10 +71,11 @@ function endingRedisClass(Redis: IoRedisClass): new (url: string, options: Redis
     }
 
     /**
-     * While the client waits to reconnect, its connector still holds the socket that closed. ioredis's
-     * `AbstractConnector.disconnect` (5.11) ends that socket and starts a timer of `disconnectTimeout` (2 s), cleared
+     * A client whose socket has closed (it waits to reconnect, or has ended) still holds that socket in its connector.
+     * ioredis's `AbstractConnector.disconnect` (5.11) ends it and starts a timer of `disconnectTimeout` (2 s), cleared
      * by the socket's next 'close' event: a closed socket has none to give, so the timer ran its 2 s and kept the
-     * process alive that long after everything had ended (jest found it as a worker that failed to exit).
+     * process alive that long after everything had ended (jest found it as a worker that failed to exit). Not when
+     * reconnecting on purpose (`disconnect(true)`), which waits for that 'close'.
      */
     #forgetClosedStream(): void {
       const connector = (this as unknown as { connector?: { stream?: { destroyed?: boolean } } }).connector;
