@@ -47,7 +47,7 @@ import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import autocannon from 'autocannon';
+import { Agent, request as httpRequest } from 'node:http';
 import { generateHookSecret } from '@messenger-bot-builder/receiver';
 import { SIGNING, signPools } from './deliveries.mjs';
 
@@ -129,55 +129,80 @@ const secret = generateHookSecret();
 /** The receiver's fixed clock and the signing time of every delivery (whole seconds). */
 const signedAt = Math.floor(Date.now() / 1000);
 /**
- * Events per connection for `count` requests: autocannon shares them out unevenly (a connection that is answered sooner
- * sends more), and one that ran past its slice would send events again, answered as duplicates at a lower cost.
+ * Events per connection for `count` requests: the connections share the requests as they are answered, so one may
+ * send more than its even share; one that ran past its slice would send events again, answered as duplicates at a
+ * lower cost (and refused as a miscount).
  */
 const slicePerConnection = (count, connections) => 2 * Math.ceil(count / connections);
 
 /**
- * Sends exactly `count` requests, each connection cycling through its own slice, and checks every answer: resolves
- * with the status counts when all were 2xx, else rejects naming what came back. Stops the machine's run when the
- * window takes longer than the limit.
+ * The runner's connections to one target, open from its first request to its end: a connection closed and another
+ * opened between the warm-up and the window made V8 deoptimize hot functions of Node's HTTP server as the sockets
+ * went away (a "wrong map" in `emit`, `destroy`, `removeListener`), and compile them again inside the window.
  */
-function send(url, slices, count, what, connections) {
-  let next = 0;
-  return new Promise((resolve, reject) => {
-    let timer;
-    let timedOut = false;
-    const instance = autocannon(
-      {
-        url,
-        connections,
-        pipelining: 1,
-        amount: count,
-        timeout: 600,
-        setupClient: (client) => client.setRequests(slices[next++ % slices.length]),
-      },
-      (error, result) => {
-        clearTimeout(timer);
-        if (error) return reject(error);
-        if (timedOut) return reject(new TooBusy(`the machine is too busy: ${what} did not finish within ${windowLimitMs / 1000} s (${result.requests.sent} of ${count} sent); stopping`));
-        const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count: n }]) => [code, n]));
-        const answered = Object.values(statuses).reduce((sum, n) => sum + n, 0);
-        const refused = Object.entries(statuses).filter(([code]) => !code.startsWith('2'));
-        if (refused.length || result.errors || result.timeouts || answered !== count) {
-          const codes = Object.entries(statuses).map(([code, n]) => `${n}× ${code}`).join(', ');
-          return reject(new Error(`${what}: ${answered} answers for ${count} requests (${codes}), ${result.errors} errors, ${result.timeouts} timeouts: the run is invalid`));
-        }
-        resolve(statuses);
-      },
-    );
-    timer = setTimeout(() => {
-      timedOut = true;
-      instance.stop();
-    }, windowLimitMs);
-  });
-}
-
-async function getJson(url) {
-  const response = await fetch(url, { signal: AbortSignal.timeout(windowLimitMs) });
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  return response.json();
+function openConnections(url, count) {
+  const { hostname, port } = new URL(url);
+  const agents = Array.from({ length: count }, () => new Agent({ keepAlive: true, maxSockets: 1, timeout: 0 }));
+  const request = (agent, method, path, headers, body) =>
+    new Promise((resolve, reject) => {
+      const req = httpRequest({ host: hostname, port, method, path, headers, agent, timeout: windowLimitMs }, (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${windowLimitMs / 1000} s`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  return {
+    count,
+    /** GET of a control route (`/gc`, `/stats`) on the first connection, as JSON. */
+    async getJson(path) {
+      const answer = await request(agents[0], 'GET', path, {});
+      if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}`);
+      return JSON.parse(answer.body);
+    },
+    /**
+     * Sends exactly `total` requests, connection `c` cycling through `slices[c]`, one at a time on each; resolves with the
+     * status counts when every answer was 2xx, else rejects naming what came back. Stops the machine's run when it
+     * takes longer than the limit.
+     */
+    async send(slices, total, what) {
+      let next = 0;
+      const statuses = {};
+      const failures = [];
+      let timedOut = false;
+      const timer = setTimeout(() => (timedOut = true), windowLimitMs);
+      await Promise.all(
+        agents.map(async (agent, c) => {
+          const slice = slices[c];
+          for (let i = 0; next < total && !timedOut && failures.length === 0; i += 1) {
+            next += 1;
+            const { method, path, headers, body } = slice[i % slice.length];
+            try {
+              const { status } = await request(agent, method, path, headers, body);
+              statuses[status] = (statuses[status] ?? 0) + 1;
+            } catch (error) {
+              failures.push(error.message);
+            }
+          }
+        }),
+      );
+      clearTimeout(timer);
+      const answered = Object.values(statuses).reduce((sum, n) => sum + n, 0);
+      if (timedOut) throw new TooBusy(`the machine is too busy: ${what} did not finish within ${windowLimitMs / 1000} s (${answered} of ${total} answered); stopping`);
+      const refused = Object.keys(statuses).filter((code) => !code.startsWith('2'));
+      if (refused.length || failures.length || answered !== total) {
+        const codes = Object.entries(statuses).map(([code, n]) => `${n}× ${code}`).join(', ');
+        throw new Error(`${what}: ${answered} answers for ${total} requests (${codes}), ${failures.length} errors (${failures[0] ?? 'none'}): the run is invalid`);
+      }
+      return statuses;
+    },
+    close() {
+      for (const agent of agents) agent.destroy();
+    },
+  };
 }
 
 /** The instruction count of the dump file callgrind wrote for `pid` whose name is not in `seen`, and its path. */
@@ -290,30 +315,37 @@ async function countOnce(scenario) {
   });
   const connections = connectionsOf(scenario);
   const seen = new Set();
+  let client;
   try {
     const { url } = JSON.parse(await target.nextLine());
+    client = openConnections(url, connections);
+    const { getJson } = client;
     const gcAt = warmup - rewarm;
     for (let sent = 0; sent < warmup; ) {
-      if (sent === gcAt) await getJson(`${url}/gc`);
+      if (sent === gcAt) await getJson('/gc');
       const part = Math.min(WARMUP_PART, (sent < gcAt ? gcAt : warmup) - sent);
       const warmupPools = await signPools(secret, connections, slicePerConnection(part, connections), timestamp());
-      await send(`${url}/hooks`, warmupPools[signing], part, `${scenario}'s warm-up (deliveries ${sent + 1}-${sent + part})`, connections);
+      await client.send(warmupPools[signing], part, `${scenario}'s warm-up (deliveries ${sent + 1}-${sent + part})`);
       sent += part;
+      // The request for the counts, as before and after the window: the first one taken by the target's request
+      // handler after it was optimized for deliveries alone deoptimized it, with the receiver inlined into it, and
+      // the window recompiled them (13-17 % of its instructions in V8's compiler threads).
+      await getJson('/stats');
     }
-    if (gcAt === warmup) await getJson(`${url}/gc`);
+    if (gcAt === warmup) await getJson('/gc');
     // The measured events are not the warm-up's (a duplicate costs less).
     const measuredPools = await signPools(secret, connections, slicePerConnection(measured, connections), timestamp());
-    const before = await getJson(`${url}/stats`);
+    const before = await getJson('/stats');
     await startWindow(target.child.pid);
     const started = Date.now();
-    await send(`${url}/hooks`, measuredPools[signing], measured, `${scenario}'s measured window`, connections);
+    await client.send(measuredPools[signing], measured, `${scenario}'s measured window`);
     await control(target.child.pid, '--dump=measured');
     const seconds = (Date.now() - started) / 1000;
     await control(target.child.pid, '--instr=off');
     const { instructions, file } = newDump(target.dir, target.child.pid, seen);
     const background = await backgroundInstructions(file);
     const mainThread = instructions - background;
-    const after = await getJson(`${url}/stats`);
+    const after = await getJson('/stats');
     // Every measured request a new event, handled in full.
     if (after.requests - before.requests !== measured || after.handled - before.handled !== measured) {
       throw new Error(`${scenario}: ${after.requests - before.requests} requests and ${after.handled - before.handled} events handled for ${measured} deliveries: the run is invalid`);
@@ -324,6 +356,7 @@ async function countOnce(scenario) {
     );
     return { perDelivery: mainThread / measured, allThreads: instructions / measured, background: background / instructions, seconds };
   } finally {
+    client?.close();
     await target.stop();
   }
 }
