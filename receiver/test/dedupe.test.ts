@@ -173,6 +173,53 @@ describe('memoryDedupeStore', () => {
     );
   });
 
+  it('keeps every id, in order of age, when it grows while its oldest expire (each resize moves a wrapped ring)', () => {
+    let now = 0;
+    const ttlMs = 1_000;
+    const maxEntries = 3_000;
+    const store = memoryDedupeStore({ maxEntries, ttlSeconds: ttlMs / 1000, now: () => now });
+    // Every 7th id is not ASCII and every 11th longer than a slot: both are kept as strings, by entry.
+    const idOf = (n: number) => (n % 7 === 0 ? `evt_é${n}` : n % 11 === 0 ? `evt_${n}_${'x'.repeat(70)}` : `evt_${n}`);
+    // The model: id → expiry, oldest first (a Map keeps insertion order).
+    const model = new Map<string, number>();
+    let next = 0;
+    // 1, 2, then 4 claims a millisecond with a 1 s TTL: under the first 1 024 slots, then past them (a resize), then
+    // past 2 048 to the bound; each growth comes after the oldest ids expired and the ring's start moved.
+    const phases: [perMs: number, ms: number, fewest: number, most: number][] = [
+      [1, 1_500, 600, 1_024],
+      [2, 1_500, 1_025, 2_048],
+      [4, 1_500, maxEntries, maxEntries],
+    ];
+    let added = 0;
+    for (const [perMs, ms, fewest, most] of phases) {
+      for (let t = 0; t < ms; t += 1) {
+        now += 1;
+        for (const [id, expiresAt] of model) {
+          if (expiresAt > now) break;
+          model.delete(id);
+        }
+        for (let k = 0; k < perMs; k += 1) {
+          // Every third millisecond, one claim repeats an id claimed about 0.5 s (still kept) or 1.2 s ago (expired).
+          const id = k === 0 && t % 3 === 0 ? idOf(next - (t % 2 === 0 ? 500 : 1_200) * perMs) : idOf(next++);
+          const first = !model.has(id);
+          if (first) {
+            added += 1;
+            model.set(id, now + ttlMs);
+            if (model.size > maxEntries) model.delete(model.keys().next().value!);
+          }
+          expect(processOnce(store, id)).toBe(first);
+        }
+      }
+      expect(model.size).toBeGreaterThanOrEqual(fewest);
+      expect(model.size).toBeLessThanOrEqual(most);
+      expect(store.size).toBe(model.size);
+      for (const id of model.keys()) expect(store.begin(id, LEASE_MS).state).toBe('done');
+    }
+    // Both kinds of repeat happened: 9 000 new ids (10 500 claims, 1 500 repeats), and some repeats claimed again.
+    expect(next).toBe(9_000);
+    expect(added).toBeGreaterThan(next);
+  });
+
   it('keeps every id of a full store of 100 000 apart (no collisions between similar ids)', () => {
     const store = memoryDedupeStore();
     const ids = Array.from({ length: 100_000 }, (_, i) => `evt_${i.toString(16).padStart(24, '0')}`);
