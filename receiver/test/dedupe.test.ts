@@ -135,7 +135,9 @@ describe('memoryDedupeStore', () => {
   });
 
   it('refuses bad options', () => {
-    expect(() => memoryDedupeStore({ maxEntries: 0 })).toThrow('maxEntries must be a positive integer');
+    expect(() => memoryDedupeStore({ maxEntries: 0 })).toThrow('maxEntries must be a positive integer of at most 16777216');
+    expect(() => memoryDedupeStore({ maxEntries: 2 ** 24 + 1 })).toThrow('maxEntries must be a positive integer of at most 16777216');
+    expect(() => memoryDedupeStore({ maxEntries: 2.5 })).toThrow('maxEntries must be a positive integer of at most 16777216');
     expect(() => memoryDedupeStore({ ttlSeconds: 0 })).toThrow('ttlSeconds must be a positive number');
   });
 
@@ -173,7 +175,7 @@ describe('memoryDedupeStore', () => {
     );
   });
 
-  it('keeps every id, in order of age, when it grows while its oldest expire (each resize moves a wrapped ring)', () => {
+  it('keeps every id, in order of age, while its ring wraps around as the oldest expire, and once it is full', () => {
     let now = 0;
     const ttlMs = 1_000;
     const maxEntries = 3_000;
@@ -183,8 +185,8 @@ describe('memoryDedupeStore', () => {
     // The model: id → expiry, oldest first (a Map keeps insertion order).
     const model = new Map<string, number>();
     let next = 0;
-    // 1, 2, then 4 claims a millisecond with a 1 s TTL: under the first 1 024 slots, then past them (a resize), then
-    // past 2 048 to the bound; each growth comes after the oldest ids expired and the ring's start moved.
+    // 1, 2, then 4 claims a millisecond with a 1 s TTL: the ids kept grow from under 1 024 to under 2 048, then to the
+    // bound; each growth comes after the oldest ids expired and the ring's start moved, so its slots wrap around.
     const phases: [perMs: number, ms: number, fewest: number, most: number][] = [
       [1, 1_500, 600, 1_024],
       [2, 1_500, 1_025, 2_048],

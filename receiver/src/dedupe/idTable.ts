@@ -1,39 +1,52 @@
 /** Longest id kept as bytes; a longer id, or one with non-ASCII characters, is kept as a string. */
 const KEY_BYTES = 64;
 const STRING_KEY = 0xff;
-const INITIAL_CAPACITY = 1024;
+/** Most ids a table may keep: its arrays then take about 1.5 GB of address space. */
+export const MAX_ID_TABLE_ENTRIES = 2 ** 24;
 
 /**
  * The ids a memory dedupe store remembers, oldest first, each with its expiry time: a ring of fixed-size byte slots
  * and a linear-probing hash index, all in typed arrays. A busy receiver remembers 100 000 ids; as strings in a `Set`
  * each one is an object the garbage collector copies out of the young generation and then keeps marking, which cost
  * about 2 µs per delivery under load (bench/receiver). Here an id becomes bytes in a slot, with no object of its own.
- * Every operation is O(1); the arrays grow by doubling up to `maxEntries`.
+ * Every operation is O(1).
+ *
+ * The arrays are made for `maxEntries` at once (about 90 bytes per id): zeroed memory that the operating system
+ * commits page by page as ids arrive (a new table for 100 000 ids adds nothing to the resident size). They never grow:
+ * doubling them moved every id, a pause of 10-40 ms at 32 768 ids under load, and the new arrays, counted as the
+ * process's external memory, could start a full garbage collection (bench/receiver/instructions.mjs measured both).
  */
 export class IdTable {
-  readonly #maxEntries: number;
-  #capacity = 0;
+  readonly #capacity: number;
   #head = 0;
   #size = 0;
-  #keys = new Uint8Array(0);
-  #lengths = new Uint8Array(0);
-  #hashes = new Uint32Array(0);
-  #expiries = new Float64Array(0);
+  readonly #keys: Uint8Array;
+  readonly #lengths: Uint8Array;
+  readonly #hashes: Uint32Array;
+  readonly #expiries: Float64Array;
   /**
    * Ids that do not fit a slot, by entry (rare). A Map, not an array indexed by entry: clearing entries of an empty
    * array made it a sparse dictionary that grew to `maxEntries` elements, written on every forgotten id.
    */
-  #stringKeys = new Map<number, string>();
-  /** Hash slot → entry + 1; 0 is an empty slot. */
-  #index = new Int32Array(0);
-  #mask = 0;
+  readonly #stringKeys = new Map<number, string>();
+  /** Hash slot → entry + 1; 0 is an empty slot. At most half full. */
+  readonly #index: Int32Array;
+  readonly #mask: number;
   /** The id hashed last and its hash: a delivery's id is looked up three times (begin, then complete's check and add). */
   #hashedId: string | undefined;
   #hashOfHashedId = 0;
 
+  /** `maxEntries`: an integer from 1 to {@link MAX_ID_TABLE_ENTRIES} (checked by the store's options). */
   constructor(maxEntries: number) {
-    this.#maxEntries = maxEntries;
-    this.#resize(Math.min(INITIAL_CAPACITY, maxEntries));
+    this.#capacity = maxEntries;
+    this.#keys = new Uint8Array(maxEntries * KEY_BYTES);
+    this.#lengths = new Uint8Array(maxEntries);
+    this.#hashes = new Uint32Array(maxEntries);
+    this.#expiries = new Float64Array(maxEntries);
+    let tableSize = 1;
+    while (tableSize < maxEntries * 2) tableSize *= 2;
+    this.#index = new Int32Array(tableSize);
+    this.#mask = tableSize - 1;
   }
 
   get size(): number {
@@ -56,10 +69,7 @@ export class IdTable {
   addIfAbsent(id: string, expiresAt: number): boolean {
     const hash = this.#hashOf(id);
     if (this.#find(id, hash) !== -1) return false;
-    if (this.#size === this.#capacity) {
-      if (this.#capacity < this.#maxEntries) this.#resize(Math.min(this.#capacity * 2, this.#maxEntries));
-      else this.forgetOldest();
-    }
+    if (this.#size === this.#capacity) this.forgetOldest();
     const entry = (this.#head + this.#size) % this.#capacity;
     this.#size += 1;
     this.#hashes[entry] = hash;
@@ -132,54 +142,6 @@ export class IdTable {
     }
     this.#index[hole] = 0;
   }
-
-  /**
-   * Moves the entries, oldest first, into arrays for `capacity` entries and an index at most half full. The ring's
-   * entries are at most two runs of each array, copied whole: entry by entry, the move of 32 768 ids cost about as much
-   * as the 3 000 deliveries around it (bench/receiver/instructions.mjs).
-   */
-  #resize(capacity: number): void {
-    const keys = new Uint8Array(capacity * KEY_BYTES);
-    const lengths = new Uint8Array(capacity);
-    const hashes = new Uint32Array(capacity);
-    const expiries = new Float64Array(capacity);
-    const stringKeys = new Map<number, string>();
-    const head = this.#head;
-    const size = this.#size;
-    const oldCapacity = this.#capacity;
-    copyRing(this.#keys, keys, head, size, oldCapacity, KEY_BYTES);
-    copyRing(this.#lengths, lengths, head, size, oldCapacity, 1);
-    copyRing(this.#hashes, hashes, head, size, oldCapacity, 1);
-    copyRing(this.#expiries, expiries, head, size, oldCapacity, 1);
-    for (const [entry, id] of this.#stringKeys) stringKeys.set((entry - head + oldCapacity) % oldCapacity, id);
-    let tableSize = 1;
-    while (tableSize < capacity * 2) tableSize *= 2;
-    const index = new Int32Array(tableSize);
-    const mask = tableSize - 1;
-    for (let entry = 0; entry < size; entry += 1) {
-      let slot = hashes[entry] & mask;
-      while (index[slot] !== 0) slot = (slot + 1) & mask;
-      index[slot] = entry + 1;
-    }
-    this.#keys = keys;
-    this.#lengths = lengths;
-    this.#hashes = hashes;
-    this.#expiries = expiries;
-    this.#stringKeys = stringKeys;
-    this.#index = index;
-    this.#mask = mask;
-    this.#capacity = capacity;
-    this.#head = 0;
-  }
-}
-
-type Column = Uint8Array | Uint32Array | Float64Array;
-
-/** Copies a ring's `size` entries of `width` elements each, oldest (at `head`) first, to the start of `to`. */
-function copyRing<T extends Column>(from: T, to: T, head: number, size: number, capacity: number, width: number): void {
-  const firstRun = Math.min(size, capacity - head);
-  to.set(from.subarray(head * width, (head + firstRun) * width), 0);
-  to.set(from.subarray(0, (size - firstRun) * width), firstRun * width);
 }
 
 /** FNV-1a over the UTF-16 code units. */

@@ -1,10 +1,13 @@
-import { IdTable } from './idTable';
+import { IdTable, MAX_ID_TABLE_ENTRIES } from './idTable';
 import { DEFAULT_DEDUPE_TTL_SECONDS, DONE, IN_PROGRESS, type BeginOutcome, type DedupeStore } from './store';
 
 export interface MemoryDedupeStoreOptions {
   /** How long a done id is remembered, in seconds (default 24 h). */
   ttlSeconds?: number;
-  /** Most done ids remembered at once; the oldest are forgotten first (default 100 000). */
+  /**
+   * Most done ids remembered at once; the oldest are forgotten first (default 100 000, at most 16 777 216). The store
+   * reserves about 90 bytes of address space per id when it is made; memory is committed as ids arrive.
+   */
   maxEntries?: number;
   /** Milliseconds clock, for tests. */
   now?: () => number;
@@ -36,7 +39,9 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Memor
   const ttlMs = (options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS) * 1000;
   const maxEntries = options.maxEntries ?? 100_000;
   if (!(ttlMs > 0)) throw new TypeError('ttlSeconds must be a positive number');
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError('maxEntries must be a positive integer');
+  if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > MAX_ID_TABLE_ENTRIES) {
+    throw new TypeError(`maxEntries must be a positive integer of at most ${MAX_ID_TABLE_ENTRIES}`);
+  }
   const now = options.now ?? Date.now;
   // One TTL for all: the oldest id is also the first to expire.
   const done = new IdTable(maxEntries);
