@@ -13,8 +13,9 @@ export const MAX_ID_TABLE_ENTRIES = 2 ** 24;
  *
  * The arrays are made for `maxEntries` at once (about 90 bytes per id): zeroed memory that the operating system
  * commits page by page as ids arrive (a new table for 100 000 ids adds nothing to the resident size). They never grow:
- * doubling them moved every id, a pause of 10-40 ms at 32 768 ids under load, and the new arrays, counted as the
- * process's external memory, could start a full garbage collection (bench/receiver/instructions.mjs measured both).
+ * doubling them moved every id (on a busy machine, 8-18 ms at the 32 768th id and 25-42 ms at the 65 536th), and the
+ * new arrays, counted as the process's external memory, could start a full garbage collection
+ * (bench/receiver/instructions.mjs counted both).
  */
 export class IdTable {
   readonly #capacity: number;
