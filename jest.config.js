@@ -35,7 +35,7 @@ module.exports = {
   // test leaves open (a Redis connection that keeps reconnecting) would keep the run from ever ending, and CI would time out instead of
   // reporting the failure. The exit guard ends such a run and says so; jest's own forceExit would print
   // "Force exiting Jest" on every run, leak or not.
-  reporters: ['default', '<rootDir>/test/support/exitGuardReporter.js'],
+  reporters: ['default', '<rootDir>/test/support/exitGuardReporter.cjs'],
   // The guard's one line replaces jest's own warning a second after the run.
   openHandlesTimeout: 0,
   projects: [

@@ -22,9 +22,9 @@ const CORE_TESTS = [
   'receiver/test/diagnostics.test.ts',
   'receiver/test/receiver.test.ts',
   'receiver/test/express.test.ts',
-  'test/trigger.verifier.test.ts',
-  'test/trigger.vectors.test.ts',
-  'test/verification.agreement.test.ts',
+  'test/trigger/verifier.test.ts',
+  'test/trigger/vectors.test.ts',
+  'test/trigger/verificationAgreement.test.ts',
 ];
 
 module.exports = {

@@ -1,11 +1,11 @@
-// Mutation testing of the verification core (nodes/MessengerBotBuilderTrigger/delivery/core), run by hand, not in CI:
+// Mutation testing of the verification core (nodes/shared/delivery), run by hand, not in CI:
 //   npm run mutation                                        the whole core (1.5 to 2 hours on two cores)
-//   npm run mutation -- --mutate nodes/MessengerBotBuilderTrigger/delivery/core/jwt.ts   one file
+//   npm run mutation -- --mutate nodes/shared/delivery/jwt.ts   one file
 // Each mutant runs only the tests that cover it (perTest), from the core's in-process tests (jest.mutation.config.js).
 // Surviving mutants that cannot change a verdict are listed in receiver/mutation-equivalents.md.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  mutate: ['nodes/MessengerBotBuilderTrigger/delivery/core/*.ts', '!nodes/MessengerBotBuilderTrigger/delivery/core/index.ts'],
+  mutate: ['nodes/shared/delivery/*.ts', '!nodes/shared/delivery/index.ts'],
   testRunner: 'jest',
   jest: { projectType: 'custom', configFile: 'jest.mutation.config.js', enableFindRelatedTests: false },
   coverageAnalysis: 'perTest',

@@ -19,7 +19,7 @@ const [{ readNodeBody, checkRequestLine, BodyDeadlines }, { readNodeHeaders }, {
     load('receiver/src/verify.js'),
     load('receiver/src/listeners.js'),
     load('receiver/src/core.js'),
-    load('nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto.js'),
+    load('nodes/shared/delivery/nodeCrypto.js'),
   ]);
 const { eventProblem, strictUtf8 } = core;
 

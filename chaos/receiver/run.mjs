@@ -31,7 +31,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
-import { restartablePort } from '../../scripts/lib/restartablePort.ts';
+import { restartablePort } from '../../test/support/restartablePort.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../..');

@@ -14,7 +14,7 @@ import { N8nProcess, type N8nProcessOptions } from './n8nProcess.ts';
 import { e2eDir, type N8nHost } from './paths.ts';
 import { freePorts } from './ports.ts';
 import { PostgresDatabase } from './postgres.ts';
-import { testRedis } from '../../scripts/lib/testRedis.ts';
+import { testRedis } from '../../test/support/testRedis.ts';
 
 export type ExecutionsMode = 'regular' | 'queue';
 

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { ALL_EVENTS, EVENT_KINDS } from './events';
+import { EVENT_KIND_OPTIONS } from '../shared/delivery/eventKinds';
+import { ALL_EVENTS } from './events';
 import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE } from './repeatCheck';
 
 export const OUTPUT_DATA = 'data';
@@ -15,9 +16,7 @@ export const triggerProperties: INodeProperties[] = [
 		description: 'The events that start the workflow',
 		options: [
 			{ name: 'All Events', value: ALL_EVENTS, description: 'Every event kind the service documents' },
-			...[...EVENT_KINDS]
-				.sort((a, b) => a.name.localeCompare(b.name))
-				.map(({ name, value, description }) => ({ name, value, description })),
+			...EVENT_KIND_OPTIONS,
 		],
 	},
 	{

@@ -1,11 +1,6 @@
-/** The event kinds the service documents. It may add kinds; the node can pass those on too. */
-export const EVENT_KINDS = [
-	{ value: 'subscriber.new', name: 'New Subscriber', description: 'A new subscriber appeared in a bot' },
-	{ value: 'subscriber.stage', name: 'Subscriber Stage Changed', description: "A subscriber's CRM funnel stage changed" },
-	{ value: 'payment.success', name: 'Payment Succeeded', description: 'A payment went through' },
-] as const;
+import { EVENT_KINDS, type EventKind } from '../shared/delivery/eventKinds';
 
-export type EventKind = (typeof EVENT_KINDS)[number]['value'];
+export { EVENT_KINDS, type EventKind };
 
 /** Name of the extra output for kinds the service added later, with "One Output per Event Kind". */
 export const OTHER_EVENTS_OUTPUT = 'Other Events';

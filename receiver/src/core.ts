@@ -1,7 +1,7 @@
 /**
  * The verification core of the delivery contract. Its one source lives beside the n8n trigger node
- * (nodes/MessengerBotBuilderTrigger/delivery/core), because the n8n package must be self-contained; this package
+ * (nodes/shared/delivery), because the n8n package must be self-contained; this package
  * compiles the same files into its dist. The platform adapters are imported from there directly: `nodeCrypto` by the
  * Node.js entry, `webCrypto` by the `/web` entry.
  */
-export * from '../../nodes/MessengerBotBuilderTrigger/delivery/core';
+export * from '../../nodes/shared/delivery';

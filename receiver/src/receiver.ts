@@ -10,7 +10,7 @@ import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import { readHeaders, readNodeHeaders, type HeaderReader, type HeaderSource } from './headers';
 import { signedEventIdOf } from './refusalLog';
 import { explainReserializedFailure, locateRawBody, writeNodeAnswer, type NodeRequest, type NodeRequestHandler } from './node';
-import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
+import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import { positiveNumber, resolveVerifyOptions, type ResolvedVerifyOptions, type VerifyOptions } from './options';
 import { verifyDeliveryNow, type MaybePromise, type RawBody, type VerifiedDelivery } from './verify';
 

@@ -1,5 +1,5 @@
 import { verifyDeliveryWith, type HeaderReader, type HeaderSource, type MaybePromise, type VerifiedDelivery } from './core';
-import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
+import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import type { DeliveryEvent } from './events';
 import type { ResolvedVerifyOptions, VerifyOptions } from './options';
 import { createVerifierOn, toBytes, type DeliveryVerifier, type RawBody } from './verifier';

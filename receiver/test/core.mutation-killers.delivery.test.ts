@@ -10,8 +10,8 @@ import {
   RESERIALIZED_FIX,
   type CoreVerifyOptions,
   type VerifiedDelivery,
-} from '../../nodes/MessengerBotBuilderTrigger/delivery/core';
-import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
+} from '../../nodes/shared/delivery';
+import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import { deliveryClaims, eventBody, HOOK, hs256, jwt, NOW, SECRET, SECRET_BYTES, verify } from './coreFixtures';
 
 /**

@@ -18,8 +18,8 @@ import {
   type PlatformCrypto,
   type PublicJwk,
   type VerifiedDelivery,
-} from '../../nodes/MessengerBotBuilderTrigger/delivery/core';
-import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
+} from '../../nodes/shared/delivery';
+import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import { webCrypto } from '../src/webCrypto';
 import { createVerifier } from '../src';
 import { serve } from './helpers';

@@ -28,7 +28,7 @@ import {
   textsEqual,
   UnverifiedHintGate,
   type DeliveryEvent,
-} from '../../nodes/MessengerBotBuilderTrigger/delivery/core';
+} from '../../nodes/shared/delivery';
 
 /**
  * The verification core's building blocks, held to exact values: base64 against Node's Buffer, UTF-8 against its

@@ -6,8 +6,8 @@ import {
   verifyDeliveryWith,
   type CoreVerifyOptions,
   type PlatformCrypto,
-} from '../../nodes/MessengerBotBuilderTrigger/delivery/core';
-import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
+} from '../../nodes/shared/delivery';
+import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 
 /** Deliveries made with node:crypto for the verification core's tests (core.*.test.ts): a fixed clock, hook and secret. */
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import Redis from 'ioredis';
-import { testRedis } from '../../scripts/lib/testRedis';
+import { testRedis } from '../../test/support/testRedis';
 import { memoryDedupeStore, redisDedupeStore, type DedupeStore } from '../src';
 
 const LEASE_MS = 30_000;

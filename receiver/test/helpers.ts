@@ -5,7 +5,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { restartablePort } from '../../scripts/lib/restartablePort';
+import { restartablePort } from '../../test/support/restartablePort';
 import { generateHookSecret, sampleEvent, signDelivery, type SampleEventOptions } from '../src';
 
 export const HOOK_ID = 'hook_test';
@@ -75,7 +75,7 @@ export async function eventually<T>(condition: () => T | false | Promise<T | fal
 const PACKAGE_DIR = join(__dirname, '..');
 
 /** The package's sources and the verification core it compiles (which lives beside the n8n trigger). */
-const SOURCE_DIRS = [join(PACKAGE_DIR, 'src'), join(PACKAGE_DIR, '../nodes/MessengerBotBuilderTrigger/delivery/core')];
+const SOURCE_DIRS = [join(PACKAGE_DIR, 'src'), join(PACKAGE_DIR, '../nodes/shared/delivery')];
 
 function newestSourceMs(): number {
   return Math.max(

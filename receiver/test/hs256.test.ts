@@ -1,10 +1,10 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { errors, jwtVerify, type JWTPayload } from 'jose';
-import { DeliveryError, type DeliveryErrorCode } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/errors';
-import { verifyJwt } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/jwt';
-import { nodeCrypto } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/nodeCrypto';
-import { runSteps } from '../../nodes/MessengerBotBuilderTrigger/delivery/core/platform';
+import { DeliveryError, type DeliveryErrorCode } from '../../nodes/shared/delivery/errors';
+import { verifyJwt } from '../../nodes/shared/delivery/jwt';
+import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
+import { runSteps } from '../../nodes/shared/delivery/platform';
 import { resolveVerifyOptions, type ResolvedVerifyOptions } from '../src/options';
 import { b64u, CONTRACT_REQUIRED_CLAIMS, joseErrorCode, neverMoreLenient, nonCanonicalSpelling, sameAcceptanceExceptStricter } from './joseOracle';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { generateHookSecret } from '../src';
-import { testRedis } from '../../scripts/lib/testRedis';
+import { testRedis } from '../../test/support/testRedis';
 import { buildReceiver, signedDelivery, startExampleApp, type ExampleApp } from './helpers';
 
 /**

@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Redis from 'ioredis';
-import { testRedis } from '../../scripts/lib/testRedis';
+import { testRedis } from '../../test/support/testRedis';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/src';
 import { createReceiver, type DeliveryContext, type DeliveryEvent, type NodeRequestHandler } from '../src';
-import { restartablePort } from '../../scripts/lib/restartablePort';
+import { restartablePort } from '../../test/support/restartablePort';
 import { buildReceiver, eventually, startExampleApp, type ExampleApp } from './helpers';
 import { captureRefusalWarnings, type CapturedWarnings } from './consoleCapture';
 

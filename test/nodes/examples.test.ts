@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INode } from 'n8n-workflow';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
-import { PACKAGE } from '../harness/nodeTypes';
-import type { WorkflowDefinition } from '../harness/runWorkflow';
+import { PACKAGE } from '../support/nodeTypes';
+import type { WorkflowDefinition } from '../support/runWorkflow';
 import { startTestBed } from '../support/sandbox';
 import { NodeRunner } from '../support/nodeRun';
-import type { TriggerHarness } from '../trigger/triggerHarness';
-import { startTriggerTestBed } from '../trigger/testBed';
-import { waitFor } from '../trigger/wait';
+import type { TriggerHarness } from '../support/triggerHarness';
+import { startTriggerTestBed } from '../support/triggerTestBed';
+import { waitFor } from '../support/wait';
 
 const EXAMPLES = join(__dirname, '..', '..', 'examples');
 

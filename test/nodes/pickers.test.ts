@@ -2,8 +2,8 @@ import type { ILoadOptionsFunctions, INodeParameters } from 'n8n-workflow';
 import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi.credentials';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
 import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
-import { Harness } from '../harness/runWorkflow';
-import { PACKAGE } from '../harness/nodeTypes';
+import { Harness } from '../support/runWorkflow';
+import { PACKAGE } from '../support/nodeTypes';
 import { byId, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 

@@ -1,5 +1,5 @@
 import { autoMapColumns, byId, mapColumns, NODE_NAME } from '../support/nodeRun';
-import { PACKAGE } from '../harness/nodeTypes';
+import { PACKAGE } from '../support/nodeTypes';
 import { FlakyProxy } from '../support/flakyProxy';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 

@@ -1,4 +1,4 @@
-import '../harness/env';
+import '../support/env';
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { existsSync } from 'node:fs';
@@ -23,8 +23,8 @@ import {
 	tokenState,
 } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding';
 import { DEFAULT_MAX_ANSWER_LENGTH, checkForm, type FormField, type Question } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitQuestion';
-import { harnessAdditionalData } from '../harness/additionalData';
-import type { RunResult } from '../harness/runWorkflow';
+import { harnessAdditionalData } from '../support/additionalData';
+import type { RunResult } from '../support/runWorkflow';
 import { byId, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 

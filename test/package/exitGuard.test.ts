@@ -1,5 +1,5 @@
 /**
- * jest.config.js ends a run that a left-open handle would keep alive with test/support/exitGuardReporter.js (instead
+ * jest.config.js ends a run that a left-open handle would keep alive with test/support/exitGuardReporter.cjs (instead
  * of forceExit and its "Force exiting Jest" line on every run): a jest run whose test fails and leaves a server
  * listening ends, with the failure's exit code and the line that says why.
  */
@@ -20,7 +20,7 @@ test('a run with a handle left open ends with its result and one line naming the
     );
     writeFileSync(
       path.join(dir, 'jest.config.js'),
-      `module.exports = { rootDir: ${JSON.stringify(dir)}, reporters: [${JSON.stringify(path.join(repoRoot, 'test/support/exitGuardReporter.js'))}] };\n`,
+      `module.exports = { rootDir: ${JSON.stringify(dir)}, reporters: [${JSON.stringify(path.join(repoRoot, 'test/support/exitGuardReporter.cjs'))}] };\n`,
     );
     const child = spawn(process.execPath, [require.resolve('jest/bin/jest'), '--config', path.join(dir, 'jest.config.js'), '--runInBand'], {
       cwd: dir,

@@ -1,9 +1,9 @@
 import type { IDataObject, INodeExecutionData, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
 import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi.credentials';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
-import { Harness, type RunResult, type WorkflowDefinition } from '../harness/runWorkflow';
-import { HarnessItems } from '../harness/itemsNode';
-import { PACKAGE } from '../harness/nodeTypes';
+import { Harness, type RunResult, type WorkflowDefinition } from './runWorkflow';
+import { HarnessItems } from './itemsNode';
+import { PACKAGE } from './nodeTypes';
 
 export const NODE_NAME = 'Messenger Bot Builder';
 

@@ -16,8 +16,8 @@ import {
 	type DeliveryEvent,
 	type PreparedVerifier,
 	type SignatureScheme,
-} from './core';
-import { nodeCrypto } from './core/nodeCrypto';
+} from '../../shared/delivery';
+import { nodeCrypto } from '../../shared/delivery/nodeCrypto';
 
 export {
 	DEFAULT_CLOCK_SKEW_SECONDS,
@@ -28,7 +28,7 @@ export {
 	heldBackNote,
 	UNVERIFIED_HINT_INTERVAL_MS,
 	UnverifiedHintGate,
-} from './core';
+} from '../../shared/delivery';
 export type { DeliveryEvent, SignatureScheme };
 export type JwtAlgorithm = DeliveryAlgorithm;
 export type RejectionCode = DeliveryErrorCode;

@@ -3,12 +3,8 @@ import { text } from '../common/params';
 import { apiRequest } from '../../transport/request';
 import { guardSecret, revealSecretField } from '../common/secrets';
 import { NodeOperationError } from 'n8n-workflow';
+import { EVENT_KIND_OPTIONS } from '../../../shared/delivery/eventKinds';
 
-export const EVENT_KINDS = [
-	{ name: 'Payment Succeeded', value: 'payment.success' },
-	{ name: 'Subscriber Changed Stage', value: 'subscriber.stage' },
-	{ name: 'Subscriber New', value: 'subscriber.new' },
-];
 
 export const create: Operation = {
 	value: 'create',
@@ -39,7 +35,7 @@ export const create: Operation = {
 			displayName: 'Events',
 			name: 'events',
 			type: 'multiOptions',
-			options: EVENT_KINDS,
+			options: EVENT_KIND_OPTIONS,
 			default: ['subscriber.new'],
 			required: true,
 			description: 'The events the service sends to the URL',

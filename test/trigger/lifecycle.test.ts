@@ -1,12 +1,12 @@
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
-import type { RunningSandbox } from '../sandbox/src';
-import type { SandboxApi } from './support/sandboxApi';
-import { startServiceWithout, type LimitedService } from './trigger/serviceWithout';
-import type { TriggerHarness, TriggerHarnessOptions } from './trigger/triggerHarness';
-import { waitFor } from './trigger/wait';
-import { startTriggerTestBed, type TriggerTestBed } from './trigger/testBed';
-import type { WebhookServer } from './trigger/webhookServer';
+import type { RunningSandbox } from '../../sandbox/src';
+import type { SandboxApi } from '../support/sandboxApi';
+import { startServiceWithout, type LimitedService } from '../support/serviceWithout';
+import type { TriggerHarness, TriggerHarnessOptions } from '../support/triggerHarness';
+import { waitFor } from '../support/wait';
+import { startTriggerTestBed, type TriggerTestBed } from '../support/triggerTestBed';
+import type { WebhookServer } from '../support/webhookServer';
 
 /** The hook lifecycle (`webhookMethods`) through n8n-core's HookContext, against the sandbox. */
 describe('Messenger Bot Builder Trigger hook lifecycle', () => {

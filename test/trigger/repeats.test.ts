@@ -1,15 +1,15 @@
-import './harness/env';
+import '../support/env';
 import type { IDataObject, IExecuteFunctions, INodeParameters, Logger } from 'n8n-workflow';
-import { generateHookSecret, signDelivery } from '../receiver/src/sign';
-import { checkRepeat } from '../nodes/MessengerBotBuilderTrigger/repeatCheck';
-import { ProcessedDataStore, processedDataStore } from './harness/processedData';
-import { TriggerHarness } from './trigger/triggerHarness';
-import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
+import { generateHookSecret, signDelivery } from '../../receiver/src/sign';
+import { checkRepeat } from '../../nodes/MessengerBotBuilderTrigger/repeatCheck';
+import { ProcessedDataStore, processedDataStore } from '../support/processedData';
+import { TriggerHarness } from '../support/triggerHarness';
+import { startWebhookServer, type WebhookServer } from '../support/webhookServer';
 
 /**
  * The repeat check across n8n processes: each "process" is a copy of the node's modules loaded apart (its own
  * in-process memory), all of them over one workflow's saved static data and one store with the semantics of n8n's
- * `processed_data` (test/harness/processedData.ts). Deliveries go over HTTP to each process's own endpoint and the
+ * `processed_data` (test/support/processedData.ts). Deliveries go over HTTP to each process's own endpoint and the
  * executions they start are run by n8n-core's engine, so the trigger's execute() meets n8n-core's own helpers.
  */
 const HOOK_ID = 'hook_repeats_test';
@@ -28,7 +28,7 @@ let sequence = 0;
 async function startProcess(parameters: INodeParameters, first?: TriggerHarness): Promise<Process> {
 	let Isolated!: typeof TriggerHarness;
 	jest.isolateModules(() => {
-		({ TriggerHarness: Isolated } = require('./trigger/triggerHarness'));
+		({ TriggerHarness: Isolated } = require('../support/triggerHarness'));
 	});
 	const holder: { harness?: TriggerHarness } = {};
 	const server = await startWebhookServer(() => holder.harness!);

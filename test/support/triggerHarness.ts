@@ -1,4 +1,4 @@
-import '../harness/env';
+import './env';
 import { Container } from '@n8n/di';
 import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
@@ -16,10 +16,10 @@ import type {
 import { ApplicationError, createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 import { MessengerBotBuilderApi } from '../../credentials/MessengerBotBuilderApi.credentials';
 import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
-import { HarnessCredentialsHelper } from '../harness/credentialsHelper';
-import { credentialTypes, HarnessNodeTypes, PACKAGE } from '../harness/nodeTypes';
-import { executionHooks, harnessAdditionalData, type AdditionalDataOptions, type WebhookBases } from '../harness/additionalData';
-import { processedDataStore } from '../harness/processedData';
+import { HarnessCredentialsHelper } from './credentialsHelper';
+import { credentialTypes, HarnessNodeTypes, PACKAGE } from './nodeTypes';
+import { executionHooks, harnessAdditionalData, type AdditionalDataOptions, type WebhookBases } from './additionalData';
+import { processedDataStore } from './processedData';
 
 export const TRIGGER_NAME = 'Messenger Bot Builder Trigger';
 
@@ -258,7 +258,7 @@ export class TriggerHarness {
 	 * The execution a delivery starts, run by n8n-core's engine as n8n runs it: the trigger is the start node and what
 	 * its `webhook()` returned is its input (n8n `prepareExecutionData` in webhook-helpers, then
 	 * `WorkflowExecute.processRunExecutionData`), so the trigger's `execute()` runs with n8n-core's deduplication
-	 * helpers over the shared store (test/harness/processedData.ts).
+	 * helpers over the shared store (test/support/processedData.ts).
 	 */
 	private async runExecution(workflowData: INodeExecutionData[][], mode: WebhookMode): Promise<void> {
 		processedDataStore();

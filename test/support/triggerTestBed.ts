@@ -1,6 +1,6 @@
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/src';
 import { answerChecker, assertConforming } from '../../sandbox/test/answerChecker';
-import { SandboxApi } from '../support/sandboxApi';
+import { SandboxApi } from './sandboxApi';
 import { TriggerHarness, type TriggerHarnessOptions } from './triggerHarness';
 import { startWebhookServer, type WebhookServer } from './webhookServer';
 

@@ -1,11 +1,11 @@
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
-import { MessengerBotBuilderTrigger } from '../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
-import { HarnessNodeTypes, PACKAGE } from './harness/nodeTypes';
-import { generateHookSecret, signDelivery } from '../receiver/src/sign';
-import { UNVERIFIED_HINT_INTERVAL_MS } from '../nodes/MessengerBotBuilderTrigger/delivery';
-import { TriggerHarness, type TriggerHarnessOptions } from './trigger/triggerHarness';
-import { startWebhookServer, type WebhookServer } from './trigger/webhookServer';
+import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
+import { HarnessNodeTypes, PACKAGE } from '../support/nodeTypes';
+import { generateHookSecret, signDelivery } from '../../receiver/src/sign';
+import { UNVERIFIED_HINT_INTERVAL_MS } from '../../nodes/MessengerBotBuilderTrigger/delivery';
+import { TriggerHarness, type TriggerHarnessOptions } from '../support/triggerHarness';
+import { startWebhookServer, type WebhookServer } from '../support/webhookServer';
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 
@@ -239,7 +239,7 @@ describe('webhook(): queue mode and repeats', () => {
 		const stored = harness.nodeStaticData;
 		let FreshHarness!: typeof TriggerHarness;
 		jest.isolateModules(() => {
-			({ TriggerHarness: FreshHarness } = require('./trigger/triggerHarness'));
+			({ TriggerHarness: FreshHarness } = require('../support/triggerHarness'));
 		});
 		harness = new FreshHarness({
 			apiBaseUrl: 'http://127.0.0.1:9/api',

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { refusalStatus, verifyDelivery, type VerificationKeys, type VerifyOptions } from '../nodes/MessengerBotBuilderTrigger/delivery';
+import { refusalStatus, verifyDelivery, type VerificationKeys, type VerifyOptions } from '../../nodes/MessengerBotBuilderTrigger/delivery';
 
 /** One shared delivery vector (format: test/fixtures/deliveries/README.md). */
 interface Vector {
@@ -11,7 +11,7 @@ interface Vector {
 	expected: { valid: true; eventId: string; type: string; status: number } | { valid: false; error: string; status: number };
 }
 
-const folder = join(__dirname, 'fixtures', 'deliveries');
+const folder = join(__dirname, '..', 'fixtures', 'deliveries');
 const vectors: Vector[] = readdirSync(folder)
 	.filter((file) => file.endsWith('.json'))
 	.sort()

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { generateHookSecret, signDelivery } from '../receiver/src/sign';
-import { verifyDelivery } from '../nodes/MessengerBotBuilderTrigger/delivery';
+import { generateHookSecret, signDelivery } from '../../receiver/src/sign';
+import { verifyDelivery } from '../../nodes/MessengerBotBuilderTrigger/delivery';
 
 /** Cases the shared vectors do not cover, checked against the trigger's own verifier. */
 const SECRET = generateHookSecret();

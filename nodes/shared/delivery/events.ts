@@ -3,6 +3,8 @@
  * and kept. A kind this version does not know is checked as an envelope only (the service may add kinds).
  */
 
+import { EVENT_KINDS, type EventKind } from './eventKinds';
+
 type Identifier = string | number;
 
 /** A subscriber card. The service names these fields; it may send more, which are kept. */
@@ -63,7 +65,8 @@ export interface EventMap {
   'subscriber.stage': SubscriberStageEvent;
   'payment.success': PaymentSuccessEvent;
 }
-export type KnownEventType = keyof EventMap;
+/** A documented kind; EventMap must name each one (KnownDeliveryEvent indexes it by every kind). */
+export type KnownEventType = EventKind;
 export type KnownDeliveryEvent = EventMap[KnownEventType];
 /** An event of a kind this version does not know: only the envelope is checked. */
 export type UnknownDeliveryEvent = Envelope<string, Record<string, unknown>>;
@@ -202,7 +205,7 @@ const DATA_PROBLEMS: Record<KnownEventType, (data: Record<string, unknown>) => s
   'payment.success': (data) => paymentProblem(data.payment, 'data.payment'),
 };
 
-export const KNOWN_EVENT_TYPES = Object.keys(DATA_PROBLEMS) as KnownEventType[];
+export const KNOWN_EVENT_TYPES: KnownEventType[] = EVENT_KINDS.map((kind) => kind.value);
 
 export function isKnownEventType(type: string): type is KnownEventType {
   return Object.hasOwn(DATA_PROBLEMS, type);

@@ -6,7 +6,7 @@ import { delimiter, dirname, join } from 'node:path';
  * benchmark that no longer runs fails CI. Their figures are too small to judge a rate: the tests check
  * what each reports about correctness (every row once, no failed or doubled item) and that it finished.
  */
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '../..');
 
 function bench(script: string, args: string[]): string {
 	const run = spawnSync('bash', [join(ROOT, 'bench', script, 'run.sh'), ...args], {

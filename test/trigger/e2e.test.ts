@@ -1,9 +1,9 @@
-import type { RunningSandbox } from '../sandbox/src';
-import type { SandboxApi } from './support/sandboxApi';
-import type { TriggerHarness } from './trigger/triggerHarness';
-import { waitFor, pause } from './trigger/wait';
-import { startTriggerTestBed, type TriggerTestBed } from './trigger/testBed';
-import type { WebhookServer } from './trigger/webhookServer';
+import type { RunningSandbox } from '../../sandbox/src';
+import type { SandboxApi } from '../support/sandboxApi';
+import type { TriggerHarness } from '../support/triggerHarness';
+import { waitFor, pause } from '../support/wait';
+import { startTriggerTestBed, type TriggerTestBed } from '../support/triggerTestBed';
+import type { WebhookServer } from '../support/webhookServer';
 
 /**
  * The whole path: the trigger registers its hook with a running sandbox, the sandbox signs and

@@ -5,6 +5,7 @@
 export * from './bytes';
 export * from './delivery';
 export * from './errors';
+export * from './eventKinds';
 export * from './events';
 export * from './headers';
 export * from './jwt';

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { createVerifier, DeliveryError, sampleEvent, type VerifyOptions } from '../receiver/src';
-import { createWebVerifier } from '../receiver/src/web';
-import { verifyDelivery as triggerVerify, type VerificationKeys } from '../nodes/MessengerBotBuilderTrigger/delivery';
-import { propertyRuns } from '../receiver/test/propertyRuns';
+import { createVerifier, DeliveryError, sampleEvent, type VerifyOptions } from '../../receiver/src';
+import { createWebVerifier } from '../../receiver/src/web';
+import { verifyDelivery as triggerVerify, type VerificationKeys } from '../../nodes/MessengerBotBuilderTrigger/delivery';
+import { propertyRuns } from '../../receiver/test/propertyRuns';
 
 /**
  * The receiver (node:crypto and Web Crypto) and the trigger, held against outside oracles and against each other:
@@ -70,7 +70,7 @@ interface OfficialCase {
   note?: string;
 }
 
-const official = JSON.parse(readFileSync(join(__dirname, 'fixtures/standard-webhooks/official-cases.json'), 'utf8')) as {
+const official = JSON.parse(readFileSync(join(__dirname, '../fixtures/standard-webhooks/official-cases.json'), 'utf8')) as {
   cases: OfficialCase[];
   configuration_errors: { name: string; sources: string[]; secret: string }[];
 };
@@ -145,7 +145,7 @@ interface Vector {
   expected: { valid: true } | { valid: false; error: string };
 }
 
-const vectorDir = join(__dirname, 'fixtures/deliveries');
+const vectorDir = join(__dirname, '../fixtures/deliveries');
 const vectors = readdirSync(vectorDir)
   .filter((file) => file.endsWith('.json'))
   .sort()
