@@ -1,46 +1,53 @@
 /** One jest run for the whole repository: each package is a project. */
 const tsJest = [
-  'ts-jest',
-  {
-    // Transpile only (TypeScript's isolatedModules, which ts-jest 29.4 reads from here rather than from its own deprecated
-    // option): `npm run build` and `npm run typecheck` do the type checking.
-    tsconfig: { allowJs: true, module: 'commonjs', target: 'es2022', esModuleInterop: true, sourceMap: true, isolatedModules: true },
-    diagnostics: false,
-  },
+	'ts-jest',
+	{
+		// Transpile only (TypeScript's isolatedModules, which ts-jest 29.4 reads from here rather than from its own deprecated
+		// option): `npm run build` and `npm run typecheck` do the type checking.
+		tsconfig: {
+			allowJs: true,
+			module: 'commonjs',
+			target: 'es2022',
+			esModuleInterop: true,
+			sourceMap: true,
+			isolatedModules: true,
+		},
+		diagnostics: false,
+	},
 ];
 // Some dependencies ship ES modules only (jose, @octokit/*); jest's CommonJS runtime needs them transformed.
 const esmOnly = ['jose', '@octokit', 'universal-user-agent', 'before-after-hook', '@apidevtools', 'svix'];
 const common = {
-  testEnvironment: 'node',
-  transform: { '^.+\\.(t|j|mj)s$': tsJest },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
-  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+	testEnvironment: 'node',
+	transform: { '^.+\\.(t|j|mj)s$': tsJest },
+	transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+	moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };
 
 module.exports = {
-  // A bound against hangs, not a speed check: on a busy two-core machine (CI runs wherever a session stops) a test that
-  // starts tools like tsc, Redocly or a second sandbox takes well over jest's default 5 s, or a 30 s bound.
-  testTimeout: 120000,
-  // Two workers, also on two cores (jest's default there is one, in band): most files spend much of their time waiting
-  // on processes they start (sandboxes, Redis, tsc, generators), so two at once take about three quarters of the
-  // time: 1,334 s in band, then 991 s with two workers, on this machine busy with other work (load 6 to 12) both times.
-  maxWorkers: 2,
-  // A worker that has grown past this after a file is replaced by a fresh one. Every file loads n8n-core anew, so a
-  // worker ended the run at 1.2 to 1.6 GB, and the operating system took 0.2 s (idle) to 0.57 s (loaded) to tear it
-  // down after its last file; jest allows 0.5 s, then kills it and prints "A worker process has failed to exit
-  // gracefully", with nothing left open (28 Nov: each worker's pending handles listed when jest ended it). With this
-  // bound the workers ended at 0.2 to 0.5 GB and exited within 0.1 s on the same loaded machine, and the run took no longer.
-  workerIdleMemoryLimit: '600MB',
-  // Run in band (`--runInBand`, or one core), jest keeps all the files inside its own process: a handle that a failed
-  // test leaves open (a Redis connection that keeps reconnecting) would keep the run from ever ending, and CI would time out instead of
-  // reporting the failure. The exit guard ends such a run and says so; jest's own forceExit would print
-  // "Force exiting Jest" on every run, leak or not.
-  reporters: ['default', '<rootDir>/test/support/exitGuardReporter.cjs'],
-  // The guard's one line replaces jest's own warning a second after the run.
-  openHandlesTimeout: 0,
-  projects: [
-    { ...common, displayName: 'sandbox', roots: ['<rootDir>/sandbox/test'] },
-    { ...common, displayName: 'receiver', roots: ['<rootDir>/receiver/test'] },
-    { ...common, displayName: 'nodes', roots: ['<rootDir>/test'] },
-  ],
+	// A bound against hangs, not a speed check: on a busy two-core machine (CI runs wherever a session stops) a test that
+	// starts tools like tsc, Redocly or a second sandbox takes well over jest's default 5 s, or a 30 s bound.
+	testTimeout: 120000,
+	// Two workers, also on two cores (jest's default there is one, in band): most files spend much of their time waiting
+	// on processes they start (sandboxes, Redis, tsc, generators), so two at once take about three quarters of the
+	// time: 1,334 s in band, then 991 s with two workers, on this machine busy with other work (load 6 to 12) both times.
+	maxWorkers: 2,
+	// A worker that has grown past this after a file is replaced by a fresh one. Every file loads n8n-core anew, so a
+	// worker ended the run at 1.2 to 1.6 GB, and the operating system took 0.2 s (idle) to 0.57 s (loaded) to tear it
+	// down after its last file; jest allows 0.5 s, then kills it and prints "A worker process has failed to exit
+	// gracefully", with nothing left open (28 Nov: each worker's pending handles listed when jest ended it). With this
+	// bound the workers ended at 0.2 to 0.5 GB and exited within 0.1 s on the same loaded machine, and the run took no longer.
+	workerIdleMemoryLimit: '600MB',
+	// Run in band (`--runInBand`, or one core), jest keeps all the files inside its own process: a handle that a failed
+	// test leaves open (a Redis connection that keeps reconnecting) would keep the run from ever ending, and CI would time out instead of
+	// reporting the failure. The exit guard ends such a run and says so; jest's own forceExit would print
+	// "Force exiting Jest" on every run, leak or not.
+	reporters: ['default', '<rootDir>/test/support/exitGuardReporter.cjs'],
+	// The guard's one line replaces jest's own warning a second after the run.
+	openHandlesTimeout: 0,
+	projects: [
+		{ ...common, displayName: 'sandbox', roots: ['<rootDir>/sandbox/test'] },
+		{ ...common, displayName: 'receiver', roots: ['<rootDir>/receiver/test'] },
+		{ ...common, displayName: 'nodes', roots: ['<rootDir>/test'] },
+	],
 };

@@ -27,8 +27,7 @@ export class MessengerBotBuilderApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description:
-				'The account key, or a key made with "API Key → Create" that has the scopes your workflow needs',
+			description: 'The account key, or a key made with "API Key → Create" that has the scopes your workflow needs',
 		},
 		{
 			displayName: 'Base URL',

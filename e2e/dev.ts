@@ -28,14 +28,19 @@ import { installN8n } from './install-n8n.ts';
 const CREDENTIAL_NAME = 'Messenger Bot Builder (sandbox)';
 
 const { values: flags } = parseArgs({
-  options: { reset: { type: 'boolean' }, 'no-watch': { type: 'boolean' }, 'no-build': { type: 'boolean' }, dir: { type: 'string' } },
+	options: {
+		reset: { type: 'boolean' },
+		'no-watch': { type: 'boolean' },
+		'no-build': { type: 'boolean' },
+		dir: { type: 'string' },
+	},
 });
 const devDir = path.resolve(flags.dir ?? path.join(outDir, 'dev'));
 
 /** A problem the user can fix: one line, no stack. */
 function stop(message: string): never {
-  console.error(`dev: ${message}`);
-  process.exit(1);
+	console.error(`dev: ${message}`);
+	process.exit(1);
 }
 
 // Ctrl+C may come at any moment, also while n8n is still starting: what has started is stopped once the
@@ -43,11 +48,11 @@ function stop(message: string): never {
 let stopRequested = false;
 let started = false;
 function requestStop(): void {
-  if (started) void shutdown();
-  else if (!stopRequested) {
-    stopRequested = true;
-    console.log('\ndev: stopping once the current start-up step ends…');
-  }
+	if (started) void shutdown();
+	else if (!stopRequested) {
+		stopRequested = true;
+		console.log('\ndev: stopping once the current start-up step ends…');
+	}
 }
 process.on('SIGINT', requestStop);
 process.on('SIGTERM', requestStop);
@@ -58,7 +63,7 @@ const sameFolder = othersInClone.find((instance) => instance.dir === devDir);
 if (sameFolder) stop(alreadyRunningMessage(sameFolder));
 
 const ports = [readPort('N8N_PORT', 5678, 'n8n'), readPort('SANDBOX_PORT', 8787, 'sandbox')].map((port) =>
-  'error' in port ? stop(port.error) : port,
+	'error' in port ? stop(port.error) : port,
 );
 const [n8nPort, sandboxPort] = ports;
 const busy = await portsInUse(ports);
@@ -68,35 +73,37 @@ registerDevInstance({ dir: devDir, n8nPort: n8nPort.port, sandboxPort: sandboxPo
 // files from under that n8n. This one uses the build as it is.
 const besideAnother = othersInClone[0];
 if (besideAnother) {
-  console.log(`dev: npm run dev (pid ${besideAnother.pid}) also runs in this clone; this one uses its build of the package as it is (no rebuild, no watching)`);
+	console.log(
+		`dev: npm run dev (pid ${besideAnother.pid}) also runs in this clone; this one uses its build of the package as it is (no rebuild, no watching)`,
+	);
 }
 const watching = !flags['no-watch'] && !besideAnother;
 
 function build(args: string[]): void {
-  const result = spawnSync('npm', args, { cwd: repoRoot, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`\`npm ${args.join(' ')}\` failed`);
+	const result = spawnSync('npm', args, { cwd: repoRoot, stdio: 'inherit' });
+	if (result.status !== 0) throw new Error(`\`npm ${args.join(' ')}\` failed`);
 }
 
 if (flags.reset) rmSync(devDir, { recursive: true, force: true });
 installN8n();
 if (!flags['no-build'] && !besideAnother) {
-  build(['run', 'build:sandbox', '--silent']);
-  build(['run', 'build:nodes', '--silent']);
+	build(['run', 'build:sandbox', '--silent']);
+	build(['run', 'build:nodes', '--silent']);
 }
 
 const stateFile = new DevStateFile(devDir);
 const state = stateFile.state;
 const sandbox = await startSandbox({
-  port: sandboxPort.port,
-  adminKey: state.sandboxAdminKey,
-  dataFile: path.join(devDir, 'sandbox.sqlite'),
-  seed: true,
+	port: sandboxPort.port,
+	adminKey: state.sandboxAdminKey,
+	dataFile: path.join(devDir, 'sandbox.sqlite'),
+	seed: true,
 });
 linkRepository(devDir);
 const n8nOptions = { dir: devDir, mode: 'regular' as const, port: n8nPort.port, encryptionKey: state.encryptionKey };
 let n8n = await N8nStack.start(n8nOptions).catch(async (error) => {
-  await sandbox.close();
-  throw error;
+	await sandbox.close();
+	throw error;
 });
 
 const session = state.ownerCreated ? await signIn(n8n.baseUrl) : await setupOwner(n8n.baseUrl);
@@ -104,18 +111,18 @@ stateFile.update({ ownerCreated: true });
 if (!state.apiKey) stateFile.update({ apiKey: await createApiKey(n8n.baseUrl, session) });
 const api = new PublicApi(n8n.baseUrl, state.apiKey!);
 const credential = await ensureDevCredential(api, state.credentialId, {
-  name: CREDENTIAL_NAME,
-  type: credentialType,
-  data: { apiKey: sandbox.adminKey, baseUrl: sandbox.baseUrl },
+	name: CREDENTIAL_NAME,
+	type: credentialType,
+	data: { apiKey: sandbox.adminKey, baseUrl: sandbox.baseUrl },
 });
 stateFile.update({ credentialId: credential.id });
 const existing = await api.workflowNames();
 const examples = loadExamples({ id: state.credentialId!, name: CREDENTIAL_NAME });
 let imported = 0;
 for (const { workflow } of examples) {
-  if (existing.has(workflow.name)) continue;
-  await api.createWorkflow(workflow);
-  imported += 1;
+	if (existing.has(workflow.name)) continue;
+	await api.createWorkflow(workflow);
+	imported += 1;
 }
 
 console.log(`
@@ -134,26 +141,26 @@ ${!watching ? '' : '\n  Watching nodes/ and credentials/: a change rebuilds the 
 
 let stopping = false;
 const watcher = !watching
-  ? undefined
-  : watchNodes(
-      async () => {
-        if (stopping) return;
-        console.log('dev: package rebuilt, restarting n8n…');
-        await n8n.stop();
-        n8n = await N8nStack.start(n8nOptions);
-        console.log(`dev: n8n is back at ${n8n.baseUrl} with the new build (reload the editor page)`);
-      },
-      (message) => console.error(`dev: ${message}`),
-    );
+	? undefined
+	: watchNodes(
+			async () => {
+				if (stopping) return;
+				console.log('dev: package rebuilt, restarting n8n…');
+				await n8n.stop();
+				n8n = await N8nStack.start(n8nOptions);
+				console.log(`dev: n8n is back at ${n8n.baseUrl} with the new build (reload the editor page)`);
+			},
+			(message) => console.error(`dev: ${message}`),
+		);
 
 async function shutdown(): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  console.log('\ndev: stopping n8n and the sandbox…');
-  watcher?.kill();
-  await n8n.stop();
-  await sandbox.close();
-  process.exit(0);
+	if (stopping) return;
+	stopping = true;
+	console.log('\ndev: stopping n8n and the sandbox…');
+	watcher?.kill();
+	await n8n.stop();
+	await sandbox.close();
+	process.exit(0);
 }
 started = true;
 if (stopRequested) await shutdown();

@@ -11,13 +11,13 @@ import { installN8n } from './install-n8n.ts';
 import { e2eDir, outDir, repoRoot } from './lib/paths.ts';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
-  console.log(`e2e: ${command} ${args.join(' ')}`);
-  return spawnSync(command, args, { cwd: repoRoot, env, stdio: 'inherit' }).status ?? 1;
+	console.log(`e2e: ${command} ${args.join(' ')}`);
+	return spawnSync(command, args, { cwd: repoRoot, env, stdio: 'inherit' }).status ?? 1;
 }
 
 function mustRun(command: string, args: string[]): void {
-  const status = run(command, args);
-  if (status !== 0) throw new Error(`\`${command} ${args.join(' ')}\` failed (exit ${status})`);
+	const status = run(command, args);
+	if (status !== 0) throw new Error(`\`${command} ${args.join(' ')}\` failed (exit ${status})`);
 }
 
 const args = process.argv.slice(2);
@@ -27,8 +27,8 @@ const built = args.includes('--built');
 installN8n();
 if (built) console.log('e2e: using the build npm test just made (--built)');
 else {
-  mustRun('npm', ['run', 'build:sandbox', '--silent']);
-  mustRun('npm', ['run', 'build:nodes', '--silent']);
+	mustRun('npm', ['run', 'build:sandbox', '--silent']);
+	mustRun('npm', ['run', 'build:nodes', '--silent']);
 }
 
 const packDir = path.join(outDir, 'pack');
@@ -40,15 +40,19 @@ console.log(`e2e: packed ${path.relative(repoRoot, tarball)}`);
 const requested = args.filter((arg) => arg !== '--built');
 const testsDir = path.join(e2eDir, 'tests');
 const files = requested.length
-  ? requested
-  : readdirSync(testsDir)
-      .filter((name) => name.endsWith('.test.ts'))
-      .sort()
-      .map((name) => path.join(testsDir, name));
+	? requested
+	: readdirSync(testsDir)
+			.filter((name) => name.endsWith('.test.ts'))
+			.sort()
+			.map((name) => path.join(testsDir, name));
 const httpClient = path.join(e2eDir, 'lib', 'httpClient.ts');
-const status = run(process.execPath, ['--import', httpClient, '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
-  ...process.env,
-  E2E_PACKAGE_TARBALL: tarball,
-});
+const status = run(
+	process.execPath,
+	['--import', httpClient, '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
+	{
+		...process.env,
+		E2E_PACKAGE_TARBALL: tarball,
+	},
+);
 console.log(`e2e: screenshots and n8n logs are in ${path.relative(repoRoot, outDir)}/`);
 process.exit(status);

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 const assetPattern = /\.(svg|png|json)$/;
 
 function copyAssets(sourceDir, targetDir) {
-  for (const entry of readdirSync(sourceDir)) {
-    const source = join(sourceDir, entry);
-    const target = join(targetDir, entry);
-    if (statSync(source).isDirectory()) copyAssets(source, target);
-    else if (assetPattern.test(entry)) cpSync(source, target);
-  }
+	for (const entry of readdirSync(sourceDir)) {
+		const source = join(sourceDir, entry);
+		const target = join(targetDir, entry);
+		if (statSync(source).isDirectory()) copyAssets(source, target);
+		else if (assetPattern.test(entry)) cpSync(source, target);
+	}
 }
 
 for (const dir of ['nodes', 'credentials']) copyAssets(dir, join('dist', dir));

@@ -24,26 +24,29 @@ const figuresFile = path.join(repo, 'docs', 'first-run-figures.md');
 const figuresJson = figuresFile.replace(/\.md$/, '.json');
 const gettingStarted = path.join(repo, 'docs', 'getting-started.md');
 const STEPS = [
-  ['Node 24', 'node', ['scripts/node24.cjs', '--bin-dir']],
-  ['npm run setup', 'npm', ['run', 'setup']],
-  ['build', 'npm', ['run', 'build']],
-  ["n8n's install", 'node', ['scripts/node24.cjs', 'e2e/install-n8n.ts']],
-  ['npm run test:e2e', 'npm', ['run', 'test:e2e']],
-  ['npm test', 'npm', ['test']],
-  ['npm run verify:n8n', 'npm', ['run', 'verify:n8n']],
+	['Node 24', 'node', ['scripts/node24.cjs', '--bin-dir']],
+	['npm run setup', 'npm', ['run', 'setup']],
+	['build', 'npm', ['run', 'build']],
+	["n8n's install", 'node', ['scripts/node24.cjs', 'e2e/install-n8n.ts']],
+	['npm run test:e2e', 'npm', ['run', 'test:e2e']],
+	['npm test', 'npm', ['test']],
+	['npm run verify:n8n', 'npm', ['run', 'verify:n8n']],
 ];
 const took = (seconds) => formatDuration(seconds * 1000);
 
 /** docs/first-run-figures.md and the summary in docs/getting-started.md, from a run's figures. */
 function render(run) {
-  const { samples = 0, min, max, mean } = run.loadDuring;
-  const total = run.steps.reduce((sum, s) => sum + s.seconds, 0);
-  const rows = run.steps.map((s) => `| ${s.name} | \`${s.command}\` | ${took(s.seconds)} | ${s.exit === 0 ? 'passed' : `exit ${s.exit}`} | ${took(s.longestSilenceSeconds)} |`);
-  const missing = STEPS.map(([name]) => name).filter((name) => !run.steps.some((s) => s.name === name));
-  const npmCi = run.steps.find((s) => s.name === 'npm run setup');
-  const machine = `${run.machine.cores} cores (${run.machine.cpu}), ${run.machine.memoryGb} GB memory`;
-  const load = `load average before ${run.loadBefore.join(', ')} (1, 5, 15 min), during the run min ${min}, mean ${mean}, max ${max} (${samples} samples, every 10 s)`;
-  const md = `# First-run figures
+	const { samples = 0, min, max, mean } = run.loadDuring;
+	const total = run.steps.reduce((sum, s) => sum + s.seconds, 0);
+	const rows = run.steps.map(
+		(s) =>
+			`| ${s.name} | \`${s.command}\` | ${took(s.seconds)} | ${s.exit === 0 ? 'passed' : `exit ${s.exit}`} | ${took(s.longestSilenceSeconds)} |`,
+	);
+	const missing = STEPS.map(([name]) => name).filter((name) => !run.steps.some((s) => s.name === name));
+	const npmCi = run.steps.find((s) => s.name === 'npm run setup');
+	const machine = `${run.machine.cores} cores (${run.machine.cpu}), ${run.machine.memoryGb} GB memory`;
+	const load = `load average before ${run.loadBefore.join(', ')} (1, 5, 15 min), during the run min ${min}, mean ${mean}, max ${max} (${samples} samples, every 10 s)`;
+	const md = `# First-run figures
 
 Docs: [Front page](../README.md) · [Getting started](getting-started.md) · [Contributing and testing](contributing.md)
 
@@ -68,26 +71,31 @@ Sizes on disk afterwards (\`du -sh\`):
 
 | what | size |
 |---|---|
-${Object.entries(run.sizes).filter(([, size]) => size).map(([what, size]) => `| ${what} | ${size} |`).join('\n')}
+${Object.entries(run.sizes)
+	.filter(([, size]) => size)
+	.map(([what, size]) => `| ${what} | ${size} |`)
+	.join('\n')}
 `;
-  writeFileSync(figuresFile, md);
-  const summary = [
-    '<!-- first-run-figures: rendered by scripts/measure-first-run.mjs from docs/first-run-figures.json; do not edit -->',
-    `Measured by \`npm run measure:first-run\` on ${run.date.slice(0, 10)} as a newcomer meets it: a new clone, Node ${run.node}, an`,
-    `empty home directory (every part above downloaded, sqlite3 built), on ${machine}, ${load}. It took:`,
-    run.steps.map((s) => `${s.name} ${took(s.seconds)}`).join(', ') + '.' + (missing.length ? ` The run did not reach ${missing.join(', ')}.` : ''),
-    'Each step, its longest silence and what `npm run setup` printed: [first-run-figures.md](first-run-figures.md).',
-    '<!-- first-run-figures: end -->',
-  ].join('\n');
-  const page = readFileSync(gettingStarted, 'utf8');
-  const marked = /<!-- first-run-figures: rendered[\s\S]*?<!-- first-run-figures: end -->/;
-  if (!marked.test(page)) throw new Error(`${gettingStarted} has no first-run-figures markers`);
-  writeFileSync(gettingStarted, page.replace(marked, summary));
+	writeFileSync(figuresFile, md);
+	const summary = [
+		'<!-- first-run-figures: rendered by scripts/measure-first-run.mjs from docs/first-run-figures.json; do not edit -->',
+		`Measured by \`npm run measure:first-run\` on ${run.date.slice(0, 10)} as a newcomer meets it: a new clone, Node ${run.node}, an`,
+		`empty home directory (every part above downloaded, sqlite3 built), on ${machine}, ${load}. It took:`,
+		run.steps.map((s) => `${s.name} ${took(s.seconds)}`).join(', ') +
+			'.' +
+			(missing.length ? ` The run did not reach ${missing.join(', ')}.` : ''),
+		'Each step, its longest silence and what `npm run setup` printed: [first-run-figures.md](first-run-figures.md).',
+		'<!-- first-run-figures: end -->',
+	].join('\n');
+	const page = readFileSync(gettingStarted, 'utf8');
+	const marked = /<!-- first-run-figures: rendered[\s\S]*?<!-- first-run-figures: end -->/;
+	if (!marked.test(page)) throw new Error(`${gettingStarted} has no first-run-figures markers`);
+	writeFileSync(gettingStarted, page.replace(marked, summary));
 }
 
 if (process.argv.includes('--render')) {
-  render(JSON.parse(readFileSync(figuresJson, 'utf8')));
-  process.exit(0);
+	render(JSON.parse(readFileSync(figuresJson, 'utf8')));
+	process.exit(0);
 }
 
 const keep = process.argv.includes('--keep');
@@ -99,100 +107,120 @@ const log = path.join(work, 'run.log');
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
 execFileSync('git', ['clone', '-q', repo, clone]);
-if (existsSync(path.join(repo, '..', 'shared'))) cpSync(path.join(repo, '..', 'shared'), path.join(work, 'shared'), { recursive: true });
+if (existsSync(path.join(repo, '..', 'shared')))
+	cpSync(path.join(repo, '..', 'shared'), path.join(work, 'shared'), { recursive: true });
 
 const loadNow = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 const run = {
-  date: new Date().toISOString(),
-  commit,
-  node: process.version,
-  machine: { cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30 * 10) / 10, cpu: os.cpus()[0]?.model ?? '' },
-  loadBefore: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number),
-  loadDuring: { samples: [], min: 0, max: 0, mean: 0 },
-  steps: [],
-  sizes: {},
+	date: new Date().toISOString(),
+	commit,
+	node: process.version,
+	machine: {
+		cores: os.cpus().length,
+		memoryGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+		cpu: os.cpus()[0]?.model ?? '',
+	},
+	loadBefore: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number),
+	loadDuring: { samples: [], min: 0, max: 0, mean: 0 },
+	steps: [],
+	sizes: {},
 };
 const sampler = setInterval(() => run.loadDuring.samples.push(loadNow()), 10_000);
 
 const env = {
-  ...process.env,
-  HOME: home,
-  npm_config_cache: path.join(home, '.npm'),
-  CI: 'true',
-  // Not this machine's own caches: everything from the registry, into the empty home.
-  NODE24_DIR: '',
-  MBB_N8N_CACHE: '',
-  MBB_RUNTIMES_DIR: '',
+	...process.env,
+	HOME: home,
+	npm_config_cache: path.join(home, '.npm'),
+	CI: 'true',
+	// Not this machine's own caches: everything from the registry, into the empty home.
+	NODE24_DIR: '',
+	MBB_N8N_CACHE: '',
+	MBB_RUNTIMES_DIR: '',
 };
-for (const name of ['NODE24_DIR', 'MBB_N8N_CACHE', 'MBB_RUNTIMES_DIR', 'npm_config_userconfig', 'npm_config_prefix']) delete env[name];
+for (const name of ['NODE24_DIR', 'MBB_N8N_CACHE', 'MBB_RUNTIMES_DIR', 'npm_config_userconfig', 'npm_config_prefix'])
+	delete env[name];
 
 /** Runs one step in the clone; returns its seconds, exit code, line count and longest silence between lines. */
 function step(name, command, args) {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    let last = started;
-    let longestSilence = 0;
-    let lines = 0;
-    let text = '';
-    writeFileSync(log, `\n=== ${name}: ${command} ${args.join(' ')}\n`, { flag: 'a' });
-    const child = spawn(command, args, { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const onData = (chunk) => {
-      const now = Date.now();
-      const count = String(chunk).split('\n').length - 1;
-      if (count > 0) {
-        longestSilence = Math.max(longestSilence, now - last);
-        last = now;
-        lines += count;
-      }
-      text += chunk;
-      writeFileSync(log, chunk, { flag: 'a' });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => {
-      const ended = Date.now();
-      longestSilence = Math.max(longestSilence, ended - last);
-      const result = { name, command: `${command} ${args.join(' ')}`, seconds: Math.round((ended - started) / 1000), exit: code, lines, longestSilenceSeconds: Math.round(longestSilence / 1000) };
-      if (name === 'npm run setup') result.output = text.trim().split('\n').filter((line) => line && !line.includes(': … still ')).slice(0, 20);
-      console.log(`measure: ${name}: ${formatDuration(ended - started)} (exit ${code}, ${lines} lines, longest silence ${formatDuration(longestSilence)})`);
-      resolve(result);
-    });
-  });
+	return new Promise((resolve) => {
+		const started = Date.now();
+		let last = started;
+		let longestSilence = 0;
+		let lines = 0;
+		let text = '';
+		writeFileSync(log, `\n=== ${name}: ${command} ${args.join(' ')}\n`, { flag: 'a' });
+		const child = spawn(command, args, { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const onData = (chunk) => {
+			const now = Date.now();
+			const count = String(chunk).split('\n').length - 1;
+			if (count > 0) {
+				longestSilence = Math.max(longestSilence, now - last);
+				last = now;
+				lines += count;
+			}
+			text += chunk;
+			writeFileSync(log, chunk, { flag: 'a' });
+		};
+		child.stdout.on('data', onData);
+		child.stderr.on('data', onData);
+		child.on('exit', (code) => {
+			const ended = Date.now();
+			longestSilence = Math.max(longestSilence, ended - last);
+			const result = {
+				name,
+				command: `${command} ${args.join(' ')}`,
+				seconds: Math.round((ended - started) / 1000),
+				exit: code,
+				lines,
+				longestSilenceSeconds: Math.round(longestSilence / 1000),
+			};
+			if (name === 'npm run setup')
+				result.output = text
+					.trim()
+					.split('\n')
+					.filter((line) => line && !line.includes(': … still '))
+					.slice(0, 20);
+			console.log(
+				`measure: ${name}: ${formatDuration(ended - started)} (exit ${code}, ${lines} lines, longest silence ${formatDuration(longestSilence)})`,
+			);
+			resolve(result);
+		});
+	});
 }
 
 function du(dir) {
-  if (!existsSync(dir)) return undefined;
-  return execFileSync('du', ['-sh', dir], { encoding: 'utf8' }).split('\t')[0];
+	if (!existsSync(dir)) return undefined;
+	return execFileSync('du', ['-sh', dir], { encoding: 'utf8' }).split('\t')[0];
 }
 
 function write() {
-  const samples = run.loadDuring.samples;
-  if (samples.length) {
-    run.loadDuring.min = Math.min(...samples);
-    run.loadDuring.max = Math.max(...samples);
-    run.loadDuring.mean = Math.round((samples.reduce((a, b) => a + b, 0) / samples.length) * 10) / 10;
-  }
-  const cache = (name) => path.join(home, '.cache', name);
-  run.sizes = {
-    node_modules: du(path.join(clone, 'node_modules')),
-    'npm cache (~/.npm)': du(path.join(home, '.npm')),
-    'n8n (~/.cache/messenger-bot-builder-n8n)': du(cache('messenger-bot-builder-n8n')),
-    "n8n's tools (~/.cache/messenger-bot-builder-n8n-tools)": du(cache('messenger-bot-builder-n8n-tools')),
-    'Deno and Bun (~/.cache/messenger-bot-builder-runtimes)': du(cache('messenger-bot-builder-runtimes')),
-    'Node 24 (~/.cache/node24)': du(cache('node24')),
-  };
-  const { samples: _all, ...load } = run.loadDuring;
-  const figures = { ...run, loadDuring: { ...load, samples: samples.length } };
-  writeFileSync(figuresJson, `${JSON.stringify(figures, null, 2)}\n`);
-  render(figures);
+	const samples = run.loadDuring.samples;
+	if (samples.length) {
+		run.loadDuring.min = Math.min(...samples);
+		run.loadDuring.max = Math.max(...samples);
+		run.loadDuring.mean = Math.round((samples.reduce((a, b) => a + b, 0) / samples.length) * 10) / 10;
+	}
+	const cache = (name) => path.join(home, '.cache', name);
+	run.sizes = {
+		node_modules: du(path.join(clone, 'node_modules')),
+		'npm cache (~/.npm)': du(path.join(home, '.npm')),
+		'n8n (~/.cache/messenger-bot-builder-n8n)': du(cache('messenger-bot-builder-n8n')),
+		"n8n's tools (~/.cache/messenger-bot-builder-n8n-tools)": du(cache('messenger-bot-builder-n8n-tools')),
+		'Deno and Bun (~/.cache/messenger-bot-builder-runtimes)': du(cache('messenger-bot-builder-runtimes')),
+		'Node 24 (~/.cache/node24)': du(cache('node24')),
+	};
+	const { samples: _all, ...load } = run.loadDuring;
+	const figures = { ...run, loadDuring: { ...load, samples: samples.length } };
+	writeFileSync(figuresJson, `${JSON.stringify(figures, null, 2)}\n`);
+	render(figures);
 }
 
 console.log(`measure: first run of ${commit} in ${work} (log: ${log})`);
 for (const [name, command, args] of STEPS) {
-  const result = await step(name, command, args);
-  run.steps.push(result);
-  write();
-  if (result.exit !== 0 && ['Node 24', 'npm run setup', 'build'].includes(name)) break;
+	const result = await step(name, command, args);
+	run.steps.push(result);
+	write();
+	if (result.exit !== 0 && ['Node 24', 'npm run setup', 'build'].includes(name)) break;
 }
 clearInterval(sampler);
 write();

@@ -18,10 +18,10 @@ const WHAT = "installing the repository's dependencies (npm ci)";
 
 /** Top-level packages package-lock.json installs (`node_modules/<name>` and `node_modules/@scope/<name>`). */
 function lockedTopLevel() {
-  const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8'));
-  return Object.keys(lock.packages || {}).filter(function (key) {
-    return /^node_modules\/(@[^/]+\/)?[^/]+$/.test(key);
-  }).length;
+	const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8'));
+	return Object.keys(lock.packages || {}).filter(function (key) {
+		return /^node_modules\/(@[^/]+\/)?[^/]+$/.test(key);
+	}).length;
 }
 
 /**
@@ -29,39 +29,62 @@ function lockedTopLevel() {
  * fills them as the downloads arrive, so a folder alone says nothing.
  */
 function installedTopLevel() {
-  const dir = path.join(root, 'node_modules');
-  let count = 0;
-  let names;
-  try { names = fs.readdirSync(dir); } catch (error) { return 0; }
-  const written = function (folder) { return fs.existsSync(path.join(folder, 'package.json')) ? 1 : 0; };
-  names.forEach(function (name) {
-    if (name.charAt(0) === '.') return;
-    if (name.charAt(0) === '@') {
-      try {
-        fs.readdirSync(path.join(dir, name)).forEach(function (inner) { count += written(path.join(dir, name, inner)); });
-      } catch (error) { /* being written */ }
-    } else count += written(path.join(dir, name));
-  });
-  return count;
+	const dir = path.join(root, 'node_modules');
+	let count = 0;
+	let names;
+	try {
+		names = fs.readdirSync(dir);
+	} catch (error) {
+		return 0;
+	}
+	const written = function (folder) {
+		return fs.existsSync(path.join(folder, 'package.json')) ? 1 : 0;
+	};
+	names.forEach(function (name) {
+		if (name.charAt(0) === '.') return;
+		if (name.charAt(0) === '@') {
+			try {
+				fs.readdirSync(path.join(dir, name)).forEach(function (inner) {
+					count += written(path.join(dir, name, inner));
+				});
+			} catch (error) {
+				/* being written */
+			}
+		} else count += written(path.join(dir, name));
+	});
+	return count;
 }
 
 const started = Date.now();
 const total = lockedTopLevel();
-process.stderr.write(startLine(PREFIX, WHAT + ': ' + total + ' top-level packages', 'about 1 min with a warm npm cache, 2 to 4 min with an empty one; longer on a busy machine'));
+process.stderr.write(
+	startLine(
+		PREFIX,
+		WHAT + ': ' + total + ' top-level packages',
+		'about 1 min with a warm npm cache, 2 to 4 min with an empty one; longer on a busy machine',
+	),
+);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const child = spawn(npm, ['ci', '--no-audit', '--no-fund'].concat(process.argv.slice(2)), { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+const child = spawn(npm, ['ci', '--no-audit', '--no-fund'].concat(process.argv.slice(2)), {
+	cwd: root,
+	stdio: 'inherit',
+	shell: process.platform === 'win32',
+});
 const timer = setInterval(function () {
-  const line = progressLine(PREFIX, WHAT, Date.now() - started).replace(/\)\n$/, '; ' + Math.min(installedTopLevel(), total) + ' of ' + total + ' in node_modules)\n');
-  process.stderr.write(line);
+	const line = progressLine(PREFIX, WHAT, Date.now() - started).replace(
+		/\)\n$/,
+		'; ' + Math.min(installedTopLevel(), total) + ' of ' + total + ' in node_modules)\n',
+	);
+	process.stderr.write(line);
 }, HEARTBEAT_MS);
 child.on('error', function (error) {
-  clearInterval(timer);
-  process.stderr.write(PREFIX + ': could not start npm: ' + error.message + '\n');
-  process.exitCode = 1;
+	clearInterval(timer);
+	process.stderr.write(PREFIX + ': could not start npm: ' + error.message + '\n');
+	process.exitCode = 1;
 });
 child.on('exit', function (code, signal) {
-  clearInterval(timer);
-  const ok = code === 0;
-  process.stderr.write(endLine(PREFIX, WHAT, ok, Date.now() - started, signal || 'exit ' + code));
-  process.exitCode = ok ? 0 : code || 1;
+	clearInterval(timer);
+	const ok = code === 0;
+	process.stderr.write(endLine(PREFIX, WHAT, ok, Date.now() - started, signal || 'exit ' + code));
+	process.exitCode = ok ? 0 : code || 1;
 });

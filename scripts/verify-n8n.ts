@@ -21,31 +21,31 @@ import { buildPackageTarball, stageDir } from './lib/packageStage.ts';
 import { repoRoot } from './lib/paths.ts';
 
 interface ScanResult {
-  passed: boolean;
-  message?: string;
-  details?: string;
+	passed: boolean;
+	message?: string;
+	details?: string;
 }
 interface Scanner {
-  analyzePackage(dir: string, patterns?: string[]): Promise<ScanResult>;
-  SOURCE_FILE_PATTERNS: string[];
+	analyzePackage(dir: string, patterns?: string[]): Promise<ScanResult>;
+	SOURCE_FILE_PATTERNS: string[];
 }
 
 const failures: string[] = [];
 function check(what: string, ok: boolean, detail = ''): void {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${!ok && detail ? `\n${detail}` : ''}`);
-  if (!ok) failures.push(what);
+	console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${!ok && detail ? `\n${detail}` : ''}`);
+	if (!ok) failures.push(what);
 }
 
 function run(command: string, args: string[], cwd: string): { status: number; output: string } {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
-  return { status: result.status ?? 1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
+	const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+	return { status: result.status ?? 1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const file = path.join(dir, entry);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
+	return readdirSync(dir).flatMap((entry) => {
+		const file = path.join(dir, entry);
+		return statSync(file).isDirectory() ? filesUnder(file) : [file];
+	});
 }
 
 const started = Date.now();
@@ -59,44 +59,68 @@ console.log(`verify: packed ${path.relative(repoRoot, tarball)}`);
 // 2. What the tarball holds.
 const unpacked = mkdtempSync(path.join(os.tmpdir(), 'mbb-verify-'));
 try {
-  const untar = run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1'], repoRoot);
-  if (untar.status !== 0) throw new Error(`could not unpack ${tarball}: ${untar.output}`);
-  const published = JSON.parse(readFileSync(path.join(unpacked, 'package.json'), 'utf8'));
-  const listed = [...published.n8n.nodes, ...published.n8n.credentials] as string[];
-  const present = new Set(filesUnder(unpacked).map((file) => path.relative(unpacked, file)));
-  const expected = ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', ...listed];
-  check(`tarball holds ${expected.join(', ')}`, expected.every((file) => present.has(file)), `missing: ${expected.filter((file) => !present.has(file)).join(', ')}`);
-  check('tarball holds no TypeScript sources', ![...present].some((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')));
-  const devOnly = ['scripts', 'workspaces', 'dependencies', 'devDependencies', 'optionalDependencies'].filter((field) => field in published);
-  check('published package.json has no scripts, workspaces or dependencies', devOnly.length === 0, `present: ${devOnly.join(', ')}`);
-  check('published package.json keeps n8n strict mode', published.n8n?.strict === true);
-  // npm's package page shows the README without the repository around it: relative links would lead nowhere.
-  const readme = readFileSync(path.join(unpacked, 'README.md'), 'utf8');
-  const relativeLinks = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]).filter((target) => !/^https:\/\//.test(target));
-  check('user README: every link is an absolute https URL', relativeLinks.length === 0, relativeLinks.join('\n'));
-  // The n8n the e2e installs (e2e/n8n/package.json) is the version the README may call tested.
-  const testedN8n = JSON.parse(readFileSync(path.join(repoRoot, 'e2e', 'n8n', 'package.json'), 'utf8')).dependencies.n8n as string;
-  check(`user README names the n8n version the e2e runs (${testedN8n})`, readme.includes(`Tested with n8n **${testedN8n}**`));
-  const license = readFileSync(path.join(unpacked, 'LICENSE'), 'utf8');
-  check('LICENSE is the MIT license and package.json says MIT', published.license === 'MIT' && license.startsWith('MIT License'));
+	const untar = run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1'], repoRoot);
+	if (untar.status !== 0) throw new Error(`could not unpack ${tarball}: ${untar.output}`);
+	const published = JSON.parse(readFileSync(path.join(unpacked, 'package.json'), 'utf8'));
+	const listed = [...published.n8n.nodes, ...published.n8n.credentials] as string[];
+	const present = new Set(filesUnder(unpacked).map((file) => path.relative(unpacked, file)));
+	const expected = ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', ...listed];
+	check(
+		`tarball holds ${expected.join(', ')}`,
+		expected.every((file) => present.has(file)),
+		`missing: ${expected.filter((file) => !present.has(file)).join(', ')}`,
+	);
+	check(
+		'tarball holds no TypeScript sources',
+		![...present].some((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')),
+	);
+	const devOnly = ['scripts', 'workspaces', 'dependencies', 'devDependencies', 'optionalDependencies'].filter(
+		(field) => field in published,
+	);
+	check(
+		'published package.json has no scripts, workspaces or dependencies',
+		devOnly.length === 0,
+		`present: ${devOnly.join(', ')}`,
+	);
+	check('published package.json keeps n8n strict mode', published.n8n?.strict === true);
+	// npm's package page shows the README without the repository around it: relative links would lead nowhere.
+	const readme = readFileSync(path.join(unpacked, 'README.md'), 'utf8');
+	const relativeLinks = [...readme.matchAll(/\]\(([^)\s]+)\)/g)]
+		.map((match) => match[1])
+		.filter((target) => !/^https:\/\//.test(target));
+	check('user README: every link is an absolute https URL', relativeLinks.length === 0, relativeLinks.join('\n'));
+	// The n8n the e2e installs (e2e/n8n/package.json) is the version the README may call tested.
+	const testedN8n = JSON.parse(readFileSync(path.join(repoRoot, 'e2e', 'n8n', 'package.json'), 'utf8')).dependencies
+		.n8n as string;
+	check(
+		`user README names the n8n version the e2e runs (${testedN8n})`,
+		readme.includes(`Tested with n8n **${testedN8n}**`),
+	);
+	const license = readFileSync(path.join(unpacked, 'LICENSE'), 'utf8');
+	check(
+		'LICENSE is the MIT license and package.json says MIT',
+		published.license === 'MIT' && license.startsWith('MIT License'),
+	);
 
-  // 3. n8n's scanner, both legs.
-  const scannerFile = path.join(tools, '@n8n', 'scan-community-package', 'scanner', 'scanner.mjs');
-  // The scanner makes a temporary folder with `tmp` when it loads and never removes it: have `tmp` remove it at exit.
-  const tmpModule = (await import(pathToFileURL(path.join(tools, 'tmp', 'lib', 'tmp.js')).href)) as { default: { setGracefulCleanup(): void } };
-  tmpModule.default.setGracefulCleanup();
-  const scanner = (await import(pathToFileURL(scannerFile).href)) as Scanner;
-  const legs: Array<[string, string, string[]]> = [
-    ['scanner, source leg (repository root, as n8n fetches it)', repoRoot, scanner.SOURCE_FILE_PATTERNS],
-    ['scanner, source leg (package stage)', stageDir, scanner.SOURCE_FILE_PATTERNS],
-    ['scanner, tarball leg (the packed tarball)', unpacked, ['**/*.js', 'package.json']],
-  ];
-  for (const [what, dir, patterns] of legs) {
-    const result = await scanner.analyzePackage(dir, patterns);
-    check(what, result.passed, `${result.message ?? ''}\n${result.details ?? ''}`);
-  }
+	// 3. n8n's scanner, both legs.
+	const scannerFile = path.join(tools, '@n8n', 'scan-community-package', 'scanner', 'scanner.mjs');
+	// The scanner makes a temporary folder with `tmp` when it loads and never removes it: have `tmp` remove it at exit.
+	const tmpModule = (await import(pathToFileURL(path.join(tools, 'tmp', 'lib', 'tmp.js')).href)) as {
+		default: { setGracefulCleanup(): void };
+	};
+	tmpModule.default.setGracefulCleanup();
+	const scanner = (await import(pathToFileURL(scannerFile).href)) as Scanner;
+	const legs: Array<[string, string, string[]]> = [
+		['scanner, source leg (repository root, as n8n fetches it)', repoRoot, scanner.SOURCE_FILE_PATTERNS],
+		['scanner, source leg (package stage)', stageDir, scanner.SOURCE_FILE_PATTERNS],
+		['scanner, tarball leg (the packed tarball)', unpacked, ['**/*.js', 'package.json']],
+	];
+	for (const [what, dir, patterns] of legs) {
+		const result = await scanner.analyzePackage(dir, patterns);
+		check(what, result.passed, `${result.message ?? ''}\n${result.details ?? ''}`);
+	}
 } finally {
-  rmSync(unpacked, { recursive: true, force: true });
+	rmSync(unpacked, { recursive: true, force: true });
 }
 
 // 4. n8n-node lint, strict mode with the stock config.
@@ -105,10 +129,12 @@ check('n8n-node lint (strict, stock eslint.config.mjs)', lint.status === 0, lint
 
 // 5. No inline disables: n8n's scanner ignores them, so they could only hide a finding from us.
 const disables = ['nodes', 'credentials']
-  .flatMap((dir) => filesUnder(path.join(repoRoot, dir)))
-  .filter((file) => /eslint-disable/.test(readFileSync(file, 'utf8')))
-  .map((file) => path.relative(repoRoot, file));
+	.flatMap((dir) => filesUnder(path.join(repoRoot, dir)))
+	.filter((file) => /eslint-disable/.test(readFileSync(file, 'utf8')))
+	.map((file) => path.relative(repoRoot, file));
 check('no inline eslint-disable in nodes/ or credentials/', disables.length === 0, disables.join('\n'));
 
-console.log(`verify: ${failures.length ? `${failures.length} check(s) failed` : 'all checks passed'} in ${Math.round((Date.now() - started) / 1000)} s`);
+console.log(
+	`verify: ${failures.length ? `${failures.length} check(s) failed` : 'all checks passed'} in ${Math.round((Date.now() - started) / 1000)} s`,
+);
 process.exit(failures.length ? 1 : 0);

@@ -26,9 +26,15 @@ async function main(): Promise<void> {
 	const bed = await startTestBed({ rateLimit: REQUESTS_PER_SECOND, rowCap: ROWS * 2 });
 	try {
 		const bulkList = (await bed.api.call('/list/create', { name: 'Bench bulk', headers: ['N', 'Name', 'Email'] })).list;
-		const singleList = (await bed.api.call('/list/create', { name: 'Bench single', headers: ['N', 'Name', 'Email'] })).list;
+		const singleList = (await bed.api.call('/list/create', { name: 'Bench single', headers: ['N', 'Name', 'Email'] }))
+			.list;
 		const rowOf = (n: number) => ({ N: String(n), Name: `Customer ${n}`, Email: `customer${n}@example.com` });
-		const addTo = (listid: number) => ({ resource: 'listRow', operation: 'add', listId: byId(listid), columns: autoMapColumns });
+		const addTo = (listid: number) => ({
+			resource: 'listRow',
+			operation: 'add',
+			listId: byId(listid),
+			columns: autoMapColumns,
+		});
 		// Columns mapped by hand: the node needs no lookup of the list, so each row is exactly one request.
 		const addOneTo = (listid: number) => ({
 			...addTo(listid),
@@ -61,8 +67,17 @@ async function main(): Promise<void> {
 		const report = {
 			rows: ROWS,
 			ceilingRowsPerSecond: CEILING,
-			bulk: { seconds: +bulkSeconds.toFixed(2), rowsPerSecond: Math.round(bulkRate), ratioToCeiling: +(bulkRate / CEILING).toFixed(3) },
-			onePerItem: { rows: SINGLE_ROWS, seconds: +singleSeconds.toFixed(2), rowsPerSecond: +singleRate.toFixed(1), ratioToCeiling: +(singleRate / CEILING).toFixed(4) },
+			bulk: {
+				seconds: +bulkSeconds.toFixed(2),
+				rowsPerSecond: Math.round(bulkRate),
+				ratioToCeiling: +(bulkRate / CEILING).toFixed(3),
+			},
+			onePerItem: {
+				rows: SINGLE_ROWS,
+				seconds: +singleSeconds.toFixed(2),
+				rowsPerSecond: +singleRate.toFixed(1),
+				ratioToCeiling: +(singleRate / CEILING).toFixed(4),
+			},
 			serviceAnswered429: refused,
 			everyRowExactlyOnce: exactlyOnce,
 			outputPairedInOrder: paired,

@@ -53,7 +53,10 @@ async function main(): Promise<void> {
 		const startedAt = performance.now();
 		// When each worker finished: close together means the workers shared the limit fairly.
 		const finished = children.map((child) =>
-			once<Done>(child, (message) => message.done).then((done) => ({ ...done, seconds: (performance.now() - startedAt) / 1000 })),
+			once<Done>(child, (message) => message.done).then((done) => ({
+				...done,
+				seconds: (performance.now() - startedAt) / 1000,
+			})),
 		);
 		for (const child of children) child.send({ go: true });
 		const results = await Promise.all(finished);
@@ -62,7 +65,9 @@ async function main(): Promise<void> {
 		// What the service recorded: the subscriber's chat, read page by page with the account key.
 		const recorded = new Map<string, number>();
 		for (let offset = 0; ; offset += 1000) {
-			const page = (await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: CLIENT_ID, limit: 1000, offset })).items as Array<{ text: string }>;
+			const page = (
+				await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: CLIENT_ID, limit: 1000, offset })
+			).items as Array<{ text: string }>;
 			for (const message of page) recorded.set(message.text, (recorded.get(message.text) ?? 0) + 1);
 			if (page.length === 0) break;
 		}
@@ -87,7 +92,10 @@ async function main(): Promise<void> {
 			failedItems: failed.length,
 			failures: [...new Set(failed)].slice(0, 5),
 			recordedPerItem: perItem,
-			workersFinishedSeconds: { first: +Math.min(...results.map((result) => result.seconds)).toFixed(2), last: +Math.max(...results.map((result) => result.seconds)).toFixed(2) },
+			workersFinishedSeconds: {
+				first: +Math.min(...results.map((result) => result.seconds)).toFixed(2),
+				last: +Math.max(...results.map((result) => result.seconds)).toFixed(2),
+			},
 			serviceAnswered429: refused,
 			serviceAccepted: accepted,
 			aggregateMessagesPerSecond: +rate.toFixed(2),

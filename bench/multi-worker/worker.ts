@@ -22,7 +22,13 @@ process.once('message', async (start: Start) => {
 	process.once('message', async () => {
 		const items = Array.from({ length: start.messages }, (_, item) => ({ text: messageText(start.worker, item) }));
 		const output = await runner.items(
-			{ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: start.clientId, text: '={{ $json.text }}' },
+			{
+				resource: 'message',
+				operation: 'send',
+				botId: byId('bot_tg'),
+				clientId: start.clientId,
+				text: '={{ $json.text }}',
+			},
 			{ items, continueOnFail: true },
 		);
 		const failed = output.filter((item) => item.json.error !== undefined).map((item) => String(item.json.error));

@@ -31,9 +31,9 @@ const end = await targetStats(target.url);
 await target.stop();
 const file = readdirSync(dir).find((name) => !before.has(name) && name.endsWith('.cpuprofile'));
 console.log(
-  `${scenario}: ${Math.round(result.requests.average)} deliveries/s, ` +
-    `${((end.cpuMicros - start.cpuMicros) / (end.requests - start.requests)).toFixed(1)} µs CPU per delivery (profiling slows it), ` +
-    `${result.non2xx} non-2xx, profile ${relative(root, join(dir, file))}`,
+	`${scenario}: ${Math.round(result.requests.average)} deliveries/s, ` +
+		`${((end.cpuMicros - start.cpuMicros) / (end.requests - start.requests)).toFixed(1)} µs CPU per delivery (profiling slows it), ` +
+		`${result.non2xx} non-2xx, profile ${relative(root, join(dir, file))}`,
 );
 
 const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -44,26 +44,31 @@ const selfSamples = new Map();
 for (const id of profile.samples) selfSamples.set(id, (selfSamples.get(id) ?? 0) + 1);
 const total = profile.samples.length;
 
-const label = ({ callFrame: f }) => `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(receiver|bench)\//, '$1/')}:${f.lineNumber + 1}` : ''}`;
+const label = ({ callFrame: f }) =>
+	`${f.functionName || '(anonymous)'} ${f.url ? `${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(receiver|bench)\//, '$1/')}:${f.lineNumber + 1}` : ''}`;
 const self = new Map();
 const inclusive = new Map();
 for (const [id, count] of selfSamples) {
-  const name = label(byId.get(id));
-  self.set(name, (self.get(name) ?? 0) + count);
-  const seen = new Set();
-  for (let at = id; at !== undefined; at = parent.get(at)) {
-    const ancestor = label(byId.get(at));
-    if (seen.has(ancestor)) continue;
-    seen.add(ancestor);
-    inclusive.set(ancestor, (inclusive.get(ancestor) ?? 0) + count);
-  }
+	const name = label(byId.get(id));
+	self.set(name, (self.get(name) ?? 0) + count);
+	const seen = new Set();
+	for (let at = id; at !== undefined; at = parent.get(at)) {
+		const ancestor = label(byId.get(at));
+		if (seen.has(ancestor)) continue;
+		seen.add(ancestor);
+		inclusive.set(ancestor, (inclusive.get(ancestor) ?? 0) + count);
+	}
 }
 // Sampled main-thread time per delivery (the profile covers the whole process: startup, warm-up and measurement).
 const sampleMicros = (profile.endTime - profile.startTime) / total;
-const pct = (count) => `${((count / total) * 100).toFixed(1).padStart(5)} % ${((count * sampleMicros) / end.requests).toFixed(2).padStart(6)} µs`;
+const pct = (count) =>
+	`${((count / total) * 100).toFixed(1).padStart(5)} % ${((count * sampleMicros) / end.requests).toFixed(2).padStart(6)} µs`;
 console.log(`\nself time (main thread samples; µs per delivery over ${end.requests} deliveries)`);
 for (const [name, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${pct(count)}  ${name}`);
 console.log('\ninclusive time of the receiver and jose');
-for (const [name, count] of [...inclusive].sort((a, b) => b[1] - a[1]).filter(([name]) => /receiver\/|jose|zod/.test(name)).slice(0, 40)) {
-  console.log(`  ${pct(count)}  ${name}`);
+for (const [name, count] of [...inclusive]
+	.sort((a, b) => b[1] - a[1])
+	.filter(([name]) => /receiver\/|jose|zod/.test(name))
+	.slice(0, 40)) {
+	console.log(`  ${pct(count)}  ${name}`);
 }

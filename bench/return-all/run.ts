@@ -50,23 +50,48 @@ async function loadList(bed: NodeTestBed, name: string, count: number): Promise<
 
 async function main(): Promise<void> {
 	const bed = await startTestBed({ rateLimit: REQUESTS_PER_SECOND, rowCap: ROWS });
-	const smallPages = await startTestBed({ rateLimit: REQUESTS_PER_SECOND, rowCap: SMALL_PAGE_ROWS, maxPage: SMALL_PAGE, maxPageMode: 'cap' });
+	const smallPages = await startTestBed({
+		rateLimit: REQUESTS_PER_SECOND,
+		rowCap: SMALL_PAGE_ROWS,
+		maxPage: SMALL_PAGE,
+		maxPageMode: 'cap',
+	});
 	try {
-		const ids = [await loadList(bed, 'Bench read', ROWS), await loadList(smallPages, 'Bench read small pages', SMALL_PAGE_ROWS)];
+		const ids = [
+			await loadList(bed, 'Bench read', ROWS),
+			await loadList(smallPages, 'Bench read small pages', SMALL_PAGE_ROWS),
+		];
 		{
 			const largestPage = bed.sandbox.context.options.maxPage;
 			const ceiling = REQUESTS_PER_SECOND * largestPage;
 			const read = async (target: typeof bed, listid: number, count: number) => {
 				const startedAt = performance.now();
-				const rows = await target.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(listid), returnAll: true });
+				const rows = await target.node.json({
+					resource: 'listRow',
+					operation: 'getMany',
+					listId: byId(listid),
+					returnAll: true,
+				});
 				const elapsed = seconds(startedAt);
 				const values = rows.map((row) => (row.values as string[])[0]);
 				// Rows were loaded by parallel lanes: every N exactly once, and in the list's order (row ids rising).
-				const everyOnce = values.length === count && [...values].map(Number).sort((a, b) => a - b).every((value, n) => value === n);
+				const everyOnce =
+					values.length === count &&
+					[...values]
+						.map(Number)
+						.sort((a, b) => a - b)
+						.every((value, n) => value === n);
 				const inOrder = rows.every((row, n) => n === 0 || Number(row.id) > Number(rows[n - 1].id));
 				const exactlyOnceInOrder = everyOnce && inOrder;
 				const requests = (await target.api.logOf('/list/rows/get')).length;
-				return { rows: values.length, seconds: +elapsed.toFixed(2), rowsPerSecond: Math.round(count / elapsed), ratioToCeiling: +(count / elapsed / ceiling).toFixed(3), requests, exactlyOnceInOrder };
+				return {
+					rows: values.length,
+					seconds: +elapsed.toFixed(2),
+					rowsPerSecond: Math.round(count / elapsed),
+					ratioToCeiling: +(count / elapsed / ceiling).toFixed(3),
+					requests,
+					exactlyOnceInOrder,
+				};
 			};
 			const large = await read(bed, ids[0], ROWS);
 			const small = await read(smallPages, ids[1], SMALL_PAGE_ROWS);

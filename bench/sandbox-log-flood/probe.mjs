@@ -4,10 +4,10 @@
  * process retains rather than what its heap happens to hold between collections.
  */
 process.on('message', (message) => {
-  if (message !== 'measure') return;
-  globalThis.gc();
-  globalThis.gc();
-  process.send(process.memoryUsage());
+	if (message !== 'measure') return;
+	globalThis.gc();
+	globalThis.gc();
+	process.send(process.memoryUsage());
 });
 // The channel must not keep the sandbox alive on its own, nor stop it from exiting when killed.
 process.channel?.unref();

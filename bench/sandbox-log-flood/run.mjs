@@ -16,7 +16,9 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 
-const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '10050' }, cli: { type: 'string' } } });
+const { values: args } = parseArgs({
+	options: { requests: { type: 'string', default: '10050' }, cli: { type: 'string' } },
+});
 const REQUESTS = Number(args.requests);
 const CONCURRENCY = 16;
 const KEYED_CALLS = 50;
@@ -26,17 +28,33 @@ const GOAL_RATIO = 1.25;
 
 const cli = args.cli ?? new URL('../../sandbox/dist/cli.js', import.meta.url).pathname;
 const probe = new URL('probe.mjs', import.meta.url);
-const child = spawn(process.execPath, ['--expose-gc', '--import', probe.href, cli, '--port', '0', '--rate-limit', '0', '--no-seed', '--admin-key', ADMIN_KEY], {
-  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-});
+const child = spawn(
+	process.execPath,
+	[
+		'--expose-gc',
+		'--import',
+		probe.href,
+		cli,
+		'--port',
+		'0',
+		'--rate-limit',
+		'0',
+		'--no-seed',
+		'--admin-key',
+		ADMIN_KEY,
+	],
+	{
+		stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+	},
+);
 const baseUrl = await new Promise((resolve, reject) => {
-  let out = '';
-  child.stdout.on('data', (chunk) => {
-    out += chunk;
-    const ready = /Sandbox ready: (\S+)/.exec(out);
-    if (ready) resolve(ready[1]);
-  });
-  child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it was ready: ${out}`)));
+	let out = '';
+	child.stdout.on('data', (chunk) => {
+		out += chunk;
+		const ready = /Sandbox ready: (\S+)/.exec(out);
+		if (ready) resolve(ready[1]);
+	});
+	child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it was ready: ${out}`)));
 });
 
 /**
@@ -45,85 +63,110 @@ const baseUrl = await new Promise((resolve, reject) => {
  * memory of the whole process, the in-memory SQLite database included.
  */
 async function memory() {
-  const usage = await new Promise((resolve) => {
-    child.once('message', resolve);
-    child.send('measure');
-  });
-  return { retained: usage.heapUsed + usage.external, rss: usage.rss };
+	const usage = await new Promise((resolve) => {
+		child.once('message', resolve);
+		child.send('measure');
+	});
+	return { retained: usage.heapUsed + usage.external, rss: usage.rss };
 }
 
 /** `key` null: no Authorization header. */
 async function call(path, { key = ADMIN_KEY, body } = {}) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { ...(key ? { authorization: key } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
+	const response = await fetch(`${baseUrl}${path}`, {
+		method: body === undefined ? 'GET' : 'POST',
+		headers: {
+			...(key ? { authorization: key } : {}),
+			...(body === undefined ? {} : { 'content-type': 'application/json' }),
+		},
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	return { status: response.status, body: await response.json() };
 }
 
 async function flood(count, pathOf, keyOf) {
-  let next = 0;
-  let unexpected = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) {
-        const index = next++;
-        const { status } = await call(pathOf(index), { key: keyOf(index) });
-        if (status !== 404) unexpected++;
-      }
-    }),
-  );
-  if (unexpected > 0) throw new Error(`${unexpected} flood requests were not answered 404`);
+	let next = 0;
+	let unexpected = 0;
+	await Promise.all(
+		Array.from({ length: CONCURRENCY }, async () => {
+			while (next < count) {
+				const index = next++;
+				const { status } = await call(pathOf(index), { key: keyOf(index) });
+				if (status !== 404) unexpected++;
+			}
+		}),
+	);
+	if (unexpected > 0) throw new Error(`${unexpected} flood requests were not answered 404`);
 }
 
 /** Every entry of the log, newest first (each read is logged itself: an entry met twice is kept once). */
 async function wholeLog() {
-  const entries = new Map();
-  let total = Infinity;
-  for (let offset = 0; offset < total; offset += 1000) {
-    const page = await call('/log/get', { body: { limit: 1000, offset } });
-    total = page.body.total;
-    for (const entry of page.body.items) entries.set(entry.id, entry);
-    if (page.body.items.length === 0) break;
-  }
-  return [...entries.values()];
+	const entries = new Map();
+	let total = Infinity;
+	for (let offset = 0; offset < total; offset += 1000) {
+		const page = await call('/log/get', { body: { limit: 1000, offset } });
+		total = page.body.total;
+		for (const entry of page.body.items) entries.set(entry.id, entry);
+		if (page.body.items.length === 0) break;
+	}
+	return [...entries.values()];
 }
 
 const mb = (bytes) => `${(bytes / MB).toFixed(1)} MB`;
 
 try {
-  const started = performance.now();
-  const restricted = (await call('/key/create', { body: { name: 'bench', scopes: ['bots:read'] } })).body.key;
-  const revoked = (await call('/key/create', { body: { name: 'revoked', scopes: ['bots:read'] } })).body.key;
-  await call('/key/revoke', { body: { id: revoked.id } });
-  for (let index = 0; index < KEYED_CALLS; index++) await call(index % 2 ? '/bot/list' : '/group/list', { key: index % 2 ? restricted.key : ADMIN_KEY });
-  const keyedBefore = (await wholeLog()).filter((entry) => entry.keyId !== null).map((entry) => entry.id);
-  const atStart = await memory();
+	const started = performance.now();
+	const restricted = (await call('/key/create', { body: { name: 'bench', scopes: ['bots:read'] } })).body.key;
+	const revoked = (await call('/key/create', { body: { name: 'revoked', scopes: ['bots:read'] } })).body.key;
+	await call('/key/revoke', { body: { id: revoked.id } });
+	for (let index = 0; index < KEYED_CALLS; index++)
+		await call(index % 2 ? '/bot/list' : '/group/list', { key: index % 2 ? restricted.key : ADMIN_KEY });
+	const keyedBefore = (await wholeLog()).filter((entry) => entry.keyId !== null).map((entry) => entry.id);
+	const atStart = await memory();
 
-  await flood(REQUESTS, (index) => `/flood/${index}`, () => null);
-  const baseline = await memory();
-  const longPath = 'x'.repeat(8192);
-  await flood(REQUESTS, (index) => `/flood/${index}/${longPath}`, (index) => [null, 'mbb_unknown', revoked.key][index % 3]);
-  const figure = await memory();
-  const seconds = (performance.now() - started) / 1000;
+	await flood(
+		REQUESTS,
+		(index) => `/flood/${index}`,
+		() => null,
+	);
+	const baseline = await memory();
+	const longPath = 'x'.repeat(8192);
+	await flood(
+		REQUESTS,
+		(index) => `/flood/${index}/${longPath}`,
+		(index) => [null, 'mbb_unknown', revoked.key][index % 3],
+	);
+	const figure = await memory();
+	const seconds = (performance.now() - started) / 1000;
 
-  const after = await wholeLog();
-  const keyedIds = new Set(after.filter((entry) => entry.keyId !== null).map((entry) => entry.id));
-  const keyedKept = keyedBefore.filter((id) => keyedIds.has(id)).length;
-  const unkeyed = after.filter((entry) => entry.keyId === null);
-  const longestPath = Math.max(...after.map((entry) => entry.path.length));
-  const ratio = figure.retained / baseline.retained;
+	const after = await wholeLog();
+	const keyedIds = new Set(after.filter((entry) => entry.keyId !== null).map((entry) => entry.id));
+	const keyedKept = keyedBefore.filter((id) => keyedIds.has(id)).length;
+	const unkeyed = after.filter((entry) => entry.keyId === null);
+	const longestPath = Math.max(...after.map((entry) => entry.path.length));
+	const ratio = figure.retained / baseline.retained;
 
-  console.log(`sandbox log flood: ${REQUESTS} calls without a key to short paths, then ${REQUESTS} to 8 KB paths (${CONCURRENCY} at a time, ${seconds.toFixed(1)} s)`);
-  console.log(`sandbox memory retained after GC (JS heap + external): ${mb(atStart.retained)} at start, ${mb(baseline.retained)} after the short-path flood (baseline), ${mb(figure.retained)} after the 8 KB flood`);
-  console.log(`retained after the 8 KB flood / baseline: ${ratio.toFixed(2)}x (growth ${mb(figure.retained - baseline.retained)})`);
-  console.log(`sandbox RSS (whole process, in-memory database included): ${mb(atStart.rss)} at start, ${mb(baseline.rss)} baseline, ${mb(figure.rss)} after the 8 KB flood (${(figure.rss / baseline.rss).toFixed(2)}x)`);
-  console.log(`keyed entries kept: ${keyedKept} of ${keyedBefore.length}; entries without a key kept: ${unkeyed.length}; longest stored path: ${longestPath} characters`);
-  const correct = keyedKept === keyedBefore.length && unkeyed.length === Math.min(1000, 2 * REQUESTS) && longestPath <= 257;
-  console.log(`log bounded and keyed entries kept: ${correct}`);
-  console.log(`goal (memory retained after the 8 KB flood within ${GOAL_RATIO}x of the baseline): ${ratio <= GOAL_RATIO ? 'met' : 'NOT met'}`);
-  if (!correct) process.exitCode = 1;
+	console.log(
+		`sandbox log flood: ${REQUESTS} calls without a key to short paths, then ${REQUESTS} to 8 KB paths (${CONCURRENCY} at a time, ${seconds.toFixed(1)} s)`,
+	);
+	console.log(
+		`sandbox memory retained after GC (JS heap + external): ${mb(atStart.retained)} at start, ${mb(baseline.retained)} after the short-path flood (baseline), ${mb(figure.retained)} after the 8 KB flood`,
+	);
+	console.log(
+		`retained after the 8 KB flood / baseline: ${ratio.toFixed(2)}x (growth ${mb(figure.retained - baseline.retained)})`,
+	);
+	console.log(
+		`sandbox RSS (whole process, in-memory database included): ${mb(atStart.rss)} at start, ${mb(baseline.rss)} baseline, ${mb(figure.rss)} after the 8 KB flood (${(figure.rss / baseline.rss).toFixed(2)}x)`,
+	);
+	console.log(
+		`keyed entries kept: ${keyedKept} of ${keyedBefore.length}; entries without a key kept: ${unkeyed.length}; longest stored path: ${longestPath} characters`,
+	);
+	const correct =
+		keyedKept === keyedBefore.length && unkeyed.length === Math.min(1000, 2 * REQUESTS) && longestPath <= 257;
+	console.log(`log bounded and keyed entries kept: ${correct}`);
+	console.log(
+		`goal (memory retained after the 8 KB flood within ${GOAL_RATIO}x of the baseline): ${ratio <= GOAL_RATIO ? 'met' : 'NOT met'}`,
+	);
+	if (!correct) process.exitCode = 1;
 } finally {
-  child.kill();
+	child.kill();
 }

@@ -22,265 +22,366 @@ import type { E2eEnvironment } from '../../e2e/lib/environment.ts';
 import { waitFor } from '../../e2e/lib/waitFor.ts';
 
 export interface TopologyBenchOptions {
-  /** Deliveries per round and workflow. */
-  deliveries: number;
-  /** Requests in flight at once. */
-  concurrency: number;
-  /** Rounds of each workflow, interleaved. */
-  rounds: number;
-  /** History sizes (events) for the cost curve. */
-  historySizes: number[];
-  /** Deliveries timed at each history size. */
-  historyDeliveries: number;
-  /** Same-moment repeats to both webhook processes. */
-  races: number;
+	/** Deliveries per round and workflow. */
+	deliveries: number;
+	/** Requests in flight at once. */
+	concurrency: number;
+	/** Rounds of each workflow, interleaved. */
+	rounds: number;
+	/** History sizes (events) for the cost curve. */
+	historySizes: number[];
+	/** Deliveries timed at each history size. */
+	historyDeliveries: number;
+	/** Same-moment repeats to both webhook processes. */
+	races: number;
 }
 
-export const FULL: TopologyBenchOptions = { deliveries: 100, concurrency: 16, rounds: 3, historySizes: [1000, 10_000, 100_000], historyDeliveries: 6, races: 30 };
-export const SHORT: TopologyBenchOptions = { deliveries: 20, concurrency: 8, rounds: 1, historySizes: [1000], historyDeliveries: 4, races: 4 };
+export const FULL: TopologyBenchOptions = {
+	deliveries: 100,
+	concurrency: 16,
+	rounds: 3,
+	historySizes: [1000, 10_000, 100_000],
+	historyDeliveries: 6,
+	races: 30,
+};
+export const SHORT: TopologyBenchOptions = {
+	deliveries: 20,
+	concurrency: 8,
+	rounds: 1,
+	historySizes: [1000],
+	historyDeliveries: 4,
+	races: 4,
+};
 
 export const GOAL_RATIO = 0.8;
 
 interface Request {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
+	url: string;
+	headers: Record<string, string>;
+	body: string;
 }
 
 export interface RoundFigures {
-  acceptedPerSecond: number;
-  executionsPerSecond: number;
+	acceptedPerSecond: number;
+	executionsPerSecond: number;
 }
 
 export interface TopologyBenchResult {
-  trigger: RoundFigures[];
-  webhook: RoundFigures[];
-  ratio: { accepted: number; executions: number };
-  history: Array<{ events: number; triggerMsMedian: number; executionsPerSecond: number }>;
-  races: { sent: number; ranOnce: number; ranTwice: number; neverRan: number };
-  /** Events that ran without a settled record (n8n's log: "runs without the repeat check"); they ran, once each. */
-  unchecked: number;
-  met: boolean;
+	trigger: RoundFigures[];
+	webhook: RoundFigures[];
+	ratio: { accepted: number; executions: number };
+	history: Array<{ events: number; triggerMsMedian: number; executionsPerSecond: number }>;
+	races: { sent: number; ranOnce: number; ranTwice: number; neverRan: number };
+	/** Events that ran without a settled record (n8n's log: "runs without the repeat check"); they ran, once each. */
+	unchecked: number;
+	met: boolean;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Sends every request with `concurrency` in flight; resolves with the time the last 2xx came (ms), or throws on any other. */
 async function sendAll(requests: Request[], concurrency: number): Promise<number> {
-  let next = 0;
-  const failures: string[] = [];
-  const worker = async () => {
-    while (next < requests.length) {
-      const { url, headers, body } = requests[next++];
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-      const text = await response.text();
-      if (response.status !== 200) failures.push(`${response.status} ${text.slice(0, 200)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  if (failures.length) throw new Error(`${failures.length} of ${requests.length} requests were not answered 200: ${failures.slice(0, 3).join(' | ')}`);
-  return performance.now();
+	let next = 0;
+	const failures: string[] = [];
+	const worker = async () => {
+		while (next < requests.length) {
+			const { url, headers, body } = requests[next++];
+			const response = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', ...headers },
+				body,
+			});
+			const text = await response.text();
+			if (response.status !== 200) failures.push(`${response.status} ${text.slice(0, 200)}`);
+		}
+	};
+	await Promise.all(Array.from({ length: concurrency }, worker));
+	if (failures.length)
+		throw new Error(
+			`${failures.length} of ${requests.length} requests were not answered 200: ${failures.slice(0, 3).join(' | ')}`,
+		);
+	return performance.now();
 }
 
 /** Executions of a workflow in n8n's database, by status. */
 async function executionCounts(env: E2eEnvironment, workflowId: string): Promise<Record<string, number>> {
-  const rows = await env.n8n.database!.query(`SELECT status, count(*) FROM execution_entity WHERE "workflowId" = '${workflowId}' GROUP BY status`);
-  return Object.fromEntries(rows.map((row) => row.split('|')).map(([status, count]) => [status, Number(count)]));
+	const rows = await env.n8n.database!.query(
+		`SELECT status, count(*) FROM execution_entity WHERE "workflowId" = '${workflowId}' GROUP BY status`,
+	);
+	return Object.fromEntries(rows.map((row) => row.split('|')).map(([status, count]) => [status, Number(count)]));
 }
 
-async function waitForSuccesses(env: E2eEnvironment, workflowId: string, expected: number, timeoutMs: number): Promise<number> {
-  await waitFor(
-    async () => {
-      const counts = await executionCounts(env, workflowId);
-      const failed = Object.entries(counts).filter(([status]) => !['success', 'running', 'new'].includes(status));
-      if (failed.length) throw new Error(`executions of ${workflowId} did not succeed: ${JSON.stringify(counts)}`);
-      return (counts.success ?? 0) >= expected ? true : undefined;
-    },
-    { what: `${expected} successful executions of ${workflowId}`, timeoutMs, intervalMs: 100 },
-  );
-  return performance.now();
+async function waitForSuccesses(
+	env: E2eEnvironment,
+	workflowId: string,
+	expected: number,
+	timeoutMs: number,
+): Promise<number> {
+	await waitFor(
+		async () => {
+			const counts = await executionCounts(env, workflowId);
+			const failed = Object.entries(counts).filter(([status]) => !['success', 'running', 'new'].includes(status));
+			if (failed.length) throw new Error(`executions of ${workflowId} did not succeed: ${JSON.stringify(counts)}`);
+			return (counts.success ?? 0) >= expected ? true : undefined;
+		},
+		{ what: `${expected} successful executions of ${workflowId}`, timeoutMs, intervalMs: 100 },
+	);
+	return performance.now();
 }
 
-const noOp = () => ({ id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} });
+const noOp = () => ({
+	id: randomUUID(),
+	name: 'Done',
+	type: 'n8n-nodes-base.noOp',
+	typeVersion: 1,
+	position: [220, 0],
+	parameters: {},
+});
 
 async function publish(env: E2eEnvironment, definition: Record<string, unknown>): Promise<string> {
-  const workflow = await env.api.createWorkflow(definition as never);
-  await env.api.publishWorkflow(workflow.id);
-  return workflow.id;
+	const workflow = await env.api.createWorkflow(definition as never);
+	await env.api.publishWorkflow(workflow.id);
+	return workflow.id;
 }
 
 /** A published trigger workflow (trigger → No Op) and its hook as the node keeps it. */
-async function triggerWorkflow(env: E2eEnvironment, name: string, historySize?: number): Promise<{ id: string; nodeId: string; hook: TriggerHook }> {
-  const nodeId = randomUUID();
-  const id = await publish(env, {
-    name,
-    nodes: [
-      {
-        id: nodeId,
-        name: 'On Event',
-        type: nodeTypes.trigger,
-        typeVersion: 1.1,
-        position: [0, 0],
-        webhookId: randomUUID(),
-        parameters: { events: ['*'], options: { output: 'envelope', ...(historySize ? { historySize } : {}) } },
-        credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
-      },
-      noOp(),
-    ],
-    connections: { 'On Event': { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
-    settings: { executionOrder: 'v1' },
-  });
-  const state = await waitFor(
-    async () => {
-      const stored = (await env.api.getWorkflow(id)).staticData?.['node:On Event'];
-      return stored?.hookId && stored?.secret ? stored : undefined;
-    },
-    { what: `the hook of ${name}`, timeoutMs: 30_000, intervalMs: 250 },
-  );
-  return { id, nodeId, hook: { hookId: String(state.hookId), secret: String(state.secret), url: String(state.url) } };
+async function triggerWorkflow(
+	env: E2eEnvironment,
+	name: string,
+	historySize?: number,
+): Promise<{ id: string; nodeId: string; hook: TriggerHook }> {
+	const nodeId = randomUUID();
+	const id = await publish(env, {
+		name,
+		nodes: [
+			{
+				id: nodeId,
+				name: 'On Event',
+				type: nodeTypes.trigger,
+				typeVersion: 1.1,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { events: ['*'], options: { output: 'envelope', ...(historySize ? { historySize } : {}) } },
+				credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+			},
+			noOp(),
+		],
+		connections: { 'On Event': { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	const state = await waitFor(
+		async () => {
+			const stored = (await env.api.getWorkflow(id)).staticData?.['node:On Event'];
+			return stored?.hookId && stored?.secret ? stored : undefined;
+		},
+		{ what: `the hook of ${name}`, timeoutMs: 30_000, intervalMs: 250 },
+	);
+	return { id, nodeId, hook: { hookId: String(state.hookId), secret: String(state.secret), url: String(state.url) } };
 }
 
 /** A published workflow of n8n's own Webhook node (answers at once) → No Op, and its production URL. */
 async function webhookWorkflow(env: E2eEnvironment, name: string): Promise<{ id: string; url: string }> {
-  const webhookPath = `bench-${randomBytes(6).toString('hex')}`;
-  const id = await publish(env, {
-    name,
-    nodes: [
-      { id: randomUUID(), name: 'Start', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' } },
-      noOp(),
-    ],
-    connections: { Start: { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
-    settings: { executionOrder: 'v1' },
-  });
-  const url = `${env.n8n.baseUrl}/webhook/${webhookPath}`;
-  // Every webhook process learns of the published workflow on its own; until then it answers 404.
-  for (const process of env.n8n.webhookProcesses.keys()) {
-    await waitFor(
-      async () => {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...toWebhookProcess(process + 1) }, body: '{"warmup":true}' });
-        await response.body?.cancel();
-        return response.status === 200 ? true : undefined;
-      },
-      { what: `${url} on webhook process ${process + 1}`, timeoutMs: 30_000, intervalMs: 250 },
-    );
-  }
-  return { id, url };
+	const webhookPath = `bench-${randomBytes(6).toString('hex')}`;
+	const id = await publish(env, {
+		name,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Start',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
+			},
+			noOp(),
+		],
+		connections: { Start: { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	const url = `${env.n8n.baseUrl}/webhook/${webhookPath}`;
+	// Every webhook process learns of the published workflow on its own; until then it answers 404.
+	for (const process of env.n8n.webhookProcesses.keys()) {
+		await waitFor(
+			async () => {
+				const response = await fetch(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', ...toWebhookProcess(process + 1) },
+					body: '{"warmup":true}',
+				});
+				await response.body?.cancel();
+				return response.status === 200 ? true : undefined;
+			},
+			{ what: `${url} on webhook process ${process + 1}`, timeoutMs: 30_000, intervalMs: 250 },
+		);
+	}
+	return { id, url };
 }
 
 async function signed(hook: TriggerHook, count: number): Promise<Request[]> {
-  const run = randomBytes(4).toString('hex');
-  return Promise.all(
-    Array.from({ length: count }, async (_, index) => {
-      const delivery = subscriberEvent(hook.hookId, `evt_bench_${run}_${index}`, `bench-${run}-${index}`);
-      const headers = await signatureHeaders(hook, delivery);
-      return { url: hook.url, headers, body: delivery.body };
-    }),
-  );
+	const run = randomBytes(4).toString('hex');
+	return Promise.all(
+		Array.from({ length: count }, async (_, index) => {
+			const delivery = subscriberEvent(hook.hookId, `evt_bench_${run}_${index}`, `bench-${run}-${index}`);
+			const headers = await signatureHeaders(hook, delivery);
+			return { url: hook.url, headers, body: delivery.body };
+		}),
+	);
 }
 
 /** One timed round: all requests sent, then every execution finished. */
-async function round(env: E2eEnvironment, workflowId: string, requests: Request[], concurrency: number, before: number): Promise<RoundFigures> {
-  const started = performance.now();
-  const answered = await sendAll(requests, concurrency);
-  const finished = await waitForSuccesses(env, workflowId, before + requests.length, 300_000);
-  return {
-    acceptedPerSecond: requests.length / ((answered - started) / 1000),
-    executionsPerSecond: requests.length / ((finished - started) / 1000),
-  };
+async function round(
+	env: E2eEnvironment,
+	workflowId: string,
+	requests: Request[],
+	concurrency: number,
+	before: number,
+): Promise<RoundFigures> {
+	const started = performance.now();
+	const answered = await sendAll(requests, concurrency);
+	const finished = await waitForSuccesses(env, workflowId, before + requests.length, 300_000);
+	return {
+		acceptedPerSecond: requests.length / ((answered - started) / 1000),
+		executionsPerSecond: requests.length / ((finished - started) / 1000),
+	};
 }
 
 /** 2H random md5 digests, base64, as n8n's helper stores them (two entries per event: the id and its claim). */
 function filledHistory(events: number): string {
-  const data = Array.from({ length: events * 2 }, () => createHash('md5').update(randomBytes(8)).digest('base64'));
-  return JSON.stringify({ mode: 'entries', data });
+	const data = Array.from({ length: events * 2 }, () => createHash('md5').update(randomBytes(8)).digest('base64'));
+	return JSON.stringify({ mode: 'entries', data });
 }
 
 async function triggerNodeTimes(env: E2eEnvironment, workflowId: string): Promise<number[]> {
-  const executions = await env.api.executions(workflowId, { includeData: true });
-  return executions
-    .map((execution) => (execution as any).data?.resultData?.runData?.['On Event']?.[0])
-    .filter((task) => task?.data?.main?.[0]?.length === 1)
-    .map((task) => Number(task.executionTime));
+	const executions = await env.api.executions(workflowId, { includeData: true });
+	return executions
+		.map((execution) => (execution as any).data?.resultData?.runData?.['On Event']?.[0])
+		.filter((task) => task?.data?.main?.[0]?.length === 1)
+		.map((task) => Number(task.executionTime));
 }
 
-export async function measureTopology(env: E2eEnvironment, options: TopologyBenchOptions, log: (line: string) => void = console.log): Promise<TopologyBenchResult> {
-  assert.ok(env.n8n.database && env.n8n.webhookProcesses.length >= 2, 'the benchmark needs the production topology: Postgres and two webhook processes');
-  const trigger = await triggerWorkflow(env, 'Bench trigger');
-  const webhook = await webhookWorkflow(env, 'Bench webhook');
-  // The warm-up call to each webhook process ran once each.
-  await waitForSuccesses(env, webhook.id, env.n8n.webhookProcesses.length, 60_000);
-  // The trigger gets the same warm-up: one delivery through each webhook process (its modules load on first use).
-  const warmups = await signed(trigger.hook, env.n8n.webhookProcesses.length);
-  for (const [index, request] of warmups.entries()) await sendAll([{ ...request, headers: { ...request.headers, ...toWebhookProcess(index + 1) } }], 1);
-  await waitForSuccesses(env, trigger.id, warmups.length, 60_000);
-  const result: TopologyBenchResult = { trigger: [], webhook: [], ratio: { accepted: 0, executions: 0 }, history: [], races: { sent: 0, ranOnce: 0, ranTwice: 0, neverRan: 0 }, unchecked: 0, met: false };
+export async function measureTopology(
+	env: E2eEnvironment,
+	options: TopologyBenchOptions,
+	log: (line: string) => void = console.log,
+): Promise<TopologyBenchResult> {
+	assert.ok(
+		env.n8n.database && env.n8n.webhookProcesses.length >= 2,
+		'the benchmark needs the production topology: Postgres and two webhook processes',
+	);
+	const trigger = await triggerWorkflow(env, 'Bench trigger');
+	const webhook = await webhookWorkflow(env, 'Bench webhook');
+	// The warm-up call to each webhook process ran once each.
+	await waitForSuccesses(env, webhook.id, env.n8n.webhookProcesses.length, 60_000);
+	// The trigger gets the same warm-up: one delivery through each webhook process (its modules load on first use).
+	const warmups = await signed(trigger.hook, env.n8n.webhookProcesses.length);
+	for (const [index, request] of warmups.entries())
+		await sendAll([{ ...request, headers: { ...request.headers, ...toWebhookProcess(index + 1) } }], 1);
+	await waitForSuccesses(env, trigger.id, warmups.length, 60_000);
+	const result: TopologyBenchResult = {
+		trigger: [],
+		webhook: [],
+		ratio: { accepted: 0, executions: 0 },
+		history: [],
+		races: { sent: 0, ranOnce: 0, ranTwice: 0, neverRan: 0 },
+		unchecked: 0,
+		met: false,
+	};
 
-  let triggerDone = warmups.length;
-  let webhookDone = env.n8n.webhookProcesses.length;
-  for (let r = 1; r <= options.rounds; r++) {
-    const triggerRequests = await signed(trigger.hook, options.deliveries);
-    const t = await round(env, trigger.id, triggerRequests, options.concurrency, triggerDone);
-    triggerDone += options.deliveries;
-    const webhookRequests = Array.from({ length: options.deliveries }, (_, index) => ({ url: webhook.url, headers: {}, body: JSON.stringify({ round: r, index }) }));
-    const w = await round(env, webhook.id, webhookRequests, options.concurrency, webhookDone);
-    webhookDone += options.deliveries;
-    result.trigger.push(t);
-    result.webhook.push(w);
-    log(`round ${r}: trigger ${t.acceptedPerSecond.toFixed(1)} accepted/s, ${t.executionsPerSecond.toFixed(1)} executions/s; Webhook node ${w.acceptedPerSecond.toFixed(1)} accepted/s, ${w.executionsPerSecond.toFixed(1)} executions/s`);
-  }
-  // Every event ran exactly once: as many successful executions as deliveries, each putting out one item.
-  assert.equal((await executionCounts(env, trigger.id)).success, triggerDone, 'one execution per trigger delivery');
-  result.ratio = {
-    accepted: median(result.trigger.map((f) => f.acceptedPerSecond)) / median(result.webhook.map((f) => f.acceptedPerSecond)),
-    executions: median(result.trigger.map((f) => f.executionsPerSecond)) / median(result.webhook.map((f) => f.executionsPerSecond)),
-  };
-  log(`trigger / Webhook node (median of ${options.rounds} rounds): accepted ${result.ratio.accepted.toFixed(2)}, executions ${result.ratio.executions.toFixed(2)}`);
+	let triggerDone = warmups.length;
+	let webhookDone = env.n8n.webhookProcesses.length;
+	for (let r = 1; r <= options.rounds; r++) {
+		const triggerRequests = await signed(trigger.hook, options.deliveries);
+		const t = await round(env, trigger.id, triggerRequests, options.concurrency, triggerDone);
+		triggerDone += options.deliveries;
+		const webhookRequests = Array.from({ length: options.deliveries }, (_, index) => ({
+			url: webhook.url,
+			headers: {},
+			body: JSON.stringify({ round: r, index }),
+		}));
+		const w = await round(env, webhook.id, webhookRequests, options.concurrency, webhookDone);
+		webhookDone += options.deliveries;
+		result.trigger.push(t);
+		result.webhook.push(w);
+		log(
+			`round ${r}: trigger ${t.acceptedPerSecond.toFixed(1)} accepted/s, ${t.executionsPerSecond.toFixed(1)} executions/s; Webhook node ${w.acceptedPerSecond.toFixed(1)} accepted/s, ${w.executionsPerSecond.toFixed(1)} executions/s`,
+		);
+	}
+	// Every event ran exactly once: as many successful executions as deliveries, each putting out one item.
+	assert.equal((await executionCounts(env, trigger.id)).success, triggerDone, 'one execution per trigger delivery');
+	result.ratio = {
+		accepted:
+			median(result.trigger.map((f) => f.acceptedPerSecond)) / median(result.webhook.map((f) => f.acceptedPerSecond)),
+		executions:
+			median(result.trigger.map((f) => f.executionsPerSecond)) /
+			median(result.webhook.map((f) => f.executionsPerSecond)),
+	};
+	log(
+		`trigger / Webhook node (median of ${options.rounds} rounds): accepted ${result.ratio.accepted.toFixed(2)}, executions ${result.ratio.executions.toFixed(2)}`,
+	);
 
-  for (const events of options.historySizes) {
-    const sized = await triggerWorkflow(env, `Bench trigger history ${events}`, events);
-    await env.n8n.database!.query(
-      `INSERT INTO processed_data ("workflowId", context, value) VALUES ('${sized.id}', 'n:${sized.nodeId}', '${filledHistory(events)}')`,
-    );
-    const requests = await signed(sized.hook, options.historyDeliveries);
-    const figures = await round(env, sized.id, requests, 2, 0);
-    const times = await triggerNodeTimes(env, sized.id);
-    assert.equal(times.length, options.historyDeliveries, `every delivery at history ${events} ran once`);
-    const [row] = await env.n8n.database!.query(`SELECT json_array_length((value::json)->'data') FROM processed_data WHERE "workflowId" = '${sized.id}'`);
-    assert.equal(Number(row), events * 2, `the history stays at its bound of ${events} events`);
-    result.history.push({ events, triggerMsMedian: median(times), executionsPerSecond: figures.executionsPerSecond });
-    log(`history of ${events} events: the trigger takes ${median(times)} ms per event (median; it includes the settling pause, at least 50 ms), ${figures.executionsPerSecond.toFixed(1)} executions/s at 2 in flight`);
-  }
+	for (const events of options.historySizes) {
+		const sized = await triggerWorkflow(env, `Bench trigger history ${events}`, events);
+		await env.n8n.database!.query(
+			`INSERT INTO processed_data ("workflowId", context, value) VALUES ('${sized.id}', 'n:${sized.nodeId}', '${filledHistory(events)}')`,
+		);
+		const requests = await signed(sized.hook, options.historyDeliveries);
+		const figures = await round(env, sized.id, requests, 2, 0);
+		const times = await triggerNodeTimes(env, sized.id);
+		assert.equal(times.length, options.historyDeliveries, `every delivery at history ${events} ran once`);
+		const [row] = await env.n8n.database!.query(
+			`SELECT json_array_length((value::json)->'data') FROM processed_data WHERE "workflowId" = '${sized.id}'`,
+		);
+		assert.equal(Number(row), events * 2, `the history stays at its bound of ${events} events`);
+		result.history.push({ events, triggerMsMedian: median(times), executionsPerSecond: figures.executionsPerSecond });
+		log(
+			`history of ${events} events: the trigger takes ${median(times)} ms per event (median; it includes the settling pause, at least 50 ms), ${figures.executionsPerSecond.toFixed(1)} executions/s at 2 in flight`,
+		);
+	}
 
-  // The same delivery at the same moment to both webhook processes: neither has seen it, both start an execution.
-  const raced = await triggerWorkflow(env, 'Bench trigger races');
-  const requests = await signed(raced.hook, options.races);
-  for (const request of requests) {
-    await Promise.all(
-      [1, 2].map(async (process) => {
-        const response = await fetch(request.url, { method: 'POST', headers: { 'content-type': 'application/json', ...request.headers, ...toWebhookProcess(process) }, body: request.body });
-        await response.body?.cancel();
-        assert.equal(response.status, 200);
-      }),
-    );
-  }
-  await waitForSuccesses(env, raced.id, options.races * 2, 120_000);
-  const carried = await env.api.executions(raced.id, { includeData: true });
-  const runsPerEvent = new Map<string, number>();
-  for (const execution of carried) {
-    const [item] = (execution as any).data?.resultData?.runData?.['On Event']?.[0]?.data?.main?.[0] ?? [];
-    if (item) runsPerEvent.set(item.json.id, (runsPerEvent.get(item.json.id) ?? 0) + 1);
-  }
-  result.races = {
-    sent: options.races,
-    ranOnce: [...runsPerEvent.values()].filter((runs) => runs === 1).length,
-    ranTwice: [...runsPerEvent.values()].filter((runs) => runs > 1).length,
-    neverRan: options.races - runsPerEvent.size,
-  };
-  log(`the same delivery to both webhook processes at once, ${options.races} times: ran once ${result.races.ranOnce}, twice ${result.races.ranTwice}, never ${result.races.neverRan}`);
+	// The same delivery at the same moment to both webhook processes: neither has seen it, both start an execution.
+	const raced = await triggerWorkflow(env, 'Bench trigger races');
+	const requests = await signed(raced.hook, options.races);
+	for (const request of requests) {
+		await Promise.all(
+			[1, 2].map(async (process) => {
+				const response = await fetch(request.url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', ...request.headers, ...toWebhookProcess(process) },
+					body: request.body,
+				});
+				await response.body?.cancel();
+				assert.equal(response.status, 200);
+			}),
+		);
+	}
+	await waitForSuccesses(env, raced.id, options.races * 2, 120_000);
+	const carried = await env.api.executions(raced.id, { includeData: true });
+	const runsPerEvent = new Map<string, number>();
+	for (const execution of carried) {
+		const [item] = (execution as any).data?.resultData?.runData?.['On Event']?.[0]?.data?.main?.[0] ?? [];
+		if (item) runsPerEvent.set(item.json.id, (runsPerEvent.get(item.json.id) ?? 0) + 1);
+	}
+	result.races = {
+		sent: options.races,
+		ranOnce: [...runsPerEvent.values()].filter((runs) => runs === 1).length,
+		ranTwice: [...runsPerEvent.values()].filter((runs) => runs > 1).length,
+		neverRan: options.races - runsPerEvent.size,
+	};
+	log(
+		`the same delivery to both webhook processes at once, ${options.races} times: ran once ${result.races.ranOnce}, twice ${result.races.ranTwice}, never ${result.races.neverRan}`,
+	);
 
-  result.unchecked = [...env.n8n.workers, ...env.n8n.killed].reduce((sum, worker) => sum + worker.log.grep('runs without the repeat check').length, 0);
-  log(`events that ran without a settled record in the history (simultaneous executions kept overwriting it): ${result.unchecked}`);
-  result.met = result.ratio.accepted >= GOAL_RATIO && result.ratio.executions >= GOAL_RATIO;
-  log(`goal (trigger ≥ ${GOAL_RATIO} of the Webhook node, accepted and executions per second): ${result.met ? 'met' : 'NOT met'}`);
-  return result;
+	result.unchecked = [...env.n8n.workers, ...env.n8n.killed].reduce(
+		(sum, worker) => sum + worker.log.grep('runs without the repeat check').length,
+		0,
+	);
+	log(
+		`events that ran without a settled record in the history (simultaneous executions kept overwriting it): ${result.unchecked}`,
+	);
+	result.met = result.ratio.accepted >= GOAL_RATIO && result.ratio.executions >= GOAL_RATIO;
+	log(
+		`goal (trigger ≥ ${GOAL_RATIO} of the Webhook node, accepted and executions per second): ${result.met ? 'met' : 'NOT met'}`,
+	);
+	return result;
 }

@@ -17,8 +17,8 @@ import { FULL, measureTopology, SHORT } from './measure.ts';
 const args = process.argv.slice(2);
 const short = args.includes('--short');
 const flag = (name: string) => {
-  const at = args.indexOf(name);
-  return at === -1 ? undefined : args[at + 1];
+	const at = args.indexOf(name);
+	return at === -1 ? undefined : args[at + 1];
 };
 // n8n 2.41.1 takes an expression isolate for every webhook call of a start node other than its own Webhook node
 // (live-webhooks.js webhookPhaseNeedsIsolate); with lazy acquisition it builds one only when an expression is evaluated.
@@ -27,41 +27,47 @@ const lazyIsolates = args.includes('--lazy-isolates');
 const profileDir = flag('--cpu-prof');
 installN8n();
 for (const script of ['build:sandbox', 'build:nodes']) {
-  if (spawnSync('npm', ['run', script, '--silent'], { cwd: repoRoot, stdio: 'inherit' }).status !== 0) throw new Error(`npm run ${script} failed`);
+	if (spawnSync('npm', ['run', script, '--silent'], { cwd: repoRoot, stdio: 'inherit' }).status !== 0)
+		throw new Error(`npm run ${script} failed`);
 }
 process.env.E2E_PACKAGE_TARBALL ??= packPackage(path.join(outDir, 'pack'));
 
 const base = short ? SHORT : FULL;
 const options = {
-  ...base,
-  deliveries: Number(flag('--deliveries') ?? base.deliveries),
-  rounds: Number(flag('--rounds') ?? base.rounds),
-  races: Number(flag('--races') ?? base.races),
-  historySizes: flag('--history')?.split(',').map(Number) ?? base.historySizes,
+	...base,
+	deliveries: Number(flag('--deliveries') ?? base.deliveries),
+	rounds: Number(flag('--rounds') ?? base.rounds),
+	races: Number(flag('--races') ?? base.races),
+	historySizes: flag('--history')?.split(',').map(Number) ?? base.historySizes,
 };
-console.log(`bench:topology (${short ? 'short' : 'full'}${lazyIsolates ? ', N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true' : ''}): ${JSON.stringify(options)}`);
+console.log(
+	`bench:topology (${short ? 'short' : 'full'}${lazyIsolates ? ', N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true' : ''}): ${JSON.stringify(options)}`,
+);
 const env = await startE2eEnvironment('queue', {
-  name: 'bench-topology',
-  database: 'postgres',
-  workers: 2,
-  webhookProcesses: 2,
-  env: {
-    ...(lazyIsolates ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}),
-    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } : {}),
-  },
+	name: 'bench-topology',
+	database: 'postgres',
+	workers: 2,
+	webhookProcesses: 2,
+	env: {
+		...(lazyIsolates ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}),
+		...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } : {}),
+	},
 });
 let failed = false;
 try {
-  const result = await measureTopology(env, options);
-  const outFile = path.join(repoRoot, 'bench', 'out', 'topology.json');
-  mkdirSync(path.dirname(outFile), { recursive: true });
-  writeFileSync(outFile, `${JSON.stringify({ measuredAt: new Date().toISOString(), options, lazyIsolates, ...result }, null, 2)}\n`);
-  console.log(`written: ${path.relative(repoRoot, outFile)}`);
-  failed = result.races.ranTwice > 0 || result.races.neverRan > 0;
+	const result = await measureTopology(env, options);
+	const outFile = path.join(repoRoot, 'bench', 'out', 'topology.json');
+	mkdirSync(path.dirname(outFile), { recursive: true });
+	writeFileSync(
+		outFile,
+		`${JSON.stringify({ measuredAt: new Date().toISOString(), options, lazyIsolates, ...result }, null, 2)}\n`,
+	);
+	console.log(`written: ${path.relative(repoRoot, outFile)}`);
+	failed = result.races.ranTwice > 0 || result.races.neverRan > 0;
 } catch (error) {
-  failed = true;
-  console.error(error);
+	failed = true;
+	console.error(error);
 } finally {
-  await env.close();
+	await env.close();
 }
 process.exit(failed ? 1 : 0);

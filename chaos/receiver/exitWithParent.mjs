@@ -5,7 +5,7 @@
 // a new parent, which `process.ppid` reads afresh on each call.
 const run = Number(process.env.CHAOS_RUN_PID) || process.ppid;
 const exitWhenOrphaned = () => {
-  if (process.ppid !== run) process.exit(1);
+	if (process.ppid !== run) process.exit(1);
 };
 exitWhenOrphaned();
 setInterval(exitWhenOrphaned, 250).unref();

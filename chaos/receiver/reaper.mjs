@@ -20,34 +20,34 @@ const dirs = new Set();
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
 createInterface({ input: process.stdin })
-  .on('line', (line) => {
-    const space = line.indexOf(' ');
-    const [verb, argument] = [line.slice(0, space), line.slice(space + 1)];
-    if (verb === 'pid') pids.add(Number(argument));
-    else if (verb === 'exited') pids.delete(Number(argument));
-    else if (verb === 'dir') dirs.add(argument);
-    else if (verb === 'removed') dirs.delete(argument);
-  })
-  .on('close', async () => {
-    const alive = (pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    // One kill at a time, each allowed to fail: a process that exits by itself between the check and the kill (ESRCH)
-    // must not end the reaper before it reached the others (a worker outlived a killed run that way).
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
-    // A redis-server writes into its directory until it is gone: remove the directories after the processes.
-    for (let i = 0; i < 100 && [...pids].some(alive); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
+	.on('line', (line) => {
+		const space = line.indexOf(' ');
+		const [verb, argument] = [line.slice(0, space), line.slice(space + 1)];
+		if (verb === 'pid') pids.add(Number(argument));
+		else if (verb === 'exited') pids.delete(Number(argument));
+		else if (verb === 'dir') dirs.add(argument);
+		else if (verb === 'removed') dirs.delete(argument);
+	})
+	.on('close', async () => {
+		const alive = (pid) => {
+			try {
+				process.kill(pid, 0);
+				return true;
+			} catch {
+				return false;
+			}
+		};
+		// One kill at a time, each allowed to fail: a process that exits by itself between the check and the kill (ESRCH)
+		// must not end the reaper before it reached the others (a worker outlived a killed run that way).
+		for (const pid of pids) {
+			try {
+				process.kill(pid, 'SIGKILL');
+			} catch {
+				// gone already
+			}
+		}
+		// A redis-server writes into its directory until it is gone: remove the directories after the processes.
+		for (let i = 0; i < 100 && [...pids].some(alive); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+		for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+		process.exit(0);
+	});

@@ -30,18 +30,25 @@ return 0`;
 const failsFirst = (id) => createHash('sha256').update(id).digest().readUInt32BE(0) % 100 < 5;
 
 const concurrency = Number(env.WORKER_CONCURRENCY ?? 8);
-const worker = createQueueWorker({ url: env.REDIS_URL, prefix: env.QUEUE_PREFIX, concurrency, lockMs: 4000, stalledIntervalMs: 2000, maxStalledCount: 10 });
+const worker = createQueueWorker({
+	url: env.REDIS_URL,
+	prefix: env.QUEUE_PREFIX,
+	concurrency,
+	lockMs: 4000,
+	stalledIntervalMs: 2000,
+	maxStalledCount: 10,
+});
 worker
-  .on('payment.success', async (event) => {
-    const run = await redis.hincrby(`${k}runs`, event.id, 1);
-    if (run === 1 && failsFirst(event.id)) {
-      await redis.sadd(`${k}injected`, event.id);
-      throw new Error('chaos: the first attempt of this event fails');
-    }
-    const { id, clientid, amount } = event.data.payment;
-    await redis.hincrby(`${k}reached`, event.id, 1);
-    await redis.eval(APPLY, 3, `${k}done:${event.id}`, `${k}effects`, `${k}balance`, id, clientid, String(amount));
-  })
-  .onError(() => undefined);
+	.on('payment.success', async (event) => {
+		const run = await redis.hincrby(`${k}runs`, event.id, 1);
+		if (run === 1 && failsFirst(event.id)) {
+			await redis.sadd(`${k}injected`, event.id);
+			throw new Error('chaos: the first attempt of this event fails');
+		}
+		const { id, clientid, amount } = event.data.payment;
+		await redis.hincrby(`${k}reached`, event.id, 1);
+		await redis.eval(APPLY, 3, `${k}done:${event.id}`, `${k}effects`, `${k}balance`, id, clientid, String(amount));
+	})
+	.onError(() => undefined);
 await worker.start();
 console.log(JSON.stringify({ ready: true }));

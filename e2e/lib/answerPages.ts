@@ -7,9 +7,9 @@ const NOT_BEFORE = /data-not-before="(\d+)"/;
 
 /** The confirm token of the page's own form (the hidden control's form carries the same one). */
 export function tokenOfPage(body: string, status?: number): string {
-  const token = TOKEN.exec(body)?.[1];
-  assert.ok(token, `the page carries a confirm token: HTTP ${status ?? '?'} ${body.slice(0, 300)}`);
-  return token;
+	const token = TOKEN.exec(body)?.[1];
+	assert.ok(token, `the page carries a confirm token: HTTP ${status ?? '?'} ${body.slice(0, 300)}`);
+	return token;
 }
 
 /**
@@ -17,7 +17,11 @@ export function tokenOfPage(body: string, status?: number): string {
  * that is taken for a program's and asks again.
  */
 export async function afterHumanMoment(body: string): Promise<void> {
-  const notBefore = Number(NOT_BEFORE.exec(body)?.[1]);
-  assert.ok(notBefore > 0, `the page says from when a confirmation counts: ${body.slice(0, 300)}`);
-  await waitFor(async () => (Date.now() >= notBefore ? true : undefined), { what: 'a person\'s moment on the page', timeoutMs: 10_000, intervalMs: 50 });
+	const notBefore = Number(NOT_BEFORE.exec(body)?.[1]);
+	assert.ok(notBefore > 0, `the page says from when a confirmation counts: ${body.slice(0, 300)}`);
+	await waitFor(async () => (Date.now() >= notBefore ? true : undefined), {
+		what: "a person's moment on the page",
+		timeoutMs: 10_000,
+		intervalMs: 50,
+	});
 }

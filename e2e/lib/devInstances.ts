@@ -11,11 +11,11 @@ import { outDir, repoRoot } from './paths.ts';
 import { isAlive } from '../../scripts/lib/installLock.cjs';
 
 export interface DevInstance {
-  pid: number;
-  /** The data folder (absolute). */
-  dir: string;
-  n8nPort: number;
-  sandboxPort: number;
+	pid: number;
+	/** The data folder (absolute). */
+	dir: string;
+	n8nPort: number;
+	sandboxPort: number;
 }
 
 /**
@@ -23,43 +23,44 @@ export interface DevInstance {
  * the e2e's dev test uses it, so a developer's own `npm run dev` in the clone neither counts for the test's instances
  * nor sees them, and `npm run test:all` runs beside it.
  */
-export const devRegistryDir = (): string => path.resolve(process.env.MBB_DEV_INSTANCES_DIR || path.join(outDir, 'dev-running'));
+export const devRegistryDir = (): string =>
+	path.resolve(process.env.MBB_DEV_INSTANCES_DIR || path.join(outDir, 'dev-running'));
 
 /** The live instances of this clone (records of processes that died without cleaning up are removed). */
 export function runningDevInstances(): DevInstance[] {
-  const registry = devRegistryDir();
-  if (!existsSync(registry)) return [];
-  const live: DevInstance[] = [];
-  for (const file of readdirSync(registry).filter((name) => name.endsWith('.json'))) {
-    const record = path.join(registry, file);
-    let instance: DevInstance;
-    try {
-      instance = JSON.parse(readFileSync(record, 'utf8')) as DevInstance;
-    } catch {
-      continue; // being written by a starting instance
-    }
-    if (instance.pid !== process.pid && isAlive(instance.pid)) live.push(instance);
-    else if (instance.pid !== process.pid) rmSync(record, { force: true });
-  }
-  return live;
+	const registry = devRegistryDir();
+	if (!existsSync(registry)) return [];
+	const live: DevInstance[] = [];
+	for (const file of readdirSync(registry).filter((name) => name.endsWith('.json'))) {
+		const record = path.join(registry, file);
+		let instance: DevInstance;
+		try {
+			instance = JSON.parse(readFileSync(record, 'utf8')) as DevInstance;
+		} catch {
+			continue; // being written by a starting instance
+		}
+		if (instance.pid !== process.pid && isAlive(instance.pid)) live.push(instance);
+		else if (instance.pid !== process.pid) rmSync(record, { force: true });
+	}
+	return live;
 }
 
 /** Records this process as running with `instance`'s data folder and ports; the record goes when the process exits. */
 export function registerDevInstance(instance: Omit<DevInstance, 'pid'>): void {
-  const registry = devRegistryDir();
-  mkdirSync(registry, { recursive: true });
-  const record = path.join(registry, `${process.pid}.json`);
-  writeFileSync(record, `${JSON.stringify({ pid: process.pid, ...instance })}\n`);
-  process.on('exit', () => rmSync(record, { force: true }));
+	const registry = devRegistryDir();
+	mkdirSync(registry, { recursive: true });
+	const record = path.join(registry, `${process.pid}.json`);
+	writeFileSync(record, `${JSON.stringify({ pid: process.pid, ...instance })}\n`);
+	process.on('exit', () => rmSync(record, { force: true }));
 }
 
 /** The one line that refuses a second `dev` on a data folder in use, with the command that runs another beside it. */
 export function alreadyRunningMessage(running: DevInstance): string {
-  const dir = path.relative(repoRoot, running.dir) || '.';
-  const next = path.relative(repoRoot, path.join(path.dirname(running.dir), `${path.basename(running.dir)}-2`));
-  return (
-    `npm run dev is already running in this clone (pid ${running.pid}, data folder ${dir}, editor http://127.0.0.1:${running.n8nPort}); ` +
-    `to run another beside it, give it a data folder and ports of its own: ` +
-    `N8N_PORT=${running.n8nPort + 1} SANDBOX_PORT=${running.sandboxPort + 1} npm run dev -- --dir ${next}`
-  );
+	const dir = path.relative(repoRoot, running.dir) || '.';
+	const next = path.relative(repoRoot, path.join(path.dirname(running.dir), `${path.basename(running.dir)}-2`));
+	return (
+		`npm run dev is already running in this clone (pid ${running.pid}, data folder ${dir}, editor http://127.0.0.1:${running.n8nPort}); ` +
+		`to run another beside it, give it a data folder and ports of its own: ` +
+		`N8N_PORT=${running.n8nPort + 1} SANDBOX_PORT=${running.sandboxPort + 1} npm run dev -- --dir ${next}`
+	);
 }

@@ -6,22 +6,27 @@ import type { WorkflowDefinition } from './n8nApi.ts';
 import { examplesDir } from './paths.ts';
 
 export interface ExampleWorkflow {
-  file: string;
-  workflow: WorkflowDefinition;
+	file: string;
+	workflow: WorkflowDefinition;
 }
 
 /** Every example, with its nodes' credential of our type replaced by `credential`; sorted by file name. */
 export function loadExamples(credential: { id: string; name: string }): ExampleWorkflow[] {
-  if (!existsSync(examplesDir)) return [];
-  return readdirSync(examplesDir)
-    .filter((file) => file.endsWith('.json'))
-    .sort()
-    .map((file) => {
-      const source = JSON.parse(readFileSync(path.join(examplesDir, file), 'utf8'));
-      const nodes = (source.nodes as Array<Record<string, any>>).map((node) =>
-        node.credentials?.[credentialType] ? { ...node, credentials: { ...node.credentials, [credentialType]: credential } } : node,
-      );
-      // The public API takes only these fields of a workflow.
-      return { file, workflow: { name: source.name, nodes, connections: source.connections, settings: { executionOrder: 'v1' } } };
-    });
+	if (!existsSync(examplesDir)) return [];
+	return readdirSync(examplesDir)
+		.filter((file) => file.endsWith('.json'))
+		.sort()
+		.map((file) => {
+			const source = JSON.parse(readFileSync(path.join(examplesDir, file), 'utf8'));
+			const nodes = (source.nodes as Array<Record<string, any>>).map((node) =>
+				node.credentials?.[credentialType]
+					? { ...node, credentials: { ...node.credentials, [credentialType]: credential } }
+					: node,
+			);
+			// The public API takes only these fields of a workflow.
+			return {
+				file,
+				workflow: { name: source.name, nodes, connections: source.connections, settings: { executionOrder: 'v1' } },
+			};
+		});
 }

@@ -5,50 +5,58 @@ import { waitFor } from './waitFor.ts';
 const unfinished = new Set(['new', 'running', 'waiting']);
 
 /** Waits until the workflow has at least `count` executions and all of them ended; oldest first, with data. */
-export async function waitForExecutions(api: PublicApi, workflowId: string, count: number, timeoutMs = 60_000): Promise<Execution[]> {
-  return waitFor(
-    async () => {
-      const executions = await api.executions(workflowId, { includeData: true });
-      if (executions.length < count || executions.some((execution) => unfinished.has(execution.status))) return undefined;
-      return executions.sort((a, b) => Number(a.id) - Number(b.id));
-    },
-    { what: `${count} finished execution(s) of workflow ${workflowId}`, timeoutMs, intervalMs: 500 },
-  );
+export async function waitForExecutions(
+	api: PublicApi,
+	workflowId: string,
+	count: number,
+	timeoutMs = 60_000,
+): Promise<Execution[]> {
+	return waitFor(
+		async () => {
+			const executions = await api.executions(workflowId, { includeData: true });
+			if (executions.length < count || executions.some((execution) => unfinished.has(execution.status)))
+				return undefined;
+			return executions.sort((a, b) => Number(a.id) - Number(b.id));
+		},
+		{ what: `${count} finished execution(s) of workflow ${workflowId}`, timeoutMs, intervalMs: 500 },
+	);
 }
 
 /** Throws with n8n's own error message when the execution did not succeed. */
 export function assertSucceeded(execution: Execution): void {
-  if (execution.status === 'success') return;
-  const error = execution.data?.resultData.error;
-  const where = execution.data?.resultData.lastNodeExecuted;
-  throw new Error(
-    `execution ${execution.id} ended with status "${execution.status}"` +
-      (error ? ` in node "${where}": ${error.message ?? ''} ${error.description ?? ''}` : ''),
-  );
+	if (execution.status === 'success') return;
+	const error = execution.data?.resultData.error;
+	const where = execution.data?.resultData.lastNodeExecuted;
+	throw new Error(
+		`execution ${execution.id} ended with status "${execution.status}"` +
+			(error ? ` in node "${where}": ${error.message ?? ''} ${error.description ?? ''}` : ''),
+	);
 }
 
 /** The JSON of every item that `nodeName` output (first run, main output 0). */
 export function nodeOutput(execution: Execution, nodeName: string): Array<Record<string, any>> {
-  const runs = execution.data?.resultData.runData[nodeName];
-  if (!runs?.length) throw new Error(`node "${nodeName}" did not run in execution ${execution.id}`);
-  return (runs[0].data?.main[0] ?? []).map((item) => item.json);
+	const runs = execution.data?.resultData.runData[nodeName];
+	if (!runs?.length) throw new Error(`node "${nodeName}" did not run in execution ${execution.id}`);
+	return (runs[0].data?.main[0] ?? []).map((item) => item.json);
 }
 
 /** The JSON of every item `nodeName` output in its first run (main output 0), or undefined when it did not run. */
 export function outputIfRan(execution: Execution, nodeName: string): Array<Record<string, any>> | undefined {
-  const runs = execution.data?.resultData.runData[nodeName];
-  if (!runs?.length) return undefined;
-  return (runs[0].data?.main[0] ?? []).map((item) => item.json);
+	const runs = execution.data?.resultData.runData[nodeName];
+	if (!runs?.length) return undefined;
+	return (runs[0].data?.main[0] ?? []).map((item) => item.json);
 }
 
 /** One line per execution for failure messages: id, status, and how many items each node that ran put out. */
 export function describeRuns(executions: Execution[]): string {
-  return executions
-    .map((execution) => {
-      const nodes = Object.entries(execution.data?.resultData.runData ?? {}).map(([name, runs]) => `${name}: ${runs[0]?.data?.main[0]?.length ?? 0}`);
-      return `#${execution.id} ${execution.status} {${nodes.join(', ')}}`;
-    })
-    .join('; ');
+	return executions
+		.map((execution) => {
+			const nodes = Object.entries(execution.data?.resultData.runData ?? {}).map(
+				([name, runs]) => `${name}: ${runs[0]?.data?.main[0]?.length ?? 0}`,
+			);
+			return `#${execution.id} ${execution.status} {${nodes.join(', ')}}`;
+		})
+		.join('; ');
 }
 
 /**
@@ -58,17 +66,30 @@ export function describeRuns(executions: Execution[]): string {
  * of one workflow: exactly one put the event out of `trigger` (its `id`), succeeded, and ran `next`; every execution
  * whose trigger put out nothing ran no other node. Executions of other events are left alone. Returns the one run.
  */
-export function assertEventRanOnce(executions: Execution[], eventId: string, nodes: { trigger: string; next: string }): Execution {
-  const carrying = executions.filter((execution) => (outputIfRan(execution, nodes.trigger) ?? []).some((item) => item.id === eventId));
-  const seen = `executions: ${describeRuns(executions)}`;
-  if (carrying.length !== 1) throw new Error(`event ${eventId}: ${carrying.length} executions put it out of "${nodes.trigger}", expected exactly one; ${seen}`);
-  const [run] = carrying;
-  assertSucceeded(run);
-  if (!outputIfRan(run, nodes.next)) throw new Error(`event ${eventId}: "${nodes.next}" did not run in execution ${run.id}; ${seen}`);
-  for (const execution of executions) {
-    if ((outputIfRan(execution, nodes.trigger) ?? []).length > 0) continue;
-    const ran = Object.keys(execution.data?.resultData.runData ?? {}).filter((name) => name !== nodes.trigger);
-    if (ran.length) throw new Error(`execution ${execution.id}: "${nodes.trigger}" put out nothing, yet ${ran.join(', ')} ran; ${seen}`);
-  }
-  return run;
+export function assertEventRanOnce(
+	executions: Execution[],
+	eventId: string,
+	nodes: { trigger: string; next: string },
+): Execution {
+	const carrying = executions.filter((execution) =>
+		(outputIfRan(execution, nodes.trigger) ?? []).some((item) => item.id === eventId),
+	);
+	const seen = `executions: ${describeRuns(executions)}`;
+	if (carrying.length !== 1)
+		throw new Error(
+			`event ${eventId}: ${carrying.length} executions put it out of "${nodes.trigger}", expected exactly one; ${seen}`,
+		);
+	const [run] = carrying;
+	assertSucceeded(run);
+	if (!outputIfRan(run, nodes.next))
+		throw new Error(`event ${eventId}: "${nodes.next}" did not run in execution ${run.id}; ${seen}`);
+	for (const execution of executions) {
+		if ((outputIfRan(execution, nodes.trigger) ?? []).length > 0) continue;
+		const ran = Object.keys(execution.data?.resultData.runData ?? {}).filter((name) => name !== nodes.trigger);
+		if (ran.length)
+			throw new Error(
+				`execution ${execution.id}: "${nodes.trigger}" put out nothing, yet ${ran.join(', ')} ran; ${seen}`,
+			);
+	}
+	return run;
 }

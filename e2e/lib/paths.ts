@@ -10,9 +10,9 @@ export const n8nBinOf = (hostDir: string): string => path.join(hostDir, 'node_mo
 export const n8nBin = n8nBinOf(n8nHostDir);
 /** A pinned n8n install and the Node that runs it. */
 export interface N8nHost {
-  /** The host project (package.json + lockfile); its node_modules links to the cached install. */
-  dir: string;
-  nodeBinary: string;
+	/** The host project (package.json + lockfile); its node_modules links to the cached install. */
+	dir: string;
+	nodeBinary: string;
 }
 /** The n8n 2.x of the e2e and `npm run dev`, run by the Node that runs the harness (Node 24). */
 export const defaultN8nHost: N8nHost = { dir: n8nHostDir, nodeBinary: process.execPath };

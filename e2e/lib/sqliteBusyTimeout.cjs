@@ -14,27 +14,28 @@ const busyTimeoutMs = Number(process.env.E2E_SQLITE_BUSY_TIMEOUT_MS || 30000);
 const load = Module._load;
 
 Module._load = function loadWithBusyTimeout(request, ...rest) {
-  const exported = load.call(this, request, ...rest);
-  if (request !== 'sqlite3' || !exported || typeof exported.Database !== 'function' || exported.Database.busyTimeoutMs) return exported;
-  const Original = exported.Database;
-  // A factory rather than a subclass (the class is native): `new Database(...)` returns the connection it opened.
-  function Database(...args) {
-    const last = args.length - 1;
-    const callback = typeof args[last] === 'function' ? args[last] : undefined;
-    let connection;
-    if (callback) {
-      // Before the opener's callback runs its first statements.
-      args[last] = function opened(error) {
-        if (!error) connection.configure('busyTimeout', busyTimeoutMs);
-        return callback.apply(this, arguments);
-      };
-    }
-    connection = new Original(...args);
-    if (!callback) connection.once('open', () => connection.configure('busyTimeout', busyTimeoutMs));
-    return connection;
-  }
-  Database.prototype = Original.prototype;
-  Database.busyTimeoutMs = busyTimeoutMs;
-  exported.Database = Database;
-  return exported;
+	const exported = load.call(this, request, ...rest);
+	if (request !== 'sqlite3' || !exported || typeof exported.Database !== 'function' || exported.Database.busyTimeoutMs)
+		return exported;
+	const Original = exported.Database;
+	// A factory rather than a subclass (the class is native): `new Database(...)` returns the connection it opened.
+	function Database(...args) {
+		const last = args.length - 1;
+		const callback = typeof args[last] === 'function' ? args[last] : undefined;
+		let connection;
+		if (callback) {
+			// Before the opener's callback runs its first statements.
+			args[last] = function opened(error) {
+				if (!error) connection.configure('busyTimeout', busyTimeoutMs);
+				return callback.apply(this, arguments);
+			};
+		}
+		connection = new Original(...args);
+		if (!callback) connection.once('open', () => connection.configure('busyTimeout', busyTimeoutMs));
+		return connection;
+	}
+	Database.prototype = Original.prototype;
+	Database.busyTimeoutMs = busyTimeoutMs;
+	exported.Database = Database;
+	return exported;
 };

@@ -31,238 +31,327 @@ export const AFTER = 'After';
 const BOT = 'bot_tg';
 /** n8n's wait tracker looks for due executions once a minute, so a time limit ends within about a minute. */
 const TIME_LIMIT_WAIT_MS = 150_000;
-const PREVIEW_AGENTS = ['TelegramBot (like TwitterBot)', 'Mozilla/5.0 (compatible; Proofpoint URL Defense link scanner)'];
+const PREVIEW_AGENTS = [
+	'TelegramBot (like TwitterBot)',
+	'Mozilla/5.0 (compatible; Proofpoint URL Defense link scanner)',
+];
 
 interface Button {
-  name: string;
-  url: string;
+	name: string;
+	url: string;
 }
 
 interface Page {
-  status: number;
-  type: string;
-  body: string;
-  headers: Headers;
+	status: number;
+	type: string;
+	body: string;
+	headers: Headers;
 }
 
 /** An execution the scenario ran, with how often it was resumed (queue mode checks each start on the worker). */
 export interface AskedExecution {
-  execution: Execution;
-  resumes: number;
+	execution: Execution;
+	resumes: number;
 }
 
 const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>, typeVersion = 3) => ({
-  id: randomUUID(),
-  name: ASK,
-  type: nodeTypes.action,
-  typeVersion,
-  position: [440, 0],
-  parameters: {
-    resource: 'message',
-    operation: 'sendAndWait',
-    botId: { __rl: true, mode: 'id', value: BOT },
-    clientId: '={{ $json.body ? $json.body.clientId : $json.clientId }}',
-    message: '={{ $("Start").first().json.body.question }}',
-    ...askParameters,
-  },
-  credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+	id: randomUUID(),
+	name: ASK,
+	type: nodeTypes.action,
+	typeVersion,
+	position: [440, 0],
+	parameters: {
+		resource: 'message',
+		operation: 'sendAndWait',
+		botId: { __rl: true, mode: 'id', value: BOT },
+		clientId: '={{ $json.body ? $json.body.clientId : $json.clientId }}',
+		message: '={{ $("Start").first().json.body.question }}',
+		...askParameters,
+	},
+	credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
 });
 
 const startNode = (webhookPath: string) => ({
-  id: randomUUID(),
-  name: 'Start',
-  type: 'n8n-nodes-base.webhook',
-  typeVersion: 2,
-  position: [0, 0],
-  webhookId: randomUUID(),
-  parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
+	id: randomUUID(),
+	name: 'Start',
+	type: 'n8n-nodes-base.webhook',
+	typeVersion: 2,
+	position: [0, 0],
+	webhookId: randomUUID(),
+	parameters: { path: webhookPath, httpMethod: 'POST', responseMode: 'onReceived' },
 });
 
-const afterNode = { id: randomUUID(), name: AFTER, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} };
+const afterNode = {
+	id: randomUUID(),
+	name: AFTER,
+	type: 'n8n-nodes-base.noOp',
+	typeVersion: 1,
+	position: [660, 0],
+	parameters: {},
+};
 
 /** Start → Ask → After (Ask at version 3 unless told). */
-export function askWorkflow(env: E2eEnvironment, webhookPath: string, askParameters: Record<string, unknown>, typeVersion = 3): WorkflowDefinition {
-  return {
-    name: `E2E send and wait ${webhookPath}`,
-    nodes: [startNode(webhookPath), askNode(env, askParameters, typeVersion), afterNode],
-    connections: {
-      Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
-      [ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
-    },
-  };
+export function askWorkflow(
+	env: E2eEnvironment,
+	webhookPath: string,
+	askParameters: Record<string, unknown>,
+	typeVersion = 3,
+): WorkflowDefinition {
+	return {
+		name: `E2E send and wait ${webhookPath}`,
+		nodes: [startNode(webhookPath), askNode(env, askParameters, typeVersion), afterNode],
+		connections: {
+			Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
+			[ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
+		},
+	};
 }
 
 /** Start → Split Out (body.subscribers) → Loop Over Items (batch size 1) → Ask → back to the loop; done → After. */
 function loopWorkflow(env: E2eEnvironment, webhookPath: string): WorkflowDefinition {
-  return {
-    name: `E2E send and wait loop ${webhookPath}`,
-    nodes: [
-      startNode(webhookPath),
-      { id: randomUUID(), name: 'Split Out', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [160, 0], parameters: { fieldToSplitOut: 'body.subscribers' } },
-      { id: randomUUID(), name: 'Loop', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, position: [300, 0], parameters: { batchSize: 1, options: {} } },
-      askNode(env, { responseType: 'approval' }),
-      afterNode,
-    ],
-    connections: {
-      Start: { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] },
-      'Split Out': { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
-      Loop: { main: [[{ node: AFTER, type: 'main', index: 0 }], [{ node: ASK, type: 'main', index: 0 }]] },
-      [ASK]: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
-    },
-  };
+	return {
+		name: `E2E send and wait loop ${webhookPath}`,
+		nodes: [
+			startNode(webhookPath),
+			{
+				id: randomUUID(),
+				name: 'Split Out',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [160, 0],
+				parameters: { fieldToSplitOut: 'body.subscribers' },
+			},
+			{
+				id: randomUUID(),
+				name: 'Loop',
+				type: 'n8n-nodes-base.splitInBatches',
+				typeVersion: 3,
+				position: [300, 0],
+				parameters: { batchSize: 1, options: {} },
+			},
+			askNode(env, { responseType: 'approval' }),
+			afterNode,
+		],
+		connections: {
+			Start: { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] },
+			'Split Out': { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+			Loop: { main: [[{ node: AFTER, type: 'main', index: 0 }], [{ node: ASK, type: 'main', index: 0 }]] },
+			[ASK]: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+		},
+	};
 }
 
-async function publish(env: E2eEnvironment, definition: (webhookPath: string) => WorkflowDefinition): Promise<{ id: string; path: string }> {
-  const webhookPath = `e2e-ask-${randomBytes(4).toString('hex')}`;
-  const workflow = await env.api.createWorkflow(definition(webhookPath));
-  await env.api.publishWorkflow(workflow.id);
-  return { id: workflow.id, path: webhookPath };
+async function publish(
+	env: E2eEnvironment,
+	definition: (webhookPath: string) => WorkflowDefinition,
+): Promise<{ id: string; path: string }> {
+	const webhookPath = `e2e-ask-${randomBytes(4).toString('hex')}`;
+	const workflow = await env.api.createWorkflow(definition(webhookPath));
+	await env.api.publishWorkflow(workflow.id);
+	return { id: workflow.id, path: webhookPath };
 }
 
 async function execution(env: E2eEnvironment, workflowId: string, id: string): Promise<Execution> {
-  const found = await env.api.execution(id, { includeData: true });
-  assert.equal(String(found.workflowId), workflowId, `execution ${id} belongs to workflow ${workflowId}`);
-  return found;
+	const found = await env.api.execution(id, { includeData: true });
+	assert.equal(String(found.workflowId), workflowId, `execution ${id} belongs to workflow ${workflowId}`);
+	return found;
 }
 
 async function newSubscriber(env: E2eEnvironment): Promise<string> {
-  const clientId = `e2e-ask-${randomBytes(4).toString('hex')}`;
-  await env.service.api('/subscriber/create', { botid: BOT, clientid: clientId, messenger: 'telegram', name: 'E2E Asked' });
-  return clientId;
+	const clientId = `e2e-ask-${randomBytes(4).toString('hex')}`;
+	await env.service.api('/subscriber/create', {
+		botid: BOT,
+		clientid: clientId,
+		messenger: 'telegram',
+		name: 'E2E Asked',
+	});
+	return clientId;
 }
 
 /** The buttons of the newest message with this text in the subscriber's chat, once it is there. */
-async function questionButtons(env: E2eEnvironment, clientId: string, question: string, executionId: string): Promise<Button[]> {
-  const message = await waitFor(
-    async () => {
-      const chat = await env.service.api<{ items: Array<{ text: string; buttons: Button[] }> }>('/subscriber/chat/get', { botid: BOT, clientid: clientId });
-      return chat.items.find((item) => item.text === question);
-    },
-    { what: `the question "${question}" in the chat of ${clientId}`, timeoutMs: 30_000, intervalMs: 300 },
-  );
-  for (const button of message.buttons) {
-    assert.ok(button.url.startsWith(`${env.n8n.baseUrl}/webhook-waiting/${executionId}/`), `the button "${button.name}" leads to n8n's resume URL of execution ${executionId}: ${button.url}`);
-    assert.match(button.url, /[?&]signature=[0-9a-f]{64}(&|$)/, 'the resume URL is signed');
-  }
-  return message.buttons;
+async function questionButtons(
+	env: E2eEnvironment,
+	clientId: string,
+	question: string,
+	executionId: string,
+): Promise<Button[]> {
+	const message = await waitFor(
+		async () => {
+			const chat = await env.service.api<{ items: Array<{ text: string; buttons: Button[] }> }>(
+				'/subscriber/chat/get',
+				{ botid: BOT, clientid: clientId },
+			);
+			return chat.items.find((item) => item.text === question);
+		},
+		{ what: `the question "${question}" in the chat of ${clientId}`, timeoutMs: 30_000, intervalMs: 300 },
+	);
+	for (const button of message.buttons) {
+		assert.ok(
+			button.url.startsWith(`${env.n8n.baseUrl}/webhook-waiting/${executionId}/`),
+			`the button "${button.name}" leads to n8n's resume URL of execution ${executionId}: ${button.url}`,
+		);
+		assert.match(button.url, /[?&]signature=[0-9a-f]{64}(&|$)/, 'the resume URL is signed');
+	}
+	return message.buttons;
 }
 
 async function waitingExecution(env: E2eEnvironment, workflowId: string, before: Set<string>): Promise<string> {
-  const waiting = await waitFor(
-    async () => (await env.api.executions(workflowId)).find((candidate) => !before.has(candidate.id) && candidate.status === 'waiting'),
-    { what: `a waiting execution of workflow ${workflowId}`, timeoutMs: 60_000, intervalMs: 300 },
-  );
-  return waiting.id;
+	const waiting = await waitFor(
+		async () =>
+			(await env.api.executions(workflowId)).find(
+				(candidate) => !before.has(candidate.id) && candidate.status === 'waiting',
+			),
+		{ what: `a waiting execution of workflow ${workflowId}`, timeoutMs: 60_000, intervalMs: 300 },
+	);
+	return waiting.id;
 }
 
 /** Starts the workflow for a new subscriber; resolves once its execution waits and the question is in the chat. */
 async function ask(env: E2eEnvironment, workflow: { id: string; path: string }, question: string) {
-  const clientId = await newSubscriber(env);
-  const before = new Set((await env.api.executions(workflow.id)).map((candidate) => candidate.id));
-  const started = await callProductionWebhook(env.n8n.baseUrl, workflow.path, { clientId, question });
-  assert.equal(started.status, 200, `the production webhook answered ${started.status}: ${await started.text()}`);
-  const executionId = await waitingExecution(env, workflow.id, before);
-  return { executionId, clientId, buttons: await questionButtons(env, clientId, question, executionId) };
+	const clientId = await newSubscriber(env);
+	const before = new Set((await env.api.executions(workflow.id)).map((candidate) => candidate.id));
+	const started = await callProductionWebhook(env.n8n.baseUrl, workflow.path, { clientId, question });
+	assert.equal(started.status, 200, `the production webhook answered ${started.status}: ${await started.text()}`);
+	const executionId = await waitingExecution(env, workflow.id, before);
+	return { executionId, clientId, buttons: await questionButtons(env, clientId, question, executionId) };
 }
 
 async function open(url: string, init: RequestInit = {}): Promise<Page> {
-  const response = await fetch(url, { redirect: 'manual', ...init });
-  return { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.text(), headers: response.headers };
+	const response = await fetch(url, { redirect: 'manual', ...init });
+	return {
+		status: response.status,
+		type: response.headers.get('content-type') ?? '',
+		body: await response.text(),
+		headers: response.headers,
+	};
 }
 
 const tokenOf = (page: Page) => tokenOfPage(page.body, page.status);
 
 /** POSTs the page's form as a browser does from the page itself (same origin); a Custom Form's as multipart. */
-function confirm(url: string, fields: Record<string, string>, multipart = false, browserHeaders: Record<string, string> = { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' }): Promise<Page> {
-  const headers: Record<string, string> = { ...browserHeaders };
-  if (!multipart) headers['content-type'] = 'application/x-www-form-urlencoded';
-  const form = new FormData();
-  for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  return open(url, { method: 'POST', headers, body: multipart ? form : new URLSearchParams(fields) });
+function confirm(
+	url: string,
+	fields: Record<string, string>,
+	multipart = false,
+	browserHeaders: Record<string, string> = { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' },
+): Promise<Page> {
+	const headers: Record<string, string> = { ...browserHeaders };
+	if (!multipart) headers['content-type'] = 'application/x-www-form-urlencoded';
+	const form = new FormData();
+	for (const [key, value] of Object.entries(fields)) form.append(key, value);
+	return open(url, { method: 'POST', headers, body: multipart ? form : new URLSearchParams(fields) });
 }
 
 /** Opens the link, then confirms on its page as the person would: after reading it a moment. */
 async function answer(url: string, fields: Record<string, string> = {}, multipart = false): Promise<Page> {
-  const page = await open(url);
-  assert.equal(page.status, 200, `the question's page opens: ${page.body.slice(0, 300)}`);
-  await afterHumanMoment(page.body);
-  return confirm(url, { token: tokenOf(page), ...fields }, multipart);
+	const page = await open(url);
+	assert.equal(page.status, 200, `the question's page opens: ${page.body.slice(0, 300)}`);
+	await afterHumanMoment(page.body);
+	return confirm(url, { token: tokenOf(page), ...fields }, multipart);
 }
 
 function assertPage(page: Page, status: number, text: string): void {
-  assert.equal(page.status, status, `HTTP ${status} expected, got ${page.status}: ${page.body.slice(0, 300)}`);
-  assert.match(page.type, /^text\/html/);
-  assert.ok(page.body.includes(text), `the page says "${text}": ${page.body.slice(0, 400)}`);
+	assert.equal(page.status, status, `HTTP ${status} expected, got ${page.status}: ${page.body.slice(0, 300)}`);
+	assert.match(page.type, /^text\/html/);
+	assert.ok(page.body.includes(text), `the page says "${text}": ${page.body.slice(0, 400)}`);
 }
 
 async function finished(env: E2eEnvironment, workflowId: string, id: string, timeoutMs = 60_000): Promise<Execution> {
-  return waitFor(
-    async () => {
-      const found = await execution(env, workflowId, id);
-      return ['new', 'running', 'waiting'].includes(found.status) ? undefined : found;
-    },
-    { what: `execution ${id} to finish`, timeoutMs, intervalMs: 300 },
-  );
+	return waitFor(
+		async () => {
+			const found = await execution(env, workflowId, id);
+			return ['new', 'running', 'waiting'].includes(found.status) ? undefined : found;
+		},
+		{ what: `execution ${id} to finish`, timeoutMs, intervalMs: 300 },
+	);
 }
 
 /** The JSON of each run of a node, in run order. */
 function runsOf(run: Execution, node: string): Array<Array<Record<string, any>>> {
-  const runs = run.data?.resultData.runData[node];
-  assert.ok(runs?.length, `node ${node} ran in execution ${run.id}`);
-  return runs.map((entry) => (entry.data?.main[0] ?? []).map((item) => item.json));
+	const runs = run.data?.resultData.runData[node];
+	assert.ok(runs?.length, `node ${node} ran in execution ${run.id}`);
+	return runs.map((entry) => (entry.data?.main[0] ?? []).map((item) => item.json));
 }
 
 function onlyOutput(run: Execution, node: string): Array<Record<string, any>> {
-  const runs = runsOf(run, node);
-  assert.equal(runs.length, 1, `node ${node} ran once in execution ${run.id}`);
-  return runs[0];
+	const runs = runsOf(run, node);
+	assert.equal(runs.length, 1, `node ${node} ran once in execution ${run.id}`);
+	return runs[0];
 }
 
 /** An answer's output: the answer, who answered (the subscriber asked) and a respondedAt inside the window. */
-function assertAnswered(output: Array<Record<string, any>>, expected: Record<string, unknown>, clientId: string, window: { from: number; to: number }): void {
-  assert.equal(output.length, 1);
-  const { respondedAt, ...rest } = output[0].data;
-  assert.deepEqual(rest, { ...expected, timedOut: false, respondedBy: { botid: BOT, clientid: clientId, messenger: 'telegram' } });
-  const at = Date.parse(respondedAt);
-  assert.ok(at >= window.from - 1000 && at <= window.to + 1000, `respondedAt ${respondedAt} lies in the answer's window`);
+function assertAnswered(
+	output: Array<Record<string, any>>,
+	expected: Record<string, unknown>,
+	clientId: string,
+	window: { from: number; to: number },
+): void {
+	assert.equal(output.length, 1);
+	const { respondedAt, ...rest } = output[0].data;
+	assert.deepEqual(rest, {
+		...expected,
+		timedOut: false,
+		respondedBy: { botid: BOT, clientid: clientId, messenger: 'telegram' },
+	});
+	const at = Date.parse(respondedAt);
+	assert.ok(
+		at >= window.from - 1000 && at <= window.to + 1000,
+		`respondedAt ${respondedAt} lies in the answer's window`,
+	);
 }
 
 const TIMED_OUT = { data: { answer: null, timedOut: true, respondedAt: null, respondedBy: null } };
 
 /** Runs `action` on a new page with JavaScript off, then photographs the page into `file` (when one is given). */
-async function screenshot(browser: Browser, file: string | undefined, action: (page: import('playwright-core').Page) => Promise<void>): Promise<void> {
-  // JavaScript off: the pages must work without it.
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 520, height: 640 } });
-  try {
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    await action(page);
-    if (file) await page.screenshot({ path: file });
-  } finally {
-    await context.close();
-  }
+async function screenshot(
+	browser: Browser,
+	file: string | undefined,
+	action: (page: import('playwright-core').Page) => Promise<void>,
+): Promise<void> {
+	// JavaScript off: the pages must work without it.
+	const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 520, height: 640 } });
+	try {
+		const page = await context.newPage();
+		page.setDefaultTimeout(30_000);
+		await action(page);
+		if (file) await page.screenshot({ path: file });
+	} finally {
+		await context.close();
+	}
 }
 
-async function screenshotWaiting(browser: Browser, env: E2eEnvironment, workflowId: string, executionId: string, file: string): Promise<void> {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  try {
-    page.setDefaultTimeout(30_000);
-    await page.goto(`${env.n8n.baseUrl}/signin`);
-    await page.locator('#emailOrLdapLoginId').fill(defaultOwner.email);
-    await page.locator('#password').fill(defaultOwner.password);
-    await page.getByTestId('form-submit-button').click();
-    await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
-    await page.goto(`${env.n8n.baseUrl}/workflow/${workflowId}/executions/${executionId}`);
-    await page.getByTestId('canvas-node').filter({ hasText: ASK }).waitFor({ state: 'visible' });
-    // n8n's first-visit checklist pops over the canvas.
-    await page.getByText('Production Checklist').locator('..').getByRole('button').first().click().catch(() => undefined);
-    await page.keyboard.press('Escape');
-    await page.getByText('Waiting', { exact: true }).first().waitFor({ state: 'visible' });
-    await page.waitForTimeout(1000);
-    await page.screenshot({ path: file });
-  } finally {
-    await page.close();
-  }
+async function screenshotWaiting(
+	browser: Browser,
+	env: E2eEnvironment,
+	workflowId: string,
+	executionId: string,
+	file: string,
+): Promise<void> {
+	const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+	try {
+		page.setDefaultTimeout(30_000);
+		await page.goto(`${env.n8n.baseUrl}/signin`);
+		await page.locator('#emailOrLdapLoginId').fill(defaultOwner.email);
+		await page.locator('#password').fill(defaultOwner.password);
+		await page.getByTestId('form-submit-button').click();
+		await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
+		await page.goto(`${env.n8n.baseUrl}/workflow/${workflowId}/executions/${executionId}`);
+		await page.getByTestId('canvas-node').filter({ hasText: ASK }).waitFor({ state: 'visible' });
+		// n8n's first-visit checklist pops over the canvas.
+		await page
+			.getByText('Production Checklist')
+			.locator('..')
+			.getByRole('button')
+			.first()
+			.click()
+			.catch(() => undefined);
+		await page.keyboard.press('Escape');
+		await page.getByText('Waiting', { exact: true }).first().waitFor({ state: 'visible' });
+		await page.waitForTimeout(1000);
+		await page.screenshot({ path: file });
+	} finally {
+		await page.close();
+	}
 }
 
 /**
@@ -271,28 +360,31 @@ async function screenshotWaiting(browser: Browser, env: E2eEnvironment, workflow
  * Returns what each press got: the status and the page's heading.
  */
 async function clickEverything(browser: Browser, urls: string[]): Promise<string[]> {
-  const context = await browser.newContext();
-  const seen: string[] = [];
-  try {
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    for (const url of urls) {
-      await page.goto(url);
-      const controls = await page.locator('button, input[type="submit"]').count();
-      for (let index = 0; index < controls; index++) {
-        if (index > 0) await page.goto(url);
-        const [response] = await Promise.all([
-          page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
-          page.locator('button, input[type="submit"]').nth(index).evaluate((control) => (control as HTMLElement).click()),
-        ]);
-        await page.waitForLoadState();
-        seen.push(`${response.status()} ${await page.locator('h1').textContent()}`);
-      }
-    }
-  } finally {
-    await context.close();
-  }
-  return seen;
+	const context = await browser.newContext();
+	const seen: string[] = [];
+	try {
+		const page = await context.newPage();
+		page.setDefaultTimeout(30_000);
+		for (const url of urls) {
+			await page.goto(url);
+			const controls = await page.locator('button, input[type="submit"]').count();
+			for (let index = 0; index < controls; index++) {
+				if (index > 0) await page.goto(url);
+				const [response] = await Promise.all([
+					page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+					page
+						.locator('button, input[type="submit"]')
+						.nth(index)
+						.evaluate((control) => (control as HTMLElement).click()),
+				]);
+				await page.waitForLoadState();
+				seen.push(`${response.status()} ${await page.locator('h1').textContent()}`);
+			}
+		}
+	} finally {
+		await context.close();
+	}
+	return seen;
 }
 
 /**
@@ -309,290 +401,413 @@ const DROPPED_BY_DEEP_COPY = ['__proto__', 'constructor', 'prototype'];
  * answers it; when n8n happened to end the wait first, its own page answers and a new question is asked.
  */
 async function tapAfterDeadline(env: E2eEnvironment, workflow: { id: string; path: string }) {
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    const asked = await ask(env, workflow, `Will you answer in time? (${attempt})`);
-    const until = Number(new URL(asked.buttons[0].url).searchParams.get('until'));
-    assert.ok(until > 0, `the link carries the deadline: ${asked.buttons[0].url}`);
-    await waitFor(async () => (Date.now() > until ? true : undefined), { what: 'the time limit to pass', timeoutMs: 30_000, intervalMs: 50 });
-    const page = await confirm(asked.buttons[0].url, {});
-    if (page.status === 410) {
-      assertPage(page, 410, 'This question has expired');
-      assertPage(await open(asked.buttons[1].url), 410, 'This question has expired');
-      return { ...asked, page };
-    }
-    const run = await execution(env, workflow.id, asked.executionId);
-    assert.notEqual(run.status, 'waiting', `a tap after the deadline on a waiting execution is refused as expired: HTTP ${page.status} ${page.body.slice(0, 300)}`);
-  }
-  throw new Error('n8n ended each of three waits before the tap could reach them');
+	for (let attempt = 1; attempt <= 3; attempt++) {
+		const asked = await ask(env, workflow, `Will you answer in time? (${attempt})`);
+		const until = Number(new URL(asked.buttons[0].url).searchParams.get('until'));
+		assert.ok(until > 0, `the link carries the deadline: ${asked.buttons[0].url}`);
+		await waitFor(async () => (Date.now() > until ? true : undefined), {
+			what: 'the time limit to pass',
+			timeoutMs: 30_000,
+			intervalMs: 50,
+		});
+		const page = await confirm(asked.buttons[0].url, {});
+		if (page.status === 410) {
+			assertPage(page, 410, 'This question has expired');
+			assertPage(await open(asked.buttons[1].url), 410, 'This question has expired');
+			return { ...asked, page };
+		}
+		const run = await execution(env, workflow.id, asked.executionId);
+		assert.notEqual(
+			run.status,
+			'waiting',
+			`a tap after the deadline on a waiting execution is refused as expired: HTTP ${page.status} ${page.body.slice(0, 300)}`,
+		);
+	}
+	throw new Error('n8n ended each of three waits before the tap could reach them');
 }
 
 /**
  * `browser`: a clicking scanner and a person's click in Chromium (regular mode). `screenshotDir`: also photograph the
  * editor's waiting execution and every page for the docs (E2E_SCREENSHOTS=1; CI leaves the photographs out).
  */
-export async function runSendAndWaitScenario(env: E2eEnvironment, options: { browser?: boolean; screenshotDir?: string } = {}): Promise<AskedExecution[]> {
-  const browser = options.browser || options.screenshotDir ? await launchChromium() : undefined;
-  const photograph = browser && options.screenshotDir ? browser : undefined;
-  const shot = (name: string) => path.join(options.screenshotDir ?? '', `send-and-wait-${name}.png`);
-  try {
-    // The time limit: a short one, so that the wait ends before n8n's wait tracker looks (once a minute).
-    const limited = await publish(env, (p) =>
-      askWorkflow(env, p, { options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.01, resumeUnit: 'minutes' } } } }),
-    );
-    const late = await tapAfterDeadline(env, limited);
+export async function runSendAndWaitScenario(
+	env: E2eEnvironment,
+	options: { browser?: boolean; screenshotDir?: string } = {},
+): Promise<AskedExecution[]> {
+	const browser = options.browser || options.screenshotDir ? await launchChromium() : undefined;
+	const photograph = browser && options.screenshotDir ? browser : undefined;
+	const shot = (name: string) => path.join(options.screenshotDir ?? '', `send-and-wait-${name}.png`);
+	try {
+		// The time limit: a short one, so that the wait ends before n8n's wait tracker looks (once a minute).
+		const limited = await publish(env, (p) =>
+			askWorkflow(env, p, {
+				options: {
+					limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.01, resumeUnit: 'minutes' } },
+				},
+			}),
+		);
+		const late = await tapAfterDeadline(env, limited);
 
-    const approval = await publish(env, (p) => askWorkflow(env, p, { responseType: 'approval' }));
-    const executions: AskedExecution[] = [];
+		const approval = await publish(env, (p) => askWorkflow(env, p, { responseType: 'approval' }));
+		const executions: AskedExecution[] = [];
 
-    // Previews and scanners open every button with GET and HEAD: nothing is answered.
-    const asked = await ask(env, approval, 'Approve the refund?');
-    assert.deepEqual(asked.buttons.map((button) => button.name), ['Approve', 'Decline']);
-    for (const userAgent of PREVIEW_AGENTS) {
-      for (const button of asked.buttons) {
-        assertPage(await open(button.url, { headers: { 'user-agent': userAgent } }), 200, 'Confirm your answer');
-        const head = await open(button.url, { method: 'HEAD', headers: { 'user-agent': userAgent } });
-        assert.equal(head.status, 200, `HEAD answers 200: ${head.status}`);
-      }
-    }
-    assert.equal((await execution(env, approval.id, asked.executionId)).status, 'waiting', 'previews resumed nothing');
-    // An altered link is refused by n8n and resumes nothing.
-    const altered = new URL(asked.buttons[1].url);
-    altered.searchParams.set('answer', 'Approve');
-    assert.equal((await open(altered.toString())).status, 401, 'a changed answer is refused');
-    if (photograph) await screenshotWaiting(photograph, env, approval.id, asked.executionId, shot('waiting'));
+		// Previews and scanners open every button with GET and HEAD: nothing is answered.
+		const asked = await ask(env, approval, 'Approve the refund?');
+		assert.deepEqual(
+			asked.buttons.map((button) => button.name),
+			['Approve', 'Decline'],
+		);
+		for (const userAgent of PREVIEW_AGENTS) {
+			for (const button of asked.buttons) {
+				assertPage(await open(button.url, { headers: { 'user-agent': userAgent } }), 200, 'Confirm your answer');
+				const head = await open(button.url, { method: 'HEAD', headers: { 'user-agent': userAgent } });
+				assert.equal(head.status, 200, `HEAD answers 200: ${head.status}`);
+			}
+		}
+		assert.equal((await execution(env, approval.id, asked.executionId)).status, 'waiting', 'previews resumed nothing');
+		// An altered link is refused by n8n and resumes nothing.
+		const altered = new URL(asked.buttons[1].url);
+		altered.searchParams.set('answer', 'Approve');
+		assert.equal((await open(altered.toString())).status, 401, 'a changed answer is refused');
+		if (photograph) await screenshotWaiting(photograph, env, approval.id, asked.executionId, shot('waiting'));
 
-    // Another site's script may not read the pages (n8n reflects its Origin; the node takes that back), and methods a
-    // page never uses get 405 from the node, not n8n's "No action required".
-    const elsewhere = await open(asked.buttons[0].url, { headers: { origin: 'https://elsewhere.example' } });
-    assertPage(elsewhere, 200, 'Confirm your answer');
-    assert.equal(elsewhere.headers.get('access-control-allow-origin'), null, 'the page gives no other origin read permission');
-    for (const method of ['PUT', 'PATCH', 'DELETE']) {
-      const refused = await open(asked.buttons[0].url, { method, headers: { origin: 'https://elsewhere.example' } });
-      assertPage(refused, 405, 'Nothing was recorded.');
-      assert.equal(refused.headers.get('allow'), 'GET, HEAD, POST');
-      assert.equal(refused.headers.get('access-control-allow-origin'), null);
-    }
-    // A program that copies the token and says Sec-Fetch-Site: none (sent only for a navigation a person typed).
-    const typedPage = await open(asked.buttons[0].url);
-    await afterHumanMoment(typedPage.body);
-    assertPage(await confirm(asked.buttons[0].url, { token: tokenOf(typedPage) }, false, { 'sec-fetch-site': 'none' }), 403, 'did not come from the page of the question');
-    // A scanner that opens each button and presses every control in order: the hidden control first (the pages shown
-    // so far are spent), then, on the page opened again, the confirm button sooner than a person (asked again).
-    if (browser) {
-      const presses = await clickEverything(browser, asked.buttons.map((button) => button.url));
-      assert.deepEqual(presses, Array(4).fill('403 Not recorded: pressed by a program'));
-      // The pages shown within 10 s of the last press of the hidden control are spent: the person comes after that.
-      const crawled = Date.now();
-      await waitFor(async () => (Date.now() > crawled + 10_000 ? true : undefined), { what: 'the quiet time after the scanner', timeoutMs: 30_000, intervalMs: 200 });
-    }
-    assert.equal((await execution(env, approval.id, asked.executionId)).status, 'waiting', 'the refused requests and the clicking scanner recorded no answer');
+		// Another site's script may not read the pages (n8n reflects its Origin; the node takes that back), and methods a
+		// page never uses get 405 from the node, not n8n's "No action required".
+		const elsewhere = await open(asked.buttons[0].url, { headers: { origin: 'https://elsewhere.example' } });
+		assertPage(elsewhere, 200, 'Confirm your answer');
+		assert.equal(
+			elsewhere.headers.get('access-control-allow-origin'),
+			null,
+			'the page gives no other origin read permission',
+		);
+		for (const method of ['PUT', 'PATCH', 'DELETE']) {
+			const refused = await open(asked.buttons[0].url, { method, headers: { origin: 'https://elsewhere.example' } });
+			assertPage(refused, 405, 'Nothing was recorded.');
+			assert.equal(refused.headers.get('allow'), 'GET, HEAD, POST');
+			assert.equal(refused.headers.get('access-control-allow-origin'), null);
+		}
+		// A program that copies the token and says Sec-Fetch-Site: none (sent only for a navigation a person typed).
+		const typedPage = await open(asked.buttons[0].url);
+		await afterHumanMoment(typedPage.body);
+		assertPage(
+			await confirm(asked.buttons[0].url, { token: tokenOf(typedPage) }, false, { 'sec-fetch-site': 'none' }),
+			403,
+			'did not come from the page of the question',
+		);
+		// A scanner that opens each button and presses every control in order: the hidden control first (the pages shown
+		// so far are spent), then, on the page opened again, the confirm button sooner than a person (asked again).
+		if (browser) {
+			const presses = await clickEverything(
+				browser,
+				asked.buttons.map((button) => button.url),
+			);
+			assert.deepEqual(presses, Array(4).fill('403 Not recorded: pressed by a program'));
+			// The pages shown within 10 s of the last press of the hidden control are spent: the person comes after that.
+			const crawled = Date.now();
+			await waitFor(async () => (Date.now() > crawled + 10_000 ? true : undefined), {
+				what: 'the quiet time after the scanner',
+				timeoutMs: 30_000,
+				intervalMs: 200,
+			});
+		}
+		assert.equal(
+			(await execution(env, approval.id, asked.executionId)).status,
+			'waiting',
+			'the refused requests and the clicking scanner recorded no answer',
+		);
 
-    // The person confirms Decline on the page (in Chromium, by clicking, when photographing).
-    const from = Date.now();
-    if (browser) {
-      if (photograph) await screenshot(photograph, shot('confirm'), async (page) => {
-        await page.goto(asked.buttons[1].url);
-      });
-      await screenshot(browser, options.screenshotDir ? shot('received') : undefined, async (page) => {
-        await page.goto(asked.buttons[1].url);
-        await afterHumanMoment(await page.content());
-        await page.getByRole('button', { name: 'Confirm “Decline”' }).click();
-        await page.waitForLoadState();
-        const shown = (await page.textContent('body')) ?? '';
-        assert.ok(shown.includes('Your answer “Decline” has been received.'), `Chromium's confirmation is received: ${shown}`);
-      });
-    } else {
-      assertPage(await answer(asked.buttons[1].url), 200, 'Your answer “Decline” has been received.');
-    }
-    const declinedRun = await finished(env, approval.id, asked.executionId);
-    assertSucceeded(declinedRun);
-    assertAnswered(onlyOutput(declinedRun, ASK), { answer: 'Decline', approved: false }, asked.clientId, { from, to: Date.now() });
-    assert.deepEqual(onlyOutput(declinedRun, AFTER), onlyOutput(declinedRun, ASK));
-    executions.push({ execution: declinedRun, resumes: 1 });
-    // After the run finished, n8n itself answers the links ("no action required"); nothing runs again.
-    const afterwards = await open(asked.buttons[0].url);
-    assert.equal(afterwards.status, 200);
-    assert.ok(!afterwards.body.includes('has been received'));
-    assert.equal(runsOf(await execution(env, approval.id, asked.executionId), ASK).length, 1);
+		// The person confirms Decline on the page (in Chromium, by clicking, when photographing).
+		const from = Date.now();
+		if (browser) {
+			if (photograph)
+				await screenshot(photograph, shot('confirm'), async (page) => {
+					await page.goto(asked.buttons[1].url);
+				});
+			await screenshot(browser, options.screenshotDir ? shot('received') : undefined, async (page) => {
+				await page.goto(asked.buttons[1].url);
+				await afterHumanMoment(await page.content());
+				await page.getByRole('button', { name: 'Confirm “Decline”' }).click();
+				await page.waitForLoadState();
+				const shown = (await page.textContent('body')) ?? '';
+				assert.ok(
+					shown.includes('Your answer “Decline” has been received.'),
+					`Chromium's confirmation is received: ${shown}`,
+				);
+			});
+		} else {
+			assertPage(await answer(asked.buttons[1].url), 200, 'Your answer “Decline” has been received.');
+		}
+		const declinedRun = await finished(env, approval.id, asked.executionId);
+		assertSucceeded(declinedRun);
+		assertAnswered(onlyOutput(declinedRun, ASK), { answer: 'Decline', approved: false }, asked.clientId, {
+			from,
+			to: Date.now(),
+		});
+		assert.deepEqual(onlyOutput(declinedRun, AFTER), onlyOutput(declinedRun, ASK));
+		executions.push({ execution: declinedRun, resumes: 1 });
+		// After the run finished, n8n itself answers the links ("no action required"); nothing runs again.
+		const afterwards = await open(asked.buttons[0].url);
+		assert.equal(afterwards.status, 200);
+		assert.ok(!afterwards.body.includes('has been received'));
+		assert.equal(runsOf(await execution(env, approval.id, asked.executionId), ASK).length, 1);
 
-    // Four simultaneous confirmations: one wins.
-    const raced = await ask(env, approval, 'Approve the second refund?');
-    const racedPages = await Promise.all(raced.buttons.map((button) => open(button.url)));
-    const tokens = racedPages.map(tokenOf);
-    for (const page of racedPages) await afterHumanMoment(page.body);
-    const picks = [0, 1, 0, 1];
-    const taps = await Promise.all(picks.map((index) => confirm(raced.buttons[index].url, { token: tokens[index] })));
-    const seen = taps.map((tap, index) => `${raced.buttons[picks[index]].name}: ${tap.status} ${/<h1[^>]*>([^<]*)/.exec(tap.body)?.[1] ?? tap.body.slice(0, 120)}`).join('; ');
-    const isReceived = (tap: Page) => tap.status === 200 && tap.body.includes('has been received');
-    assert.equal(taps.filter(isReceived).length, 1, `exactly one tap is received: ${seen}`);
-    // The others are told it was answered (409: the node's page, or n8n's while the resumed run goes on); a tap that
-    // n8n reads only after the resumed run finished (a busy machine: sqlite serialises the reads) gets n8n's own
-    // "No action required" page. None is told it counted.
-    const loserPage = (tap: Page) => tap.status === 409 || (tap.status === 200 && tap.body.includes('No action required'));
-    assert.ok(taps.filter((tap) => !isReceived(tap)).every(loserPage), `the others are told the question was answered: ${seen}`);
-    const winner = taps.findIndex(isReceived);
-    const winningAnswer = raced.buttons[picks[winner]].name;
-    assertPage(taps[winner], 200, `Your answer “${winningAnswer}” has been received.`);
-    assert.equal(taps[winner].headers.get('access-control-allow-origin'), null, 'the received page gives no cross-origin read permission');
-    const racedRun = await finished(env, approval.id, raced.executionId);
-    assertSucceeded(racedRun);
-    const racedOutput = onlyOutput(racedRun, ASK);
-    assert.equal(racedOutput.length, 1, 'one answer recorded');
-    assert.equal(racedOutput[0].data.answer, winningAnswer, 'the recorded answer is the one told "received"');
-    executions.push({ execution: racedRun, resumes: 1 });
-    const loser = taps.find((tap) => tap.status === 409 && tap.body.includes('already been answered'));
-    if (photograph && loser) await screenshot(photograph, shot('already-answered'), async (page) => page.setContent(loser.body));
+		// Four simultaneous confirmations: one wins.
+		const raced = await ask(env, approval, 'Approve the second refund?');
+		const racedPages = await Promise.all(raced.buttons.map((button) => open(button.url)));
+		const tokens = racedPages.map(tokenOf);
+		for (const page of racedPages) await afterHumanMoment(page.body);
+		const picks = [0, 1, 0, 1];
+		const taps = await Promise.all(picks.map((index) => confirm(raced.buttons[index].url, { token: tokens[index] })));
+		const seen = taps
+			.map(
+				(tap, index) =>
+					`${raced.buttons[picks[index]].name}: ${tap.status} ${/<h1[^>]*>([^<]*)/.exec(tap.body)?.[1] ?? tap.body.slice(0, 120)}`,
+			)
+			.join('; ');
+		const isReceived = (tap: Page) => tap.status === 200 && tap.body.includes('has been received');
+		assert.equal(taps.filter(isReceived).length, 1, `exactly one tap is received: ${seen}`);
+		// The others are told it was answered (409: the node's page, or n8n's while the resumed run goes on); a tap that
+		// n8n reads only after the resumed run finished (a busy machine: sqlite serialises the reads) gets n8n's own
+		// "No action required" page. None is told it counted.
+		const loserPage = (tap: Page) =>
+			tap.status === 409 || (tap.status === 200 && tap.body.includes('No action required'));
+		assert.ok(
+			taps.filter((tap) => !isReceived(tap)).every(loserPage),
+			`the others are told the question was answered: ${seen}`,
+		);
+		const winner = taps.findIndex(isReceived);
+		const winningAnswer = raced.buttons[picks[winner]].name;
+		assertPage(taps[winner], 200, `Your answer “${winningAnswer}” has been received.`);
+		assert.equal(
+			taps[winner].headers.get('access-control-allow-origin'),
+			null,
+			'the received page gives no cross-origin read permission',
+		);
+		const racedRun = await finished(env, approval.id, raced.executionId);
+		assertSucceeded(racedRun);
+		const racedOutput = onlyOutput(racedRun, ASK);
+		assert.equal(racedOutput.length, 1, 'one answer recorded');
+		assert.equal(racedOutput[0].data.answer, winningAnswer, 'the recorded answer is the one told "received"');
+		executions.push({ execution: racedRun, resumes: 1 });
+		const loser = taps.find((tap) => tap.status === 409 && tap.body.includes('already been answered'));
+		if (photograph && loser)
+			await screenshot(photograph, shot('already-answered'), async (page) => page.setContent(loser.body));
 
-    // A question stopped while it waits (a person's "Stop" in the editor, or the API): its page shown before the stop
-    // and the link afterwards resume nothing. n8n 2.41.1 marks the execution `canceled` with an error
-    // (ExecutionService.stopDuringRun; stopBeforeRun only for executions still queued by concurrency control), and
-    // WaitingWebhooks refuses the links of an execution with an error before the node is asked.
-    const stopped = await ask(env, approval, 'Approve the withdrawn refund?');
-    const stoppedPage = await open(stopped.buttons[0].url);
-    assertPage(stoppedPage, 200, 'Confirm your answer');
-    const stop = await env.api.stopExecution(stopped.executionId);
-    assert.deepEqual([stop.status, stop.finished], ['canceled', false]);
-    await afterHumanMoment(stoppedPage.body);
-    const refusal = `The execution "${stopped.executionId}" has finished with error.`;
-    for (const refused of [await confirm(stopped.buttons[0].url, { token: tokenOf(stoppedPage) }), await open(stopped.buttons[1].url)]) {
-      assert.equal(refused.status, 409);
-      assert.equal(JSON.parse(refused.body).message, refusal);
-    }
-    const stoppedRun = await execution(env, approval.id, stopped.executionId);
-    assert.equal(stoppedRun.status, 'canceled', 'the confirmation after the stop resumed nothing');
-    assert.equal(stoppedRun.data?.resultData.runData[AFTER], undefined, 'the node after the question never ran');
+		// A question stopped while it waits (a person's "Stop" in the editor, or the API): its page shown before the stop
+		// and the link afterwards resume nothing. n8n 2.41.1 marks the execution `canceled` with an error
+		// (ExecutionService.stopDuringRun; stopBeforeRun only for executions still queued by concurrency control), and
+		// WaitingWebhooks refuses the links of an execution with an error before the node is asked.
+		const stopped = await ask(env, approval, 'Approve the withdrawn refund?');
+		const stoppedPage = await open(stopped.buttons[0].url);
+		assertPage(stoppedPage, 200, 'Confirm your answer');
+		const stop = await env.api.stopExecution(stopped.executionId);
+		assert.deepEqual([stop.status, stop.finished], ['canceled', false]);
+		await afterHumanMoment(stoppedPage.body);
+		const refusal = `The execution "${stopped.executionId}" has finished with error.`;
+		for (const refused of [
+			await confirm(stopped.buttons[0].url, { token: tokenOf(stoppedPage) }),
+			await open(stopped.buttons[1].url),
+		]) {
+			assert.equal(refused.status, 409);
+			assert.equal(JSON.parse(refused.body).message, refusal);
+		}
+		const stoppedRun = await execution(env, approval.id, stopped.executionId);
+		assert.equal(stoppedRun.status, 'canceled', 'the confirmation after the stop resumed nothing');
+		assert.equal(stoppedRun.data?.resultData.runData[AFTER], undefined, 'the node after the question never ran');
 
-    // A loop of two subscribers in one execution.
-    const loop = await publish(env, (p) => loopWorkflow(env, p));
-    const first = await newSubscriber(env);
-    const second = await newSubscriber(env);
-    const before = new Set((await env.api.executions(loop.id)).map((candidate) => candidate.id));
-    const question = 'Can you take the Sunday shift?';
-    const started = await callProductionWebhook(env.n8n.baseUrl, loop.path, { question, subscribers: [{ clientId: first }, { clientId: second }] });
-    assert.equal(started.status, 200);
-    const loopId = await waitingExecution(env, loop.id, before);
-    const firstButtons = await questionButtons(env, first, question, loopId);
-    const firstApproveToken = tokenOf(await open(firstButtons[0].url));
-    const loopFrom = Date.now();
-    assertPage(await answer(firstButtons[1].url), 200, 'Your answer “Decline” has been received.');
-    const secondButtons = await questionButtons(env, second, question, loopId);
-    await waitFor(async () => ((await execution(env, loop.id, loopId)).status === 'waiting' ? true : undefined), {
-      what: `execution ${loopId} to wait for the second subscriber`,
-      timeoutMs: 30_000,
-    });
-    // The first subscriber replays her old Approve link while the second is asked.
-    assertPage(await open(firstButtons[0].url), 410, 'replaced by a newer one');
-    assertPage(await confirm(firstButtons[0].url, { token: firstApproveToken }), 410, 'replaced by a newer one');
-    assert.equal((await execution(env, loop.id, loopId)).status, 'waiting', 'the replay resumed nothing');
-    if (photograph) await screenshot(photograph, shot('replaced'), async (page) => void (await page.goto(firstButtons[0].url)));
-    assertPage(await answer(secondButtons[0].url), 200, 'Your answer “Approve” has been received.');
-    const loopRun = await finished(env, loop.id, loopId);
-    assertSucceeded(loopRun);
-    const [firstRun, secondRun] = runsOf(loopRun, ASK);
-    assertAnswered(firstRun, { answer: 'Decline', approved: false }, first, { from: loopFrom, to: Date.now() });
-    assertAnswered(secondRun, { answer: 'Approve', approved: true }, second, { from: loopFrom, to: Date.now() });
-    executions.push({ execution: loopRun, resumes: 2 });
+		// A loop of two subscribers in one execution.
+		const loop = await publish(env, (p) => loopWorkflow(env, p));
+		const first = await newSubscriber(env);
+		const second = await newSubscriber(env);
+		const before = new Set((await env.api.executions(loop.id)).map((candidate) => candidate.id));
+		const question = 'Can you take the Sunday shift?';
+		const started = await callProductionWebhook(env.n8n.baseUrl, loop.path, {
+			question,
+			subscribers: [{ clientId: first }, { clientId: second }],
+		});
+		assert.equal(started.status, 200);
+		const loopId = await waitingExecution(env, loop.id, before);
+		const firstButtons = await questionButtons(env, first, question, loopId);
+		const firstApproveToken = tokenOf(await open(firstButtons[0].url));
+		const loopFrom = Date.now();
+		assertPage(await answer(firstButtons[1].url), 200, 'Your answer “Decline” has been received.');
+		const secondButtons = await questionButtons(env, second, question, loopId);
+		await waitFor(async () => ((await execution(env, loop.id, loopId)).status === 'waiting' ? true : undefined), {
+			what: `execution ${loopId} to wait for the second subscriber`,
+			timeoutMs: 30_000,
+		});
+		// The first subscriber replays her old Approve link while the second is asked.
+		assertPage(await open(firstButtons[0].url), 410, 'replaced by a newer one');
+		assertPage(await confirm(firstButtons[0].url, { token: firstApproveToken }), 410, 'replaced by a newer one');
+		assert.equal((await execution(env, loop.id, loopId)).status, 'waiting', 'the replay resumed nothing');
+		if (photograph)
+			await screenshot(photograph, shot('replaced'), async (page) => void (await page.goto(firstButtons[0].url)));
+		assertPage(await answer(secondButtons[0].url), 200, 'Your answer “Approve” has been received.');
+		const loopRun = await finished(env, loop.id, loopId);
+		assertSucceeded(loopRun);
+		const [firstRun, secondRun] = runsOf(loopRun, ASK);
+		assertAnswered(firstRun, { answer: 'Decline', approved: false }, first, { from: loopFrom, to: Date.now() });
+		assertAnswered(secondRun, { answer: 'Approve', approved: true }, second, { from: loopFrom, to: Date.now() });
+		executions.push({ execution: loopRun, resumes: 2 });
 
-    // Free Text and Custom Form, answered on their page.
-    const freeText = await publish(env, (p) => askWorkflow(env, p, { responseType: 'freeText', respondLabel: 'Write back' }));
-    const written = await ask(env, freeText, 'What went wrong with the delivery?');
-    assert.deepEqual(written.buttons.map((button) => button.name), ['Write back']);
-    // An answer over the length limit (10000 characters by default) is refused, with its text kept to shorten.
-    const tooLong = `${'Long story. '.repeat(833)}The end.`;
-    assert.equal([...tooLong].length, 10_004);
-    const writingPage = await open(written.buttons[0].url);
-    await afterHumanMoment(writingPage.body);
-    const refusedLong = await confirm(written.buttons[0].url, { token: tokenOf(writingPage), text: tooLong });
-    assertPage(refusedLong, 422, 'This answer is 10004 characters long; at most 10000 are accepted.');
-    assert.ok(refusedLong.body.includes(`required>${tooLong}</textarea>`), 'the refused page keeps the text');
-    const writtenFrom = Date.now();
-    assertPage(await answer(written.buttons[0].url, { text: 'The box was wet' }), 200, 'Your answer “The box was wet” has been received.');
-    const writtenRun = await finished(env, freeText.id, written.executionId);
-    assertSucceeded(writtenRun);
-    assertAnswered(onlyOutput(writtenRun, ASK), { answer: 'The box was wet' }, written.clientId, { from: writtenFrom, to: Date.now() });
-    executions.push({ execution: writtenRun, resumes: 1 });
+		// Free Text and Custom Form, answered on their page.
+		const freeText = await publish(env, (p) =>
+			askWorkflow(env, p, { responseType: 'freeText', respondLabel: 'Write back' }),
+		);
+		const written = await ask(env, freeText, 'What went wrong with the delivery?');
+		assert.deepEqual(
+			written.buttons.map((button) => button.name),
+			['Write back'],
+		);
+		// An answer over the length limit (10000 characters by default) is refused, with its text kept to shorten.
+		const tooLong = `${'Long story. '.repeat(833)}The end.`;
+		assert.equal([...tooLong].length, 10_004);
+		const writingPage = await open(written.buttons[0].url);
+		await afterHumanMoment(writingPage.body);
+		const refusedLong = await confirm(written.buttons[0].url, { token: tokenOf(writingPage), text: tooLong });
+		assertPage(refusedLong, 422, 'This answer is 10004 characters long; at most 10000 are accepted.');
+		assert.ok(refusedLong.body.includes(`required>${tooLong}</textarea>`), 'the refused page keeps the text');
+		const writtenFrom = Date.now();
+		assertPage(
+			await answer(written.buttons[0].url, { text: 'The box was wet' }),
+			200,
+			'Your answer “The box was wet” has been received.',
+		);
+		const writtenRun = await finished(env, freeText.id, written.executionId);
+		assertSucceeded(writtenRun);
+		assertAnswered(onlyOutput(writtenRun, ASK), { answer: 'The box was wet' }, written.clientId, {
+			from: writtenFrom,
+			to: Date.now(),
+		});
+		executions.push({ execution: writtenRun, resumes: 1 });
 
-    const form = await publish(env, (p) =>
-      askWorkflow(env, p, {
-        responseType: 'customForm',
-        formFields: {
-          values: [
-            { fieldLabel: 'Name', fieldType: 'text', requiredField: true },
-            { fieldLabel: 'Boxes', fieldType: 'number' },
-            { fieldLabel: 'Slot', fieldType: 'dropdown', requiredField: true, fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] } },
-            { fieldLabel: 'Day', fieldType: 'date', requiredField: true },
-          ],
-        },
-      }),
-    );
-    const filled = await ask(env, form, 'When shall we deliver?');
-    if (photograph) await screenshot(photograph, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
-    const formPage = await open(filled.buttons[0].url);
-    const formToken = tokenOf(formPage);
-    await afterHumanMoment(formPage.body);
-    const formErrors = await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '1e-400', f2: '1', f3: '' }, true);
-    assertPage(formErrors, 422, 'This field is required.');
-    assertPage(formErrors, 422, 'This number is too close to zero to be kept exactly');
-    const formFrom = Date.now();
-    assertPage(await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '2026-12-24' }, true), 200, 'Your answer “Name: Ana; Boxes: 2; Slot: Evening; Day: 2026-12-24” has been received.');
-    const filledRun = await finished(env, form.id, filled.executionId);
-    assertSucceeded(filledRun);
-    assertAnswered(onlyOutput(filledRun, ASK), { answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } }, filled.clientId, { from: formFrom, to: Date.now() });
-    executions.push({ execution: filledRun, resumes: 1 });
+		const form = await publish(env, (p) =>
+			askWorkflow(env, p, {
+				responseType: 'customForm',
+				formFields: {
+					values: [
+						{ fieldLabel: 'Name', fieldType: 'text', requiredField: true },
+						{ fieldLabel: 'Boxes', fieldType: 'number' },
+						{
+							fieldLabel: 'Slot',
+							fieldType: 'dropdown',
+							requiredField: true,
+							fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] },
+						},
+						{ fieldLabel: 'Day', fieldType: 'date', requiredField: true },
+					],
+				},
+			}),
+		);
+		const filled = await ask(env, form, 'When shall we deliver?');
+		if (photograph)
+			await screenshot(photograph, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
+		const formPage = await open(filled.buttons[0].url);
+		const formToken = tokenOf(formPage);
+		await afterHumanMoment(formPage.body);
+		const formErrors = await confirm(
+			filled.buttons[0].url,
+			{ token: formToken, f0: 'Ana', f1: '1e-400', f2: '1', f3: '' },
+			true,
+		);
+		assertPage(formErrors, 422, 'This field is required.');
+		assertPage(formErrors, 422, 'This number is too close to zero to be kept exactly');
+		const formFrom = Date.now();
+		assertPage(
+			await confirm(filled.buttons[0].url, { token: formToken, f0: 'Ana', f1: '2', f2: '1', f3: '2026-12-24' }, true),
+			200,
+			'Your answer “Name: Ana; Boxes: 2; Slot: Evening; Day: 2026-12-24” has been received.',
+		);
+		const filledRun = await finished(env, form.id, filled.executionId);
+		assertSucceeded(filledRun);
+		assertAnswered(
+			onlyOutput(filledRun, ASK),
+			{ answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } },
+			filled.clientId,
+			{ from: formFrom, to: Date.now() },
+		);
+		executions.push({ execution: filledRun, resumes: 1 });
 
-    // Labels every JavaScript object inherits are labels like any other: page, re-render and output.
-    const protoForm = await publish(env, (p) =>
-      askWorkflow(env, p, { responseType: 'customForm', formFields: { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) } }, 4),
-    );
-    const protoAsked = await ask(env, protoForm, 'Fill in the odd labels');
-    const protoPage = await open(protoAsked.buttons[0].url);
-    for (const name of PROTOTYPE_NAMES) assertPage(protoPage, 200, `>${name} *</label>`);
-    await afterHumanMoment(protoPage.body);
-    const protoToken = tokenOf(protoPage);
-    const last = PROTOTYPE_NAMES.length - 1;
-    const protoTyped = Object.fromEntries(PROTOTYPE_ANSWERS.map((text, index) => [`f${index}`, text]));
-    const protoAgain = await confirm(protoAsked.buttons[0].url, { token: protoToken, ...protoTyped, [`f${last}`]: '' }, true);
-    assertPage(protoAgain, 422, `name="f${last}" value="" required><p class="error">This field is required.</p>`);
-    for (const [index, text] of PROTOTYPE_ANSWERS.slice(0, last).entries()) assertPage(protoAgain, 422, `name="f${index}" value="${text}" required>`);
-    assertPage(await confirm(protoAsked.buttons[0].url, { token: protoToken, ...protoTyped }, true), 200, 'has been received');
-    const protoRun = await finished(env, protoForm.id, protoAsked.executionId);
-    assertSucceeded(protoRun);
-    for (const node of [ASK, AFTER]) {
-      const [item] = onlyOutput(protoRun, node);
-      // Version 4's list keeps every label with its value, in field order, past n8n's copying of items.
-      assert.deepEqual(item.data.fields, [
-        { label: 'constructor', value: 'one' },
-        { label: 'toString', value: 'two' },
-        { label: 'valueOf', value: 'three' },
-        { label: 'hasOwnProperty', value: 'four' },
-        { label: '__proto__', value: 'five' },
-        { label: 'prototype', value: 'six' },
-      ], `${node} lists every label with its value`);
-      // The answer object keeps the other labels (n8n's deepCopy leaves __proto__, constructor and prototype out).
-      assert.deepEqual(
-        Object.entries(item.data.answer).filter(([label]) => !DROPPED_BY_DEEP_COPY.includes(label)),
-        [['toString', 'two'], ['valueOf', 'three'], ['hasOwnProperty', 'four']],
-        `${node} names the other values by label`,
-      );
-      // Version 4: the subscriber asked, and that the answer came through the link (whoever held it).
-      assert.deepEqual([item.data.askedSubscriber, item.data.answeredThrough, 'respondedBy' in item.data], [
-        { botid: BOT, clientid: protoAsked.clientId, messenger: 'telegram' },
-        'answerLink',
-        false,
-      ]);
-    }
-    executions.push({ execution: protoRun, resumes: 1 });
+		// Labels every JavaScript object inherits are labels like any other: page, re-render and output.
+		const protoForm = await publish(env, (p) =>
+			askWorkflow(
+				env,
+				p,
+				{
+					responseType: 'customForm',
+					formFields: {
+						values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })),
+					},
+				},
+				4,
+			),
+		);
+		const protoAsked = await ask(env, protoForm, 'Fill in the odd labels');
+		const protoPage = await open(protoAsked.buttons[0].url);
+		for (const name of PROTOTYPE_NAMES) assertPage(protoPage, 200, `>${name} *</label>`);
+		await afterHumanMoment(protoPage.body);
+		const protoToken = tokenOf(protoPage);
+		const last = PROTOTYPE_NAMES.length - 1;
+		const protoTyped = Object.fromEntries(PROTOTYPE_ANSWERS.map((text, index) => [`f${index}`, text]));
+		const protoAgain = await confirm(
+			protoAsked.buttons[0].url,
+			{ token: protoToken, ...protoTyped, [`f${last}`]: '' },
+			true,
+		);
+		assertPage(protoAgain, 422, `name="f${last}" value="" required><p class="error">This field is required.</p>`);
+		for (const [index, text] of PROTOTYPE_ANSWERS.slice(0, last).entries())
+			assertPage(protoAgain, 422, `name="f${index}" value="${text}" required>`);
+		assertPage(
+			await confirm(protoAsked.buttons[0].url, { token: protoToken, ...protoTyped }, true),
+			200,
+			'has been received',
+		);
+		const protoRun = await finished(env, protoForm.id, protoAsked.executionId);
+		assertSucceeded(protoRun);
+		for (const node of [ASK, AFTER]) {
+			const [item] = onlyOutput(protoRun, node);
+			// Version 4's list keeps every label with its value, in field order, past n8n's copying of items.
+			assert.deepEqual(
+				item.data.fields,
+				[
+					{ label: 'constructor', value: 'one' },
+					{ label: 'toString', value: 'two' },
+					{ label: 'valueOf', value: 'three' },
+					{ label: 'hasOwnProperty', value: 'four' },
+					{ label: '__proto__', value: 'five' },
+					{ label: 'prototype', value: 'six' },
+				],
+				`${node} lists every label with its value`,
+			);
+			// The answer object keeps the other labels (n8n's deepCopy leaves __proto__, constructor and prototype out).
+			assert.deepEqual(
+				Object.entries(item.data.answer).filter(([label]) => !DROPPED_BY_DEEP_COPY.includes(label)),
+				[
+					['toString', 'two'],
+					['valueOf', 'three'],
+					['hasOwnProperty', 'four'],
+				],
+				`${node} names the other values by label`,
+			);
+			// Version 4: the subscriber asked, and that the answer came through the link (whoever held it).
+			assert.deepEqual(
+				[item.data.askedSubscriber, item.data.answeredThrough, 'respondedBy' in item.data],
+				[{ botid: BOT, clientid: protoAsked.clientId, messenger: 'telegram' }, 'answerLink', false],
+			);
+		}
+		executions.push({ execution: protoRun, resumes: 1 });
 
-    if (photograph) await screenshot(photograph, shot('expired'), async (page) => page.setContent(late.page.body));
-    const timedOutRun = await finished(env, limited.id, late.executionId, TIME_LIMIT_WAIT_MS);
-    assertSucceeded(timedOutRun);
-    assert.deepEqual(onlyOutput(timedOutRun, ASK), [TIMED_OUT]);
-    assert.deepEqual(onlyOutput(timedOutRun, AFTER), [TIMED_OUT]);
-    executions.push({ execution: timedOutRun, resumes: 1 });
+		if (photograph) await screenshot(photograph, shot('expired'), async (page) => page.setContent(late.page.body));
+		const timedOutRun = await finished(env, limited.id, late.executionId, TIME_LIMIT_WAIT_MS);
+		assertSucceeded(timedOutRun);
+		assert.deepEqual(onlyOutput(timedOutRun, ASK), [TIMED_OUT]);
+		assert.deepEqual(onlyOutput(timedOutRun, AFTER), [TIMED_OUT]);
+		executions.push({ execution: timedOutRun, resumes: 1 });
 
-    for (const workflow of [limited, approval, loop, freeText, form, protoForm]) await env.api.unpublishWorkflow(workflow.id);
-    return executions;
-  } finally {
-    await browser?.close();
-  }
+		for (const workflow of [limited, approval, loop, freeText, form, protoForm])
+			await env.api.unpublishWorkflow(workflow.id);
+		return executions;
+	} finally {
+		await browser?.close();
+	}
 }

@@ -18,7 +18,10 @@ export class MessengerBotBuilderTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messenger Bot Builder Trigger',
 		name: 'messengerBotBuilderTrigger',
-		icon: { light: 'file:../MessengerBotBuilder/messengerBotBuilder.svg', dark: 'file:../MessengerBotBuilder/messengerBotBuilder.dark.svg' },
+		icon: {
+			light: 'file:../MessengerBotBuilder/messengerBotBuilder.svg',
+			dark: 'file:../MessengerBotBuilder/messengerBotBuilder.dark.svg',
+		},
 		group: ['trigger'],
 		// 1.1 behaves as 1. It exists because n8n 2.41.1 evaluates an expression for every webhook call of a start node
 		// at version 1 exactly (webhook-helpers.js parseRequestBody reads the Webhook node v1's `options.binaryData`),

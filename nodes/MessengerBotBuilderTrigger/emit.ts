@@ -25,7 +25,8 @@ function eventOf(context: IExecuteFunctions, item: INodeExecutionData, index: nu
 	if (typeof id !== 'string' || typeof type !== 'string') {
 		throw new NodeOperationError(context.getNode(), 'The trigger received an item that is not a delivered event', {
 			itemIndex: index,
-			description: 'The trigger starts workflows from its own deliveries only. Remove pinned data or test data that is not an event.',
+			description:
+				'The trigger starts workflows from its own deliveries only. Remove pinned data or test data that is not an event.',
 		});
 	}
 	return item.json as unknown as ReceivedEvent;
@@ -44,14 +45,22 @@ async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, histor
 	const hookId = event.hook ?? readHookState(context.getWorkflowStaticData('node')).hookId ?? '';
 	// JSON arrays: no event id can make a key equal another event's claim.
 	const key = JSON.stringify(['event', hookId, event.id]);
-	const verdict = await checkRepeat(context, key, JSON.stringify(['claim', hookId, event.id, context.getExecutionId()]), historySize);
+	const verdict = await checkRepeat(
+		context,
+		key,
+		JSON.stringify(['claim', hookId, event.id, context.getExecutionId()]),
+		historySize,
+	);
 	// Recorded or run here: a repeat reaching this process now gets "duplicate" in webhook() without an execution.
 	markAccepted(hookId, event.id, Math.floor(Date.now() / 1000));
 	if (verdict.outcome === 'repeat') {
-		context.logger.info(`Messenger Bot Builder Trigger: event ${event.id} was already run by another execution; this one starts nothing`, {
-			eventId: event.id,
-			executionId: context.getExecutionId(),
-		});
+		context.logger.info(
+			`Messenger Bot Builder Trigger: event ${event.id} was already run by another execution; this one starts nothing`,
+			{
+				eventId: event.id,
+				executionId: context.getExecutionId(),
+			},
+		);
 		// Execution custom data came with n8n 2.16 (n8n-core's ExecuteContext), hints earlier: neither is required.
 		const optional = context as Partial<Pick<IExecuteFunctions, 'customData' | 'addExecutionHints'>>;
 		optional.customData?.set('repeatOf', event.id.slice(0, 255));
@@ -62,7 +71,10 @@ async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, histor
 		return false;
 	}
 	if (verdict.outcome === 'unchecked') {
-		context.logger.warn(`Messenger Bot Builder Trigger: event ${event.id} runs without the repeat check (${verdict.why})`, { eventId: event.id });
+		context.logger.warn(
+			`Messenger Bot Builder Trigger: event ${event.id} runs without the repeat check (${verdict.why})`,
+			{ eventId: event.id },
+		);
 	}
 	return true;
 }
@@ -79,13 +91,19 @@ export async function emitEvents(this: IExecuteFunctions): Promise<INodeExecutio
 		const event = eventOf(this, item, index);
 		if (!(await runsHere(this, event, historySize))) continue;
 		// An unknown kind always leaves as the whole event: its data alone would not say what happened.
-		const json = (options.output === OUTPUT_ENVELOPE || !isKnownEventKind(event.type) ? event : (event.data ?? {})) as IDataObject;
+		const json = (
+			options.output === OUTPUT_ENVELOPE || !isKnownEventKind(event.type) ? event : (event.data ?? {})
+		) as IDataObject;
 		const output = options.outputPerEvent ? outputIndexOf(event.type) : 0;
 		if (output >= outputs.length) {
 			// An unknown kind without "Pass Unknown Event Kinds": webhook() passes none, unless the options changed between.
-			throw new NodeOperationError(this.getNode(), `The event kind ${event.type} has no output: turn on "Pass Unknown Event Kinds"`, {
-				itemIndex: index,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`The event kind ${event.type} has no output: turn on "Pass Unknown Event Kinds"`,
+				{
+					itemIndex: index,
+				},
+			);
 		}
 		outputs[output].push(...this.helpers.returnJsonArray(json));
 	}

@@ -32,7 +32,9 @@ export const isKnownEventKind = (type: string): type is EventKind => KNOWN.has(t
 
 /** The kinds to subscribe the hook to, sorted so that the same choice always compares equal. */
 export function subscribedKinds(selected: string[]): EventKind[] {
-	const kinds = selected.includes(ALL_EVENTS) ? EVENT_KINDS.map((kind) => kind.value) : selected.filter(isKnownEventKind);
+	const kinds = selected.includes(ALL_EVENTS)
+		? EVENT_KINDS.map((kind) => kind.value)
+		: selected.filter(isKnownEventKind);
 	return [...new Set(kinds)].sort();
 }
 

@@ -34,12 +34,18 @@ export async function createHook(
 	const hook = answer.hook as IDataObject | undefined;
 	const id = hook?.id ?? answer.id;
 	const secret = typeof answer.secret === 'string' && answer.secret.startsWith('whsec_') ? answer.secret : undefined;
-	const publicKey = typeof answer.publicKey === 'string' && answer.publicKey.startsWith('whpk_') ? answer.publicKey : undefined;
+	const publicKey =
+		typeof answer.publicKey === 'string' && answer.publicKey.startsWith('whpk_') ? answer.publicKey : undefined;
 	if ((typeof id !== 'string' && typeof id !== 'number') || (!secret && !publicKey)) {
-		throw new NodeApiError(this.getNode(), { code: 'unexpected_answer' }, {
-			message: '/hook/create did not answer with a hook id and a "whsec_" signing secret (or a "whpk_" public key)',
-			description: 'The trigger cannot check deliveries without the secret. Check that the base URL points at the service API.',
-		});
+		throw new NodeApiError(
+			this.getNode(),
+			{ code: 'unexpected_answer' },
+			{
+				message: '/hook/create did not answer with a hook id and a "whsec_" signing secret (or a "whpk_" public key)',
+				description:
+					'The trigger cannot check deliveries without the secret. Check that the base URL points at the service API.',
+			},
+		);
 	}
 	return { id: String(id), secret, publicKey };
 }
@@ -61,5 +67,7 @@ export async function deleteHook(this: IHookFunctions, id: string): Promise<void
 
 /** True when the service says the hook itself no longer exists (422 `not_found` on its id). */
 export function isUnknownHook(error: unknown): boolean {
-	return error instanceof NodeApiError && error.httpCode === '422' && (error.context as IDataObject).code === 'not_found';
+	return (
+		error instanceof NodeApiError && error.httpCode === '422' && (error.context as IDataObject).code === 'not_found'
+	);
 }

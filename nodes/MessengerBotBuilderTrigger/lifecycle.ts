@@ -86,7 +86,13 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const events = wantedEvents(this);
 	const hook = await createHook.call(this, { name: hookName(this), url, events });
-	rememberHook(this.getWorkflowStaticData('node'), { hookId: hook.id, secret: hook.secret, publicKey: hook.publicKey, url, events });
+	rememberHook(this.getWorkflowStaticData('node'), {
+		hookId: hook.id,
+		secret: hook.secret,
+		publicKey: hook.publicKey,
+		url,
+		events,
+	});
 	return true;
 }
 

@@ -1,5 +1,12 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { heldBackNote, refusalStatus, UnverifiedHintGate, verifyDelivery, type DeliveryEvent, type Verdict } from './delivery';
+import {
+	heldBackNote,
+	refusalStatus,
+	UnverifiedHintGate,
+	verifyDelivery,
+	type DeliveryEvent,
+	type Verdict,
+} from './delivery';
 import { ALL_EVENTS, botOfEvent, isKnownEventKind } from './events';
 import { accepted, duplicate, ignored, refused } from './answers';
 import { readHookState } from './hookState';
@@ -28,7 +35,9 @@ function skipReason(context: IWebhookFunctions, event: DeliveryEvent, options: T
 	}
 	const chosen = context.getNodeParameter('botIds', []) as string | Array<string | number>;
 	// An expression may give one comma-separated string instead of a list.
-	const bots = (Array.isArray(chosen) ? chosen.map(String) : String(chosen).split(',')).map((id) => id.trim()).filter(Boolean);
+	const bots = (Array.isArray(chosen) ? chosen.map(String) : String(chosen).split(','))
+		.map((id) => id.trim())
+		.filter(Boolean);
 	const bot = botOfEvent(event.data);
 	if (bots.length > 0 && (bot === undefined || !bots.includes(bot))) return 'the event is about another bot';
 	return undefined;
@@ -48,18 +57,26 @@ function logRefusal(context: IWebhookFunctions, verdict: Extract<Verdict, { ok: 
 		return;
 	}
 	if (!verdict.diagnosticUnverified) {
-		context.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}`, { code });
+		context.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}`, {
+			code,
+		});
 		return;
 	}
 	const heldBack = unverifiedHints.pass();
 	if (heldBack === undefined) {
-		context.logger.debug(`Messenger Bot Builder Trigger refused a delivery: ${reason} (an unverified hint held back: at most one a minute)`, { code });
+		context.logger.debug(
+			`Messenger Bot Builder Trigger refused a delivery: ${reason} (an unverified hint held back: at most one a minute)`,
+			{ code },
+		);
 		return;
 	}
-	context.logger.warn(`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}${heldBackNote(heldBack)}`, {
-		code,
-		unverified: true,
-	});
+	context.logger.warn(
+		`Messenger Bot Builder Trigger refused a delivery (${code}): ${reason}. ${diagnostic}${heldBackNote(heldBack)}`,
+		{
+			code,
+			unverified: true,
+		},
+	);
 }
 
 /**
@@ -74,8 +91,15 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return refuse(this, 401, 'key_not_found', 'This trigger has no registered hook; activate the workflow again');
 	}
 	const verdict = verifyDelivery(
-		{ headers: this.getHeaderData() as Record<string, string | string[] | undefined>, rawBody: (await rawBodyOf(this)) ?? Buffer.alloc(0) },
-		{ secrets: state.secret ? [state.secret] : undefined, publicKeys: state.publicKey ? [state.publicKey] : undefined, audience: [state.hookId] },
+		{
+			headers: this.getHeaderData() as Record<string, string | string[] | undefined>,
+			rawBody: (await rawBodyOf(this)) ?? Buffer.alloc(0),
+		},
+		{
+			secrets: state.secret ? [state.secret] : undefined,
+			publicKeys: state.publicKey ? [state.publicKey] : undefined,
+			audience: [state.hookId],
+		},
 	);
 	if (!verdict.ok) {
 		logRefusal(this, verdict);

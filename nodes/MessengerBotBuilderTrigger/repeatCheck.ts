@@ -78,7 +78,7 @@ function recorder(context: IExecuteFunctions, historySize: number): Record | und
 					throw new NodeOperationError(context.getNode(), error as Error, {
 						message: "n8n's database did not answer the trigger's repeat check",
 						description:
-							'This execution did not run the event. Another execution may have run it (the check may have been recorded before the error): look for the event in this workflow\'s executions before you retry this one (a retried execution is not checked for repeats).',
+							"This execution did not run the event. Another execution may have run it (the check may have been recorded before the error): look for the event in this workflow's executions before you retry this one (a retried execution is not checked for repeats).",
 					});
 				}
 				await sleep(MIN_SETTLE_MS * attempt);
@@ -94,7 +94,12 @@ const has = (result: IDeduplicationOutput, item: string) => result.processed.inc
  * to this execution and stable when n8n runs the same execution again (a job a crashed worker left is re-run): a
  * re-run finds its own claim and runs the event, it does not take it for a repeat.
  */
-export async function checkRepeat(context: IExecuteFunctions, key: string, claim: string, historySize: number): Promise<RepeatVerdict> {
+export async function checkRepeat(
+	context: IExecuteFunctions,
+	key: string,
+	claim: string,
+	historySize: number,
+): Promise<RepeatVerdict> {
 	const record = recorder(context, historySize);
 	if (!record) {
 		if (!missingHelpersLogged) {

@@ -11,27 +11,30 @@ import { createReceiver, deliveryQueue } from '@messenger-bot-builder/receiver';
 const env = process.env;
 const queue = deliveryQueue({ url: env.REDIS_URL, prefix: env.QUEUE_PREFIX || undefined });
 const receiver = createReceiver({
-  secrets: (env.MBB_HOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-  audience: env.MBB_HOOK_ID || undefined,
-  acknowledge: 'queue',
-  queue,
+	secrets: (env.MBB_HOOK_SECRET ?? '')
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean),
+	audience: env.MBB_HOOK_ID || undefined,
+	acknowledge: 'queue',
+	queue,
 });
 
 const app = express();
 app.post('/hooks', receiver.middleware());
 const server = app.listen(Number(env.PORT ?? 3000), env.HOST ?? '127.0.0.1', (error) => {
-  if (error) {
-    console.error(`cannot listen: ${error.message}`);
-    process.exit(1);
-  }
-  const { address, port } = server.address();
-  console.log(JSON.stringify({ listening: `http://${address}:${port}/hooks` }));
+	if (error) {
+		console.error(`cannot listen: ${error.message}`);
+		process.exit(1);
+	}
+	const { address, port } = server.address();
+	console.log(JSON.stringify({ listening: `http://${address}:${port}/hooks` }));
 });
 
 const stop = async () => {
-  server.close();
-  await queue.close();
-  process.exit(0);
+	server.close();
+	await queue.close();
+	process.exit(0);
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

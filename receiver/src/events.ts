@@ -1,13 +1,13 @@
 export { eventProblem, isEventType, isKnownEventType, KNOWN_EVENT_TYPES } from './core';
 export type {
-  DeliveryEvent,
-  EventMap,
-  KnownDeliveryEvent,
-  KnownEventType,
-  Payment,
-  PaymentSuccessEvent,
-  SubscriberCard,
-  SubscriberNewEvent,
-  SubscriberStageEvent,
-  UnknownDeliveryEvent,
+	DeliveryEvent,
+	EventMap,
+	KnownDeliveryEvent,
+	KnownEventType,
+	Payment,
+	PaymentSuccessEvent,
+	SubscriberCard,
+	SubscriberNewEvent,
+	SubscriberStageEvent,
+	UnknownDeliveryEvent,
 } from './core';

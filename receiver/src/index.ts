@@ -1,9 +1,35 @@
 export { createReceiver, Receiver, DEFAULT_LISTENER_DEADLINE_MS, DEFAULT_MAX_RUN_MS } from './receiver';
 export { LeaseLostError } from './listeners';
-export type { ReceiverOptions, AcknowledgeMode, DeliveryContext, EventHandler, ErrorHandler, IncomingDelivery, DeliveryAnswer, HandleContext } from './receiver';
+export type {
+	ReceiverOptions,
+	AcknowledgeMode,
+	DeliveryContext,
+	EventHandler,
+	ErrorHandler,
+	IncomingDelivery,
+	DeliveryAnswer,
+	HandleContext,
+} from './receiver';
 export { DEFAULT_BODY_TIMEOUT_MS } from './body';
-export { deliveryQueue, createQueueWorker, QueueWorker, listDeadLetters, replayDeadLetters, jobIdOf, DEFAULT_QUEUE_PREFIX, DEFAULT_QUEUE_NAME, DEFAULT_QUEUE_MAX_RUN_MS } from './queue';
-export type { DeliveryQueue, DeliveryQueueOptions, QueueWorkerOptions, QueueLocation, QueuedDelivery, DeadLetter } from './queue';
+export {
+	deliveryQueue,
+	createQueueWorker,
+	QueueWorker,
+	listDeadLetters,
+	replayDeadLetters,
+	jobIdOf,
+	DEFAULT_QUEUE_PREFIX,
+	DEFAULT_QUEUE_NAME,
+	DEFAULT_QUEUE_MAX_RUN_MS,
+} from './queue';
+export type {
+	DeliveryQueue,
+	DeliveryQueueOptions,
+	QueueWorkerOptions,
+	QueueLocation,
+	QueuedDelivery,
+	DeadLetter,
+} from './queue';
 export { DEFAULT_COMMAND_TIMEOUT_MS } from './redisConnection';
 export type { RedisCommandClient } from './redisConnection';
 export { verifyDelivery, createVerifier } from './verify';
@@ -22,7 +48,14 @@ export { redisDedupeStore } from './dedupe/redis';
 export type { RedisDedupeStoreOptions, RedisDedupeStore } from './dedupe/redis';
 export type { DedupeStore, BeginOutcome } from './dedupe/store';
 export { DEFAULT_DEDUPE_TTL_SECONDS, DEFAULT_LEASE_MS } from './dedupe/store';
-export { signDelivery, signStandardWebhooksV1a, generateHookKeyPair, generateHookSecret, DEFAULT_ISSUER, JWT_LIFETIME_SECONDS } from './sign';
+export {
+	signDelivery,
+	signStandardWebhooksV1a,
+	generateHookKeyPair,
+	generateHookSecret,
+	DEFAULT_ISSUER,
+	JWT_LIFETIME_SECONDS,
+} from './sign';
 export type { SignV1aInput, SignDeliveryInput, DeliverySignatureHeaders, AsymmetricJwtKey } from './sign';
 export { decodeHookSecret, decodeHookPublicKey, HOOK_SECRET_PREFIX, HOOK_PUBLIC_KEY_PREFIX } from './secret';
 export { sampleEvent } from './samples';

@@ -5,5 +5,5 @@ export { decodeHookSecret, decodeHookPublicKey, HOOK_SECRET_PREFIX, HOOK_PUBLIC_
 
 /** A new hook signing secret: `whsec_` + base64 of 32 random bytes. */
 export function generateHookSecret(): string {
-  return HOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
+	return HOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
 }

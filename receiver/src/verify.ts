@@ -1,4 +1,10 @@
-import { verifyDeliveryWith, type HeaderReader, type HeaderSource, type MaybePromise, type VerifiedDelivery } from './core';
+import {
+	verifyDeliveryWith,
+	type HeaderReader,
+	type HeaderSource,
+	type MaybePromise,
+	type VerifiedDelivery,
+} from './core';
 import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import type { DeliveryEvent } from './events';
 import type { ResolvedVerifyOptions, VerifyOptions } from './options';
@@ -11,13 +17,17 @@ export type { DeliveryVerifier, MaybePromise, RawBody, VerifiedDelivery };
  * promise: the receiver's hot path, which stays off the microtask queue for most deliveries. Throws (or rejects) a
  * {@link DeliveryError}.
  */
-export function verifyDeliveryNow(rawBody: RawBody, headers: HeaderReader, options: ResolvedVerifyOptions): MaybePromise<VerifiedDelivery> {
-  return verifyDeliveryWith(toBytes(rawBody), headers, options);
+export function verifyDeliveryNow(
+	rawBody: RawBody,
+	headers: HeaderReader,
+	options: ResolvedVerifyOptions,
+): MaybePromise<VerifiedDelivery> {
+	return verifyDeliveryWith(toBytes(rawBody), headers, options);
 }
 
 /** Checks options once (secrets, keys, algorithms) and returns a verifier for many deliveries (node:crypto). */
 export function createVerifier(options: VerifyOptions): DeliveryVerifier {
-  return createVerifierOn(options, nodeCrypto);
+	return createVerifierOn(options, nodeCrypto);
 }
 
 /**
@@ -31,23 +41,30 @@ const verifiers = new WeakMap<VerifyOptions, { snapshot: OptionsSnapshot; verifi
 type OptionsSnapshot = ReadonlyMap<string, unknown>;
 
 function snapshotOf(options: VerifyOptions): OptionsSnapshot {
-  const snapshot = new Map<string, unknown>();
-  for (const [name, value] of Object.entries(options)) {
-    snapshot.set(name, Array.isArray(value) ? [...(value as unknown[])] : value);
-    if (name === 'jwks' && value !== null && typeof value === 'object' && Array.isArray((value as { keys?: unknown }).keys)) {
-      snapshot.set('jwks.keys', [...(value as { keys: unknown[] }).keys]);
-    }
-  }
-  return snapshot;
+	const snapshot = new Map<string, unknown>();
+	for (const [name, value] of Object.entries(options)) {
+		snapshot.set(name, Array.isArray(value) ? [...(value as unknown[])] : value);
+		if (
+			name === 'jwks' &&
+			value !== null &&
+			typeof value === 'object' &&
+			Array.isArray((value as { keys?: unknown }).keys)
+		) {
+			snapshot.set('jwks.keys', [...(value as { keys: unknown[] }).keys]);
+		}
+	}
+	return snapshot;
 }
 
 const sameValue = (a: unknown, b: unknown) =>
-  Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((item, index) => Object.is(item, b[index])) : Object.is(a, b);
+	Array.isArray(a) && Array.isArray(b)
+		? a.length === b.length && a.every((item, index) => Object.is(item, b[index]))
+		: Object.is(a, b);
 
 function unchanged(snapshot: OptionsSnapshot, current: OptionsSnapshot): boolean {
-  if (snapshot.size !== current.size) return false;
-  for (const [name, value] of snapshot) if (!current.has(name) || !sameValue(value, current.get(name))) return false;
-  return true;
+	if (snapshot.size !== current.size) return false;
+	for (const [name, value] of snapshot) if (!current.has(name) || !sameValue(value, current.get(name))) return false;
+	return true;
 }
 
 /**
@@ -56,13 +73,18 @@ function unchanged(snapshot: OptionsSnapshot, current: OptionsSnapshot): boolean
  * Reusing the same `options` object reuses its imported keys and fetched key set for as long as its options stay the
  * same; a change to it (a secret removed from `secrets` in place, say) takes effect on the next call.
  */
-export async function verifyDelivery(rawBody: RawBody, headers: HeaderSource, options: VerifyOptions): Promise<DeliveryEvent> {
-  if (options === null || typeof options !== 'object') return (await createVerifier(options).verify(rawBody, headers)).event; // throws TypeError
-  const snapshot = snapshotOf(options);
-  let cached = verifiers.get(options);
-  if (!cached || !unchanged(cached.snapshot, snapshot)) {
-    cached = { snapshot, verifier: createVerifier(options) };
-    verifiers.set(options, cached);
-  }
-  return (await cached.verifier.verify(rawBody, headers)).event;
+export async function verifyDelivery(
+	rawBody: RawBody,
+	headers: HeaderSource,
+	options: VerifyOptions,
+): Promise<DeliveryEvent> {
+	if (options === null || typeof options !== 'object')
+		return (await createVerifier(options).verify(rawBody, headers)).event; // throws TypeError
+	const snapshot = snapshotOf(options);
+	let cached = verifiers.get(options);
+	if (!cached || !unchanged(cached.snapshot, snapshot)) {
+		cached = { snapshot, verifier: createVerifier(options) };
+		verifiers.set(options, cached);
+	}
+	return (await cached.verifier.verify(rawBody, headers)).event;
 }

@@ -18,23 +18,26 @@ export type { DeliveryEvent, VerifiedDelivery, DeliveryVerifier, VerifyOptions }
 
 /** A verifier whose cryptography is Web Crypto's (`crypto.subtle`). */
 export function createWebVerifier(options: VerifyOptions): DeliveryVerifier {
-  return createVerifierOn(options, webCrypto);
+	return createVerifierOn(options, webCrypto);
 }
 
 export interface WebHandlerOptions extends VerifyOptions {
-  /**
-   * Runs for each verified delivery; the answer is 2xx only once it has succeeded, so the sender retries a failure.
-   * A retried event comes again with the same `event.id`: deduplicate on it where running twice matters.
-   */
-  onEvent(event: DeliveryEvent, delivery: VerifiedDelivery): unknown;
-  /** Receives refusals that carry a diagnostic (clocks apart, a re-serialized body) and `onEvent` failures. */
-  onError?(error: unknown, event: DeliveryEvent | undefined): unknown;
-  /** Longest time a request body may take to arrive (default 10 000 ms); then 408. */
-  bodyTimeoutMs?: number;
+	/**
+	 * Runs for each verified delivery; the answer is 2xx only once it has succeeded, so the sender retries a failure.
+	 * A retried event comes again with the same `event.id`: deduplicate on it where running twice matters.
+	 */
+	onEvent(event: DeliveryEvent, delivery: VerifiedDelivery): unknown;
+	/** Receives refusals that carry a diagnostic (clocks apart, a re-serialized body) and `onEvent` failures. */
+	onError?(error: unknown, event: DeliveryEvent | undefined): unknown;
+	/** Longest time a request body may take to arrive (default 10 000 ms); then 408. */
+	bodyTimeoutMs?: number;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+	return new Response(JSON.stringify(body), {
+		status,
+		headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+	});
 }
 
 /**
@@ -43,33 +46,37 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
  * never the diagnostic.
  */
 export function createWebHandler(options: WebHandlerOptions): (request: Request) => Promise<Response> {
-  if (typeof options?.onEvent !== 'function') throw new TypeError('onEvent must be a function');
-  const { onEvent, onError, bodyTimeoutMs, ...verifyOptions } = options;
-  const verifier = createWebVerifier(verifyOptions);
-  const bodyTimeout = positiveNumber(bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs');
-  return async (request) => {
-    let delivery: VerifiedDelivery;
-    try {
-      const headers = readHeaders(request.headers);
-      checkRequestLine(request.method, headers, verifier.maxBodyBytes);
-      const body = await readWebStream(request.body, verifier.maxBodyBytes, bodyTimeout);
-      delivery = await verifier.verify(body, request.headers);
-    } catch (error) {
-      if (!(error instanceof DeliveryError)) throw error;
-      if (error.diagnostic !== undefined) {
-        if (onError) await onError(error, undefined);
-        else console.warn(refusalLine(error, signedEventIdOf(error, readHeaders(request.headers)), 0));
-      }
-      return json(error.status, { code: error.code, error: error.message }, error.code === 'method_not_allowed' ? { allow: 'POST' } : {});
-    }
-    const { event } = delivery;
-    try {
-      await onEvent(event, delivery);
-    } catch (error) {
-      if (onError) await onError(error, event);
-      else console.error(`[receiver] onEvent failed for ${event.type} ${event.id}:`, error);
-      return json(500, { code: 'listener_failed', error: 'The event could not be processed; retry later' });
-    }
-    return json(200, { received: true, id: event.id });
-  };
+	if (typeof options?.onEvent !== 'function') throw new TypeError('onEvent must be a function');
+	const { onEvent, onError, bodyTimeoutMs, ...verifyOptions } = options;
+	const verifier = createWebVerifier(verifyOptions);
+	const bodyTimeout = positiveNumber(bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs');
+	return async (request) => {
+		let delivery: VerifiedDelivery;
+		try {
+			const headers = readHeaders(request.headers);
+			checkRequestLine(request.method, headers, verifier.maxBodyBytes);
+			const body = await readWebStream(request.body, verifier.maxBodyBytes, bodyTimeout);
+			delivery = await verifier.verify(body, request.headers);
+		} catch (error) {
+			if (!(error instanceof DeliveryError)) throw error;
+			if (error.diagnostic !== undefined) {
+				if (onError) await onError(error, undefined);
+				else console.warn(refusalLine(error, signedEventIdOf(error, readHeaders(request.headers)), 0));
+			}
+			return json(
+				error.status,
+				{ code: error.code, error: error.message },
+				error.code === 'method_not_allowed' ? { allow: 'POST' } : {},
+			);
+		}
+		const { event } = delivery;
+		try {
+			await onEvent(event, delivery);
+		} catch (error) {
+			if (onError) await onError(error, event);
+			else console.error(`[receiver] onEvent failed for ${event.type} ${event.id}:`, error);
+			return json(500, { code: 'listener_failed', error: 'The event could not be processed; retry later' });
+		}
+		return json(200, { received: true, id: event.id });
+	};
 }

@@ -5,21 +5,21 @@
 export const REFUSAL_LINE = /^\[receiver\] refused a delivery(?: of event [\w.:-]+)? \(([a-z_]+)\)/;
 
 export interface CapturedWarnings {
-  /** The error code of each refusal reported so far, in order. */
-  refusals(): string[];
-  /** Fails on a warning that is not a refusal report, then stops capturing. */
-  restore(): void;
+	/** The error code of each refusal reported so far, in order. */
+	refusals(): string[];
+	/** Fails on a warning that is not a refusal report, then stops capturing. */
+	restore(): void;
 }
 
 export function captureRefusalWarnings(): CapturedWarnings {
-  const spy = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-  const lines = () => spy.mock.calls.map(([line]) => String(line));
-  return {
-    refusals: () => lines().map((line) => REFUSAL_LINE.exec(line)?.[1] ?? `not a refusal: ${line}`),
-    restore() {
-      const others = lines().filter((line) => !REFUSAL_LINE.test(line));
-      spy.mockRestore();
-      expect(others).toEqual([]);
-    },
-  };
+	const spy = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+	const lines = () => spy.mock.calls.map(([line]) => String(line));
+	return {
+		refusals: () => lines().map((line) => REFUSAL_LINE.exec(line)?.[1] ?? `not a refusal: ${line}`),
+		restore() {
+			const others = lines().filter((line) => !REFUSAL_LINE.test(line));
+			spy.mockRestore();
+			expect(others).toEqual([]);
+		},
+	};
 }

@@ -14,44 +14,45 @@ const PACKAGE_DIR = join(__dirname, '..');
 const ENGINES = '^20.19.0 || >=22.12.0';
 
 function node20(): string {
-  const major = (file: string) => {
-    try {
-      return execFileSync(file, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
-    } catch {
-      return '';
-    }
-  };
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const file = join(dir, 'node');
-    if (existsSync(file) && major(file).startsWith('20.')) return file;
-  }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { registryNodeBinDir } = require('../../scripts/node24.cjs') as { registryNodeBinDir(major: number): string };
-  return join(registryNodeBinDir(20), 'node');
+	const major = (file: string) => {
+		try {
+			return execFileSync(file, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+		} catch {
+			return '';
+		}
+	};
+	for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+		const file = join(dir, 'node');
+		if (existsSync(file) && major(file).startsWith('20.')) return file;
+	}
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { registryNodeBinDir } = require('../../scripts/node24.cjs') as { registryNodeBinDir(major: number): string };
+	return join(registryNodeBinDir(20), 'node');
 }
 
 const atLeast = (version: string, minimum: [number, number]) => {
-  const [major, minor] = version.split('.').map(Number);
-  return major > minimum[0] || (major === minimum[0] && minor >= minimum[1]);
+	const [major, minor] = version.split('.').map(Number);
+	return major > minimum[0] || (major === minimum[0] && minor >= minimum[1]);
 };
 
 it('engines name the Node versions the code runs on, and the package runs on Node 20', () => {
-  buildReceiver();
-  const engines = (JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
-  expect(engines).toBe(ENGINES);
-  expect(atLeast(process.versions.node, [22, 12])).toBe(true);
-  const node = node20();
-  const version = execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
-  expect(atLeast(version, [20, 19])).toBe(true);
+	buildReceiver();
+	const engines = (JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as { engines: { node: string } })
+		.engines.node;
+	expect(engines).toBe(ENGINES);
+	expect(atLeast(process.versions.node, [22, 12])).toBe(true);
+	const node = node20();
+	const version = execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+	expect(atLeast(version, [20, 19])).toBe(true);
 
-  const dir = mkdtempSync(join(tmpdir(), 'mbb-node20-'));
-  try {
-    const secret = newSecret();
-    const cli = join(PACKAGE_DIR, 'dist/receiver/src/cli.js');
-    // A node:http server with the receiver, and mbb-send-event sending it a delivery, then a tampered one.
-    writeFileSync(
-      join(dir, 'run.cjs'),
-      `const { createServer } = require('node:http');
+	const dir = mkdtempSync(join(tmpdir(), 'mbb-node20-'));
+	try {
+		const secret = newSecret();
+		const cli = join(PACKAGE_DIR, 'dist/receiver/src/cli.js');
+		// A node:http server with the receiver, and mbb-send-event sending it a delivery, then a tampered one.
+		writeFileSync(
+			join(dir, 'run.cjs'),
+			`const { createServer } = require('node:http');
 const { execFileSync } = require('node:child_process');
 const { createReceiver } = require(${JSON.stringify(join(PACKAGE_DIR, 'dist/receiver/src/index.js'))});
 const receiver = createReceiver({ secrets: ${JSON.stringify(secret)}, audience: 'hook_local' });
@@ -67,15 +68,15 @@ const server = createServer(receiver.middleware()).listen(0, '127.0.0.1', async 
   console.log(JSON.stringify({ node: process.versions.node, answers: answers.map((answer) => { const body = JSON.parse(answer.slice(4)); return answer.slice(0, 3) + ' ' + (body.code ?? 'duplicate: ' + body.duplicate); }), emitted, refused }));
 });
 `,
-    );
-    const output = execFileSync(node, [join(dir, 'run.cjs')], { encoding: 'utf8', timeout: 120_000 });
-    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
-      node: version,
-      answers: ['200 duplicate: false', '401 body_hash_mismatch'],
-      emitted: ['payment.success'],
-      refused: ['body_hash_mismatch'],
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+		);
+		const output = execFileSync(node, [join(dir, 'run.cjs')], { encoding: 'utf8', timeout: 120_000 });
+		expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
+			node: version,
+			answers: ['200 duplicate: false', '401 body_hash_mismatch'],
+			emitted: ['payment.success'],
+			refused: ['body_hash_mismatch'],
+		});
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
 }, 300_000);

@@ -4,7 +4,8 @@
  * fifth of them there, never fewer than 100. `npm test` draws them all.
  */
 export function propertyRuns(runs: number): number {
-  const scale = Number(process.env.PROPERTY_RUNS_SCALE ?? 1);
-  if (!(scale > 0 && scale <= 1)) throw new Error(`PROPERTY_RUNS_SCALE must be a number in (0, 1], not ${process.env.PROPERTY_RUNS_SCALE}`);
-  return Math.min(runs, Math.max(100, Math.round(runs * scale)));
+	const scale = Number(process.env.PROPERTY_RUNS_SCALE ?? 1);
+	if (!(scale > 0 && scale <= 1))
+		throw new Error(`PROPERTY_RUNS_SCALE must be a number in (0, 1], not ${process.env.PROPERTY_RUNS_SCALE}`);
+	return Math.min(runs, Math.max(100, Math.round(runs * scale)));
 }

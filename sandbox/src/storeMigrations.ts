@@ -10,9 +10,9 @@ import type { DatabaseSync } from 'node:sqlite';
  * - `snapshots`, `snapshot_documents`, `snapshot_records`: copies made by POST /sandbox/snapshot.
  */
 export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
-  // 0 -> 1
-  (db) => {
-    db.exec(`
+	// 0 -> 1
+	(db) => {
+		db.exec(`
       CREATE TABLE documents (name TEXT PRIMARY KEY, json TEXT NOT NULL);
       CREATE TABLE records (kind TEXT NOT NULL, key NOT NULL, json TEXT NOT NULL, UNIQUE (kind, key));
       CREATE TABLE snapshots (id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL);
@@ -22,7 +22,7 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
         PRIMARY KEY (snapshot, ord)
       );
     `);
-  },
+	},
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -35,55 +35,55 @@ type Json = any;
  * `slices`. Runs inside the migration's transaction.
  */
 export function migrateSlices(db: DatabaseSync, slices: Map<string, Json>): void {
-  const putDocument = db.prepare('INSERT INTO documents (name, json) VALUES (?, ?)');
-  const putRecord = db.prepare('INSERT INTO records (kind, key, json) VALUES (?, ?, ?)');
-  const counters: Record<string, number> = {};
-  const document = (name: string, value: Json) => putDocument.run(name, JSON.stringify(value));
-  const record = (kind: string, key: string | number, value: Json) => putRecord.run(kind, key, JSON.stringify(value));
+	const putDocument = db.prepare('INSERT INTO documents (name, json) VALUES (?, ?)');
+	const putRecord = db.prepare('INSERT INTO records (kind, key, json) VALUES (?, ?, ?)');
+	const counters: Record<string, number> = {};
+	const document = (name: string, value: Json) => putDocument.run(name, JSON.stringify(value));
+	const record = (kind: string, key: string | number, value: Json) => putRecord.run(kind, key, JSON.stringify(value));
 
-  for (const name of ['directory', 'keys', 'hooks', 'signingKeys']) {
-    if (slices.has(name)) document(name, slices.get(name));
-  }
-  const lists = slices.get('lists');
-  if (lists) {
-    counters.lists = lists.nextId;
-    for (const { rows, ...list } of lists.lists) {
-      record('list', list.id, list);
-      for (const row of rows) record(`row/${list.id}`, row.id, row);
-    }
-  }
-  const subscribers = slices.get('subscribers');
-  if (subscribers) {
-    counters.subscribers = subscribers.nextId;
-    for (const card of subscribers.subscribers) record('subscriber', card.id, card);
-  }
-  const chats = slices.get('chats');
-  if (chats) {
-    counters.chat = chats.nextId;
-    const messages = Object.entries(chats.chats as Record<string, Json[]>).flatMap(([subscriber, chat]) =>
-      chat.map((message) => ({ ...message, subscriber: Number(subscriber) })),
-    );
-    for (const message of messages.sort((a, b) => a.id - b.id)) record('chat', message.id, message);
-  }
-  for (const run of slices.get('chainRuns')?.runs ?? []) record('run', `${run.subscriber}/${run.chaincode}`, run);
-  for (const broadcast of slices.get('broadcasts')?.broadcasts ?? []) record('broadcast', broadcast.code, broadcast);
-  const catalog = slices.get('catalog');
-  if (catalog) {
-    counters.items = catalog.nextItemId;
-    document('catalog', { apps: catalog.apps, links: catalog.links });
-    for (const item of catalog.items) record('item', item.id, item);
-  }
-  const payments = slices.get('payments')?.payments ?? [];
-  payments.forEach((payment: Json, index: number) => record('payment', index + 1, payment));
-  counters.payments = payments.length + 1;
-  const apiLog = slices.get('apiLog');
-  if (apiLog) {
-    counters.log = apiLog.nextId;
-    for (const entry of apiLog.entries) record('log', entry.id, entry);
-  }
-  for (const [day, counts] of Object.entries(slices.get('stats')?.days ?? {})) record('statsDay', day, counts);
-  for (const [slot, entry] of Object.entries(slices.get('idempotency')?.entries ?? {})) record('idem', slot, entry);
-  for (const delivery of slices.get('deliveries')?.deliveries ?? []) record('delivery', delivery.id, delivery);
-  document('counters', counters);
-  db.exec('DROP TABLE slices');
+	for (const name of ['directory', 'keys', 'hooks', 'signingKeys']) {
+		if (slices.has(name)) document(name, slices.get(name));
+	}
+	const lists = slices.get('lists');
+	if (lists) {
+		counters.lists = lists.nextId;
+		for (const { rows, ...list } of lists.lists) {
+			record('list', list.id, list);
+			for (const row of rows) record(`row/${list.id}`, row.id, row);
+		}
+	}
+	const subscribers = slices.get('subscribers');
+	if (subscribers) {
+		counters.subscribers = subscribers.nextId;
+		for (const card of subscribers.subscribers) record('subscriber', card.id, card);
+	}
+	const chats = slices.get('chats');
+	if (chats) {
+		counters.chat = chats.nextId;
+		const messages = Object.entries(chats.chats as Record<string, Json[]>).flatMap(([subscriber, chat]) =>
+			chat.map((message) => ({ ...message, subscriber: Number(subscriber) })),
+		);
+		for (const message of messages.sort((a, b) => a.id - b.id)) record('chat', message.id, message);
+	}
+	for (const run of slices.get('chainRuns')?.runs ?? []) record('run', `${run.subscriber}/${run.chaincode}`, run);
+	for (const broadcast of slices.get('broadcasts')?.broadcasts ?? []) record('broadcast', broadcast.code, broadcast);
+	const catalog = slices.get('catalog');
+	if (catalog) {
+		counters.items = catalog.nextItemId;
+		document('catalog', { apps: catalog.apps, links: catalog.links });
+		for (const item of catalog.items) record('item', item.id, item);
+	}
+	const payments = slices.get('payments')?.payments ?? [];
+	payments.forEach((payment: Json, index: number) => record('payment', index + 1, payment));
+	counters.payments = payments.length + 1;
+	const apiLog = slices.get('apiLog');
+	if (apiLog) {
+		counters.log = apiLog.nextId;
+		for (const entry of apiLog.entries) record('log', entry.id, entry);
+	}
+	for (const [day, counts] of Object.entries(slices.get('stats')?.days ?? {})) record('statsDay', day, counts);
+	for (const [slot, entry] of Object.entries(slices.get('idempotency')?.entries ?? {})) record('idem', slot, entry);
+	for (const delivery of slices.get('deliveries')?.deliveries ?? []) record('delivery', delivery.id, delivery);
+	document('counters', counters);
+	db.exec('DROP TABLE slices');
 }

@@ -16,16 +16,16 @@ const UNCLAIMED_GRACE_MS = 10000;
 
 /** Whether a process with this pid is running (one of another user counts: signalling it is refused, not unknown). */
 function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return error.code === 'EPERM';
+	}
 }
 
 function sleepSync(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**
@@ -33,28 +33,28 @@ function sleepSync(ms) {
  * and the pid: see removeAbandoned), the pid its owner had written (empty: not yet), and when it last changed.
  */
 function look(lock) {
-  let stats;
-  try {
-    stats = fs.statSync(lock);
-  } catch (error) {
-    return undefined; // released meanwhile
-  }
-  let written = '';
-  try {
-    written = fs.readFileSync(path.join(lock, 'pid'), 'utf8');
-  } catch (error) {
-    // no pid file yet
-  }
-  return { identity: stats.ino + ':' + stats.birthtimeMs + ':' + written, written: written, mtimeMs: stats.mtimeMs };
+	let stats;
+	try {
+		stats = fs.statSync(lock);
+	} catch (error) {
+		return undefined; // released meanwhile
+	}
+	let written = '';
+	try {
+		written = fs.readFileSync(path.join(lock, 'pid'), 'utf8');
+	} catch (error) {
+		// no pid file yet
+	}
+	return { identity: stats.ino + ':' + stats.birthtimeMs + ':' + written, written: written, mtimeMs: stats.mtimeMs };
 }
 
 /** The lock's owner, alive ('unclaimed' while it has not written its pid yet); false when it was left behind. */
 function ownerOf(seen) {
-  // The owner creates the folder, then its pid file, then writes into it: a missing or empty file is an owner that
-  // has not written its pid yet, not an abandoned lock.
-  if (seen.written === '') return Date.now() - seen.mtimeMs < UNCLAIMED_GRACE_MS ? 'unclaimed' : false;
-  const pid = Number(seen.written);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : false;
+	// The owner creates the folder, then its pid file, then writes into it: a missing or empty file is an owner that
+	// has not written its pid yet, not an abandoned lock.
+	if (seen.written === '') return Date.now() - seen.mtimeMs < UNCLAIMED_GRACE_MS ? 'unclaimed' : false;
+	const pid = Number(seen.written);
+	return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : false;
 }
 
 /**
@@ -62,22 +62,22 @@ function ownerOf(seen) {
  * anew since it was judged; so the folder is first moved aside, and put back when it is not the one judged.
  */
 function removeAbandoned(lock, judged) {
-  const aside = lock + '.abandoned-' + process.pid + '-' + Date.now();
-  try {
-    fs.renameSync(lock, aside);
-  } catch (error) {
-    return; // gone meanwhile
-  }
-  const seen = look(aside);
-  if (seen && seen.identity === judged) {
-    fs.rmSync(aside, { recursive: true, force: true });
-    return;
-  }
-  try {
-    fs.renameSync(aside, lock);
-  } catch (error) {
-    fs.rmSync(aside, { recursive: true, force: true }); // a third process holds the lock now; this one's owner lost it
-  }
+	const aside = lock + '.abandoned-' + process.pid + '-' + Date.now();
+	try {
+		fs.renameSync(lock, aside);
+	} catch (error) {
+		return; // gone meanwhile
+	}
+	const seen = look(aside);
+	if (seen && seen.identity === judged) {
+		fs.rmSync(aside, { recursive: true, force: true });
+		return;
+	}
+	try {
+		fs.renameSync(aside, lock);
+	} catch (error) {
+		fs.rmSync(aside, { recursive: true, force: true }); // a third process holds the lock now; this one's owner lost it
+	}
 }
 
 /**
@@ -85,45 +85,71 @@ function removeAbandoned(lock, judged) {
  * (stdout by default): one when the wait begins, then one at least every 30 s.
  */
 function withInstallLock(dir, what, install, report) {
-  const say = report || function (line) { process.stdout.write(line + '\n'); };
-  const lock = dir + '.lock';
-  fs.mkdirSync(path.dirname(lock), { recursive: true });
-  const waitStarted = Date.now();
-  const deadline = waitStarted + WAIT_LIMIT_MS;
-  let toldAt = 0;
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-    }
-    const seen = look(lock);
-    if (seen === undefined) continue; // released meanwhile
-    const owner = ownerOf(seen);
-    if (owner === false) {
-      removeAbandoned(lock, seen.identity);
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(what + ': another process (' + owner + ') has been installing into ' + dir + ' for ' + WAIT_LIMIT_MS / 60000 + ' minutes; remove ' + lock + ' if it is stuck');
-    // The other install may take many minutes.
-    const waiter = owner === 'unclaimed' ? 'starting' : 'pid ' + owner;
-    if (!toldAt) say(what + ': waiting for another process (' + waiter + ') that is installing into ' + dir);
-    else if (Date.now() - toldAt >= HEARTBEAT_MS) say(what + ': … still waiting for another process (' + waiter + ') that is installing into ' + dir + ' (' + formatDuration(Date.now() - waitStarted) + ' so far)');
-    if (!toldAt || Date.now() - toldAt >= HEARTBEAT_MS) toldAt = Date.now();
-    sleepSync(POLL_MS);
-  }
-  let mine;
-  try {
-    fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-    const seen = look(lock);
-    mine = seen && seen.identity;
-    return install();
-  } finally {
-    // Only the folder this process made: one that replaced it is another process's lock.
-    const now = look(lock);
-    if (mine === undefined || (now && now.identity === mine)) fs.rmSync(lock, { recursive: true, force: true });
-  }
+	const say =
+		report ||
+		function (line) {
+			process.stdout.write(line + '\n');
+		};
+	const lock = dir + '.lock';
+	fs.mkdirSync(path.dirname(lock), { recursive: true });
+	const waitStarted = Date.now();
+	const deadline = waitStarted + WAIT_LIMIT_MS;
+	let toldAt = 0;
+	for (;;) {
+		try {
+			fs.mkdirSync(lock);
+			break;
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+		}
+		const seen = look(lock);
+		if (seen === undefined) continue; // released meanwhile
+		const owner = ownerOf(seen);
+		if (owner === false) {
+			removeAbandoned(lock, seen.identity);
+			continue;
+		}
+		if (Date.now() > deadline)
+			throw new Error(
+				what +
+					': another process (' +
+					owner +
+					') has been installing into ' +
+					dir +
+					' for ' +
+					WAIT_LIMIT_MS / 60000 +
+					' minutes; remove ' +
+					lock +
+					' if it is stuck',
+			);
+		// The other install may take many minutes.
+		const waiter = owner === 'unclaimed' ? 'starting' : 'pid ' + owner;
+		if (!toldAt) say(what + ': waiting for another process (' + waiter + ') that is installing into ' + dir);
+		else if (Date.now() - toldAt >= HEARTBEAT_MS)
+			say(
+				what +
+					': … still waiting for another process (' +
+					waiter +
+					') that is installing into ' +
+					dir +
+					' (' +
+					formatDuration(Date.now() - waitStarted) +
+					' so far)',
+			);
+		if (!toldAt || Date.now() - toldAt >= HEARTBEAT_MS) toldAt = Date.now();
+		sleepSync(POLL_MS);
+	}
+	let mine;
+	try {
+		fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+		const seen = look(lock);
+		mine = seen && seen.identity;
+		return install();
+	} finally {
+		// Only the folder this process made: one that replaced it is another process's lock.
+		const now = look(lock);
+		if (mine === undefined || (now && now.identity === mine)) fs.rmSync(lock, { recursive: true, force: true });
+	}
 }
 
 module.exports = { withInstallLock, isAlive };

@@ -5,4 +5,9 @@ export declare function isAlive(pid: number): boolean;
  * Runs `install` while holding a lock on `dir` (a folder `<dir>.lock` beside it); a second process waits, with a line
  * to `report` (stdout by default) when the wait begins and at least every 30 s. A lock whose process is gone is taken over.
  */
-export declare function withInstallLock<T>(dir: string, what: string, install: () => T, report?: (line: string) => void): T;
+export declare function withInstallLock<T>(
+	dir: string,
+	what: string,
+	install: () => T,
+	report?: (line: string) => void,
+): T;

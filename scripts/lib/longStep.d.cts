@@ -2,7 +2,13 @@
 export declare const HEARTBEAT_MS: number;
 export declare function formatDuration(ms: number): string;
 /** Runs a synchronous step with a start line, progress lines and its total; a spawnSync result with a status other than 0 counts as failed. */
-export declare function longStep<T>(prefix: string, what: string, usually: string, run: () => T, options?: { quiet?: boolean }): T;
+export declare function longStep<T>(
+	prefix: string,
+	what: string,
+	usually: string,
+	run: () => T,
+	options?: { quiet?: boolean },
+): T;
 export declare function progressLine(prefix: string, what: string, elapsedMs: number): string;
 /** `<prefix>: <what> (usually <usually>)…` */
 export declare function startLine(prefix: string, what: string, usually: string): string;

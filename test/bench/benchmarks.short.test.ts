@@ -36,7 +36,9 @@ describe('benchmarks (short forms)', () => {
 
 	it('bench:sandbox-log-flood: 2,000 calls without a key (1,000 with 8 KB paths) leave every keyed entry and keep 1,000 others', () => {
 		const output = bench('sandbox-log-flood', ['--requests', '1000']);
-		expect(output).toContain('keyed entries kept: 53 of 53; entries without a key kept: 1000; longest stored path: 257 characters');
+		expect(output).toContain(
+			'keyed entries kept: 53 of 53; entries without a key kept: 1000; longest stored path: 257 characters',
+		);
 		expect(output).toContain('log bounded and keyed entries kept: true');
 	}, 180_000);
 

@@ -66,7 +66,12 @@ describe('an empty value never widens an audience, a write or a permission', () 
 		});
 		expect(contradiction.message).toContain('Send To is "Everyone"');
 
-		const [all] = await bed.node.json({ resource: 'broadcast', operation: 'send', text: 'Hello all', audience: 'everyone' });
+		const [all] = await bed.node.json({
+			resource: 'broadcast',
+			operation: 'send',
+			text: 'Hello all',
+			audience: 'everyone',
+		});
 		const everyone = await bed.api.call('/subscriber/list', { blocked: false, limit: 1000 }); // broadcasts leave blocked cards out
 		expect(all.planned).toBe(everyone.total);
 		expect(await calls('/broadcast/send')).toBe(before + 1);
@@ -100,7 +105,14 @@ describe('an empty value never widens an audience, a write or a permission', () 
 	it('Chain → Stop: an empty chain from an expression fails instead of stopping every chain', async () => {
 		const before = await calls('/chain/stop');
 		const error = await bed.node.failure(
-			{ resource: 'chain', operation: 'stop', botId: byId('bot_tg'), clientId: '100001', scope: 'one', chainCode: byId('={{ $json.chain }}') },
+			{
+				resource: 'chain',
+				operation: 'stop',
+				botId: byId('bot_tg'),
+				clientId: '100001',
+				scope: 'one',
+				chainCode: byId('={{ $json.chain }}'),
+			},
 			{ items: [{ chain: '' }] },
 		);
 		expect(error.message).toContain('The field "Chain" is empty');
@@ -116,7 +128,13 @@ describe('an empty value never widens an audience, a write or a permission', () 
 		expect(failed.error).toContain('The field "Tag" is empty');
 		expect(found.tags).toContain('vip');
 		const error = await bed.node.failure(
-			{ resource: 'subscriber', operation: 'find', query: 'a', returnAll: true, options: { botid: byId('={{ $json.bot }}') } },
+			{
+				resource: 'subscriber',
+				operation: 'find',
+				query: 'a',
+				returnAll: true,
+				options: { botid: byId('={{ $json.bot }}') },
+			},
 			{ items: [{ bot: '' }] },
 		);
 		expect(error.message).toContain('The field "Bot" is empty');
@@ -151,13 +169,27 @@ describe('an empty value never widens an audience, a write or a permission', () 
 		expect((created.key as IDataObject).bots).toEqual(['bot_tg']);
 		expect(await calls('/key/create')).toBe(before + 1);
 
-		const [all] = await bed.node.json({ resource: 'apiKey', operation: 'create', name: 'All bots', scopes: ['bots:read'], botAccess: 'all' });
+		const [all] = await bed.node.json({
+			resource: 'apiKey',
+			operation: 'create',
+			name: 'All bots',
+			scopes: ['bots:read'],
+			botAccess: 'all',
+		});
 		expect((all.key as IDataObject).bots).toEqual([]);
 	});
 	it('Broadcast → Send: "Only Who Started a Dialog" from an expression must be true or false; empty or "yes" fails instead of dropping the condition', async () => {
 		const before = await calls('/broadcast/send');
-		const parameters = { resource: 'broadcast', operation: 'send', text: 'Dialog only', options: { botid: byId('bot_tg'), dialog: '={{ $json.dialog }}' } };
-		const output = await bed.node.items(parameters, { items: [{ dialog: '' }, { dialog: 'yes' }, { dialog: 'true' }], continueOnFail: true });
+		const parameters = {
+			resource: 'broadcast',
+			operation: 'send',
+			text: 'Dialog only',
+			options: { botid: byId('bot_tg'), dialog: '={{ $json.dialog }}' },
+		};
+		const output = await bed.node.items(parameters, {
+			items: [{ dialog: '' }, { dialog: 'yes' }, { dialog: 'true' }],
+			continueOnFail: true,
+		});
 		const [empty, yes, sent] = output.map((item) => item.json);
 		expect(empty.error).toBe('The field "Only Who Started a Dialog" must be true or false, got "": nothing was sent');
 		expect(yes.error).toBe('The field "Only Who Started a Dialog" must be true or false, got "yes": nothing was sent');
@@ -171,18 +203,61 @@ describe('an empty value never widens an audience, a write or a permission', () 
 
 	it('Chain → Stop, Set Variables, Broadcast and API Key: a scope from an expression that is not one of its choices fails; nothing is sent', async () => {
 		const cases: Array<[string, INodeParameters, string]> = [
-			['/chain/stop', { resource: 'chain', operation: 'stop', botId: byId('bot_tg'), clientId: '100001', scope: '={{ $json.scope }}', chainCode: byId('1001') }, 'Stop'],
+			[
+				'/chain/stop',
+				{
+					resource: 'chain',
+					operation: 'stop',
+					botId: byId('bot_tg'),
+					clientId: '100001',
+					scope: '={{ $json.scope }}',
+					chainCode: byId('1001'),
+				},
+				'Stop',
+			],
 			[
 				'/subscriber/data/set',
-				{ resource: 'subscriber', operation: 'setVariables', botId: byId('bot_tg'), clientId: '100001', variables: { values: [{ name: 'a', value: '1' }] }, scope: '={{ $json.scope }}', chainCode: byId('1001') },
+				{
+					resource: 'subscriber',
+					operation: 'setVariables',
+					botId: byId('bot_tg'),
+					clientId: '100001',
+					variables: { values: [{ name: 'a', value: '1' }] },
+					scope: '={{ $json.scope }}',
+					chainCode: byId('1001'),
+				},
 				'Write Into',
 			],
-			['/broadcast/send', { resource: 'broadcast', operation: 'send', text: 'x', audience: '={{ $json.scope }}', options: { tags: 'vip' } }, 'Send To'],
-			['/key/create', { resource: 'apiKey', operation: 'create', name: 'k', scopes: ['bots:read'], botAccess: '={{ $json.scope }}', bots: ['bot_tg'] }, 'Bots'],
+			[
+				'/broadcast/send',
+				{
+					resource: 'broadcast',
+					operation: 'send',
+					text: 'x',
+					audience: '={{ $json.scope }}',
+					options: { tags: 'vip' },
+				},
+				'Send To',
+			],
+			[
+				'/key/create',
+				{
+					resource: 'apiKey',
+					operation: 'create',
+					name: 'k',
+					scopes: ['bots:read'],
+					botAccess: '={{ $json.scope }}',
+					bots: ['bot_tg'],
+				},
+				'Bots',
+			],
 		];
 		for (const [path, parameters, field] of cases) {
 			const before = await calls(path);
-			const output = await bed.node.items(parameters, { items: [{ scope: '' }, { scope: 'All' }], continueOnFail: true });
+			const output = await bed.node.items(parameters, {
+				items: [{ scope: '' }, { scope: 'All' }],
+				continueOnFail: true,
+			});
 			expect(output.map((item) => item.json.error)).toEqual([
 				`The field "${field}" has the value "", which is not one of its choices: nothing was sent`,
 				`The field "${field}" has the value "All", which is not one of its choices: nothing was sent`,
@@ -193,7 +268,13 @@ describe('an empty value never widens an audience, a write or a permission', () 
 
 	it('Subscriber → Get Many: Active, Blocked or Started a Dialog from an expression that comes out empty fails; "Any" chosen in the list reads everyone', async () => {
 		const output = await bed.node.items(
-			{ resource: 'subscriber', operation: 'getMany', returnAll: true, output: 'raw', filters: { blocked: '={{ $json.blocked }}' } },
+			{
+				resource: 'subscriber',
+				operation: 'getMany',
+				returnAll: true,
+				output: 'raw',
+				filters: { blocked: '={{ $json.blocked }}' },
+			},
 			{ items: [{ blocked: '' }, { blocked: 'maybe' }], continueOnFail: true },
 		);
 		expect(output.map((item) => item.json.error)).toEqual([
@@ -203,9 +284,17 @@ describe('an empty value never widens an audience, a write or a permission', () 
 		const all = (await bed.api.call('/subscriber/list', { limit: 1000 })).items as IDataObject[];
 		const blocked = all.filter((card) => card.blocked === true).map((card) => card.id);
 		expect(blocked.length).toBeGreaterThan(0);
-		const fromExpression = await bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { blocked: '={{ $json.blocked }}' } }, { items: [{ blocked: true }] });
+		const fromExpression = await bed.node.json(
+			{ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { blocked: '={{ $json.blocked }}' } },
+			{ items: [{ blocked: true }] },
+		);
 		expect(fromExpression.map((card) => card.id)).toEqual(blocked);
-		const any = await bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { blocked: '' } });
+		const any = await bed.node.json({
+			resource: 'subscriber',
+			operation: 'getMany',
+			returnAll: true,
+			filters: { blocked: '' },
+		});
 		expect(any.map((card) => card.id)).toEqual(all.map((card) => card.id));
 	});
 
@@ -218,16 +307,26 @@ describe('an empty value never widens an audience, a write or a permission', () 
 				botId: byId('bot_tg'),
 				clientId: '100001',
 				scope: 'all',
-				variables: { values: [{ name: 'a', value: '1' }, { name: '={{ $json.name }}', value: 'important' }] },
+				variables: {
+					values: [
+						{ name: 'a', value: '1' },
+						{ name: '={{ $json.name }}', value: 'important' },
+					],
+				},
 			},
 			{ items: [{ name: '' }] },
 		);
 		expect(error.message).toBe('The field "Variables" has a value without a name (entry 2): nothing was sent');
 		expect(await calls('/subscriber/data/set')).toBe(before);
 		const startBefore = await calls('/chain/start');
-		const startError = await bed.node.failure(
-			{ resource: 'chain', operation: 'start', botId: byId('bot_tg'), clientId: '100001', chainCode: byId('1001'), variables: { values: [{ name: ' ', value: 'x' }] } },
-		);
+		const startError = await bed.node.failure({
+			resource: 'chain',
+			operation: 'start',
+			botId: byId('bot_tg'),
+			clientId: '100001',
+			chainCode: byId('1001'),
+			variables: { values: [{ name: ' ', value: 'x' }] },
+		});
 		expect(startError.message).toContain('has a value without a name (entry 1): nothing was sent');
 		expect(await calls('/chain/start')).toBe(startBefore);
 	});

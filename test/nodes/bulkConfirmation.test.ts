@@ -14,7 +14,10 @@ const down = { status: 503, body: { code: 'unavailable', error: 'down for a mome
  */
 describe('bulk writes report what the service confirms', () => {
 	it('List Row → Add: an answer that confirms 3 of 5 rows fails the items of that request as "may have taken effect"', async () => {
-		const fake = await fakeService((path, params) => listAnswers(path) ?? { status: 200, body: { count: 3, trimmed: false, echo: params.rows.length } });
+		const fake = await fakeService(
+			(path, params) =>
+				listAnswers(path) ?? { status: 200, body: { count: 3, trimmed: false, echo: params.rows.length } },
+		);
 		try {
 			const output = await fake.runner.json(
 				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: autoMapColumns },
@@ -50,14 +53,16 @@ describe('bulk writes report what the service confirms', () => {
 		}
 	});
 
-	it('Catalog Item → Create in bulk: fewer ids than items fails the request\'s items instead of putting out items without id', async () => {
+	it("Catalog Item → Create in bulk: fewer ids than items fails the request's items instead of putting out items without id", async () => {
 		const fake = await fakeService(() => ({ status: 200, body: { id: [101, 102], result: 'ok' } }));
 		try {
 			const output = await fake.runner.json(
 				{ resource: 'catalogItem', operation: 'create', webAppId: '1', fields: { title: '={{ $json.title }}' } },
 				{ items: [{ title: 'a' }, { title: 'b' }, { title: 'c' }], continueOnFail: true },
 			);
-			expect(output.map((item) => item.error)).toEqual(Array.from({ length: 3 }, () => '/catalog/item/bulk/create confirmed 2 of the 3 entries sent'));
+			expect(output.map((item) => item.error)).toEqual(
+				Array.from({ length: 3 }, () => '/catalog/item/bulk/create confirmed 2 of the 3 entries sent'),
+			);
 		} finally {
 			await fake.close();
 		}
@@ -66,8 +71,10 @@ describe('bulk writes report what the service confirms', () => {
 	it('deletes and edits whose answer counts fewer than were sent (a row or item that was not there) fail their items instead of saying done', async () => {
 		const fake = await fakeService((path, params) => {
 			if (path === '/list/all') return listAnswers(path)!;
-			if (path === '/list/row/delete') return { status: 200, body: { ok: true, deleted: params.rowids.length - 1, rowids: params.rowids.slice(1) } };
-			if (path === '/catalog/item/bulk/edit') return { status: 200, body: { result: 'ok', updated: params.items.length - 1 } };
+			if (path === '/list/row/delete')
+				return { status: 200, body: { ok: true, deleted: params.rowids.length - 1, rowids: params.rowids.slice(1) } };
+			if (path === '/catalog/item/bulk/edit')
+				return { status: 200, body: { result: 'ok', updated: params.items.length - 1 } };
 			return { status: 200, body: { result: 'ok', deleted: params.items.length - 1 } };
 		});
 		try {
@@ -80,18 +87,31 @@ describe('bulk writes report what the service confirms', () => {
 				['/list/row/delete confirmed 2 of the 3 entries sent', true],
 			]);
 			// One item alone goes through the same check: two row numbers sent, one deleted.
-			const single = await fake.runner.json({ resource: 'listRow', operation: 'delete', listId: byId(1), rowIds: '7, 8' }, { continueOnFail: true });
+			const single = await fake.runner.json(
+				{ resource: 'listRow', operation: 'delete', listId: byId(1), rowIds: '7, 8' },
+				{ continueOnFail: true },
+			);
 			expect(single.map((item) => item.error)).toEqual(['/list/row/delete confirmed 1 of the 2 entries sent']);
 			const edited = await fake.runner.json(
-				{ resource: 'catalogItem', operation: 'update', webAppId: '1', itemId: '={{ $json.id }}', fields: { hide: true } },
+				{
+					resource: 'catalogItem',
+					operation: 'update',
+					webAppId: '1',
+					itemId: '={{ $json.id }}',
+					fields: { hide: true },
+				},
 				{ items: [{ id: 1 }, { id: 2 }], continueOnFail: true },
 			);
-			expect(edited.map((item) => item.error)).toEqual(Array.from({ length: 2 }, () => '/catalog/item/bulk/edit confirmed 1 of the 2 entries sent'));
+			expect(edited.map((item) => item.error)).toEqual(
+				Array.from({ length: 2 }, () => '/catalog/item/bulk/edit confirmed 1 of the 2 entries sent'),
+			);
 			const deleted = await fake.runner.json(
 				{ resource: 'catalogItem', operation: 'delete', itemId: '={{ $json.id }}' },
 				{ items: [{ id: 1 }, { id: 2 }, { id: 3 }], continueOnFail: true },
 			);
-			expect(deleted.map((item) => item.error)).toEqual(Array.from({ length: 3 }, () => '/catalog/item/bulk/delete confirmed 2 of the 3 entries sent'));
+			expect(deleted.map((item) => item.error)).toEqual(
+				Array.from({ length: 3 }, () => '/catalog/item/bulk/delete confirmed 2 of the 3 entries sent'),
+			);
 		} finally {
 			await fake.close();
 		}
@@ -104,11 +124,23 @@ describe('List Row → Add: service columns', () => {
 		const fake = await fakeService((path, params) =>
 			path === '/list/all'
 				? { status: 200, body: { items: [list] } }
-				: { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } },
+				: {
+						status: 200,
+						body: {
+							rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })),
+							count: params.rows.length,
+						},
+					},
 		);
 		try {
 			await fake.runner.json(
-				{ resource: 'listRow', operation: 'add', listId: byId(2), columns: mapColumns({ N: '={{ $json.n }}', ClientID: '={{ $json.client }}' }), service: { botid: 'bot_tg', clientid: '555', messenger: 'telegram' } },
+				{
+					resource: 'listRow',
+					operation: 'add',
+					listId: byId(2),
+					columns: mapColumns({ N: '={{ $json.n }}', ClientID: '={{ $json.client }}' }),
+					service: { botid: 'bot_tg', clientid: '555', messenger: 'telegram' },
+				},
 				{ items: [{ n: 'a' }, { n: 'b', client: '777' }] },
 			);
 			const [request] = fake.callsOf('/list/rows/add');
@@ -119,8 +151,19 @@ describe('List Row → Add: service columns', () => {
 			]);
 			// An empty cell ('' from an expression) is one the service would fill: it gets the value too.
 			await fake.runner.json(
-				{ resource: 'listRow', operation: 'add', listId: byId(2), columns: mapColumns({ N: '={{ $json.n }}', ClientID: '={{ $json.client }}' }), service: { clientid: '555' } },
-				{ items: [{ n: 'c', client: '' }, { n: 'd', client: '' }] },
+				{
+					resource: 'listRow',
+					operation: 'add',
+					listId: byId(2),
+					columns: mapColumns({ N: '={{ $json.n }}', ClientID: '={{ $json.client }}' }),
+					service: { clientid: '555' },
+				},
+				{
+					items: [
+						{ n: 'c', client: '' },
+						{ n: 'd', client: '' },
+					],
+				},
 			);
 			expect(fake.callsOf('/list/rows/add')[1].params.rows).toEqual([
 				{ N: 'c', ClientID: '555' },
@@ -134,13 +177,28 @@ describe('List Row → Add: service columns', () => {
 	it('a key that may not read the lists: a single add asks nothing more; rows in bulk go as they are, with the parameters', async () => {
 		const fake = await fakeService((path, params) =>
 			path === '/list/all'
-				? { status: 403, body: { code: 'forbidden', error: 'The API key lacks the scope lists:read', scope: 'lists:read' } }
+				? {
+						status: 403,
+						body: { code: 'forbidden', error: 'The API key lacks the scope lists:read', scope: 'lists:read' },
+					}
 				: path === '/list/row/add'
 					? { status: 200, body: { row: { id: 1, row: params.row }, trimmed: false } }
-					: { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } },
+					: {
+							status: 200,
+							body: {
+								rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })),
+								count: params.rows.length,
+							},
+						},
 		);
 		try {
-			const parameters = { resource: 'listRow', operation: 'add', listId: byId(2), columns: mapColumns({ N: '={{ $json.n }}' }), service: { botid: 'bot_tg' } };
+			const parameters = {
+				resource: 'listRow',
+				operation: 'add',
+				listId: byId(2),
+				columns: mapColumns({ N: '={{ $json.n }}' }),
+				service: { botid: 'bot_tg' },
+			};
 			const [single] = await fake.runner.json(parameters, { items: [{ n: 'a' }] });
 			expect(single).toMatchObject({ id: 1, trimmed: false });
 			expect(fake.calls.map((call) => call.path)).toEqual(['/list/row/add']);
@@ -155,12 +213,17 @@ describe('List Row → Add: service columns', () => {
 });
 
 describe('List Row → Add: ids of rows returned in another order', () => {
-	it('a bulk answer whose rows are not in the order sent gives no item another row\'s id', async () => {
-		const fake = await fakeService((path, params) =>
-			listAnswers(path) ?? {
-				status: 200,
-				body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })).reverse(), count: params.rows.length, trimmed: false },
-			},
+	it("a bulk answer whose rows are not in the order sent gives no item another row's id", async () => {
+		const fake = await fakeService(
+			(path, params) =>
+				listAnswers(path) ?? {
+					status: 200,
+					body: {
+						rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })).reverse(),
+						count: params.rows.length,
+						trimmed: false,
+					},
+				},
 		);
 		try {
 			const output = await fake.runner.json(
@@ -169,25 +232,38 @@ describe('List Row → Add: ids of rows returned in another order', () => {
 			);
 			expect(output).toEqual(['a', 'b', 'c'].map((n) => ({ row: { N: n }, added: true, trimmed: false })));
 			// In order, each item carries its own row's id.
-			const inOrder = await fakeService((path, params) =>
+			const inOrder = await fakeService(
+				(path, params) =>
 					listAnswers(path) ?? {
-					status: 200,
-					body: {
-						rows: params.rows.map((row: IDataObject, n: number) => ({ id: 10 + n, row: { ...row, ...(row.CreationDate === '' ? { CreationDate: '27.11.2026 10:00' } : {}) } })),
-						count: params.rows.length,
-						trimmed: false,
+						status: 200,
+						body: {
+							rows: params.rows.map((row: IDataObject, n: number) => ({
+								id: 10 + n,
+								row: { ...row, ...(row.CreationDate === '' ? { CreationDate: '27.11.2026 10:00' } : {}) },
+							})),
+							count: params.rows.length,
+							trimmed: false,
+						},
 					},
-				},
 			);
 			try {
 				const kept = await inOrder.runner.json(
 					{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
 					{ items: [{ n: 'a' }, { n: 'b' }, { n: 'c' }] },
 				);
-				expect(kept.map((item) => [item.id, (item.row as IDataObject).N])).toEqual([[10, 'a'], [11, 'b'], [12, 'c']]);
+				expect(kept.map((item) => [item.id, (item.row as IDataObject).N])).toEqual([
+					[10, 'a'],
+					[11, 'b'],
+					[12, 'c'],
+				]);
 				// A cell sent empty that the service filled (CreationDate) does not count as another order.
 				const filled = await inOrder.runner.json(
-					{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}', CreationDate: '' }) },
+					{
+						resource: 'listRow',
+						operation: 'add',
+						listId: byId(1),
+						columns: mapColumns({ N: '={{ $json.n }}', CreationDate: '' }),
+					},
 					{ items: [{ n: 'e' }, { n: 'f' }] },
 				);
 				expect(filled.map((item) => item.id)).toEqual([10, 11]);
@@ -203,7 +279,9 @@ describe('List Row → Add: ids of rows returned in another order', () => {
 describe('an answer that says "ok": false', () => {
 	it('fails the item with what the service said, for sends, starts and writes; the other items go on', async () => {
 		const fake = await fakeService((_path, params) =>
-			params.clientid === '2' ? { status: 200, body: { ok: false, sent: 0, error: 'The subscriber blocked the bot', code: 'blocked' } } : { status: 200, body: { ok: true, sent: 1 } },
+			params.clientid === '2'
+				? { status: 200, body: { ok: false, sent: 0, error: 'The subscriber blocked the bot', code: 'blocked' } }
+				: { status: 200, body: { ok: true, sent: 1 } },
 		);
 		try {
 			const output = await fake.runner.json(
@@ -212,10 +290,19 @@ describe('an answer that says "ok": false', () => {
 			);
 			expect(output).toEqual([
 				{ ok: true, sent: 1 },
-				{ error: '/message/send answered "ok": false: The subscriber blocked the bot [blocked]', details: expect.objectContaining({ code: 'blocked' }) },
+				{
+					error: '/message/send answered "ok": false: The subscriber blocked the bot [blocked]',
+					details: expect.objectContaining({ code: 'blocked' }),
+				},
 				{ ok: true, sent: 1 },
 			]);
-			const started = await fake.runner.failure({ resource: 'chain', operation: 'start', botId: byId('bot'), clientId: '2', chainCode: byId('welcome') });
+			const started = await fake.runner.failure({
+				resource: 'chain',
+				operation: 'start',
+				botId: byId('bot'),
+				clientId: '2',
+				chainCode: byId('welcome'),
+			});
 			expect(started.message).toBe('/chain/start answered "ok": false: The subscriber blocked the bot [blocked]');
 		} finally {
 			await fake.close();
@@ -225,10 +312,13 @@ describe('an answer that says "ok": false', () => {
 
 describe("n8n's Retry On Fail sends nothing twice", () => {
 	const refused = { status: 422, body: { code: 'invalid_param', error: 'Parameter "text" is wrong', param: 'text' } };
-	const retried = (workflow: { nodes: object[] }) => Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
+	const retried = (workflow: { nodes: object[] }) =>
+		Object.assign(workflow.nodes[1], { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 });
 
 	it('Message → Send: the retry after the third item was refused sends only the third', async () => {
-		const fake = await fakeService((_path, _params, nth) => (nth === 3 ? refused : { status: 200, body: { ok: true } }));
+		const fake = await fakeService((_path, _params, nth) =>
+			nth === 3 ? refused : { status: 200, body: { ok: true } },
+		);
 		try {
 			const workflow = fake.runner.workflow(
 				{ resource: 'message', operation: 'send', botId: byId('bot'), clientId: '={{ $json.to }}', text: 'hello' },
@@ -255,10 +345,16 @@ describe("n8n's Retry On Fail sends nothing twice", () => {
 			const result = await fake.runner.harness.run(workflow);
 			// Three tries of the node; the third item went out once, the fourth never (the node stops at the third).
 			expect(fake.callsOf('/message/send').map((call) => call.params.clientid)).toEqual(['1', '2', '3']);
-			const error = result.nodeError(NODE_NAME) as { message: string; description?: string; context: Record<string, unknown> };
+			const error = result.nodeError(NODE_NAME) as {
+				message: string;
+				description?: string;
+				context: Record<string, unknown>;
+			};
 			expect(error.message).toBe('/message/send failed: down for a moment');
 			expect(error.context).toEqual(expect.objectContaining({ mayHaveTakenEffect: true, itemIndex: 2 }));
-			expect(error.description).toMatch(/may have taken effect\. It was not repeated automatically, so that nothing happens twice\..* Retry On Fail does not send it again either: check first, then run the item again if it did not take effect\.$/);
+			expect(error.description).toMatch(
+				/may have taken effect\. It was not repeated automatically, so that nothing happens twice\..* Retry On Fail does not send it again either: check first, then run the item again if it did not take effect\.$/,
+			);
 			expect(error.description!.match(/Retry On Fail/g)).toHaveLength(1);
 		} finally {
 			await fake.close();
@@ -270,7 +366,15 @@ describe("n8n's Retry On Fail sends nothing twice", () => {
 		const fake = await fakeService(
 			(path, params, nth) =>
 				listAnswers(path) ??
-				(nth === 2 ? second : { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } }),
+				(nth === 2
+					? second
+					: {
+							status: 200,
+							body: {
+								rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })),
+								count: params.rows.length,
+							},
+						}),
 		);
 		const workflow = fake.runner.workflow(
 			{ resource: 'listRow', operation: 'add', listId: byId(1), columns: mapColumns({ N: '={{ $json.n }}' }) },
@@ -333,7 +437,16 @@ describe('write inputs that would reach the wrong record or nothing fail their i
 	});
 
 	it('List Row → Add with Map Automatically: an item with no field named like a column fails instead of adding an empty row', async () => {
-		const fake = await fakeService((path, params) => listAnswers(path) ?? { status: 200, body: { rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })), count: params.rows.length } });
+		const fake = await fakeService(
+			(path, params) =>
+				listAnswers(path) ?? {
+					status: 200,
+					body: {
+						rows: params.rows.map((row: IDataObject, n: number) => ({ id: n + 1, row })),
+						count: params.rows.length,
+					},
+				},
+		);
 		try {
 			const output = await fake.runner.json(
 				{ resource: 'listRow', operation: 'add', listId: byId(1), columns: autoMapColumns },
@@ -341,7 +454,9 @@ describe('write inputs that would reach the wrong record or nothing fail their i
 			);
 			expect(output[0].error).toBe('The row is empty: no value was mapped to a column of the list');
 			expect(output.slice(1).map((item) => (item.row as IDataObject).N)).toEqual(['kept', 'also kept']);
-			expect(fake.callsOf('/list/rows/add').map((call) => call.params.rows)).toEqual([[{ N: 'kept' }, { N: 'also kept' }]]);
+			expect(fake.callsOf('/list/rows/add').map((call) => call.params.rows)).toEqual([
+				[{ N: 'kept' }, { N: 'also kept' }],
+			]);
 		} finally {
 			await fake.close();
 		}
@@ -370,14 +485,17 @@ describe('the memory of a run (Retry On Fail)', () => {
 
 	it('keeps the error of a change that may have taken effect, unless an Idempotency-Key makes repeating it safe', () => {
 		const memory = runMemory.call(context('exec-3', 0))!;
-		const failure = (context: Record<string, unknown>) => Object.assign(new Error('lost'), { context, description: 'Check the service.' });
+		const failure = (context: Record<string, unknown>) =>
+			Object.assign(new Error('lost'), { context, description: 'Check the service.' });
 		const uncertain = failure({ mayHaveTakenEffect: true });
 		memory.failed(0, uncertain);
 		memory.failed(1, failure({ mayHaveTakenEffect: true, sentWithIdempotencyKey: true }));
 		memory.failed(2, failure({ code: 'invalid_param' }));
 		const again = runMemory.call(context('exec-3', 0))!;
 		expect([0, 1, 2].map((itemIndex) => again.uncertain(itemIndex))).toEqual([uncertain, undefined, undefined]);
-		expect(uncertain.description).toBe('Check the service. Retry On Fail does not send it again either: check first, then run the item again if it did not take effect.');
+		expect(uncertain.description).toBe(
+			'Check the service. Retry On Fail does not send it again either: check first, then run the item again if it did not take effect.',
+		);
 		again.failed(0, uncertain);
 		expect(uncertain.description.match(/Retry On Fail/g)).toHaveLength(1);
 		again.finish();

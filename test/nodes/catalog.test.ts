@@ -39,7 +39,12 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 
 		const items = Array.from({ length: 150 }, (_, n) => ({ title: `Sticker ${n}` }));
 		const output = await bed.node.items(
-			{ resource: 'catalogItem', operation: 'create', webAppId: '1', fields: { title: '={{ $json.title }}', price: '1' } },
+			{
+				resource: 'catalogItem',
+				operation: 'create',
+				webAppId: '1',
+				fields: { title: '={{ $json.title }}', price: '1' },
+			},
 			{ items },
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
@@ -55,13 +60,23 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 	it('update: many items in one bulk request; hide keeps the item stored', async () => {
 		const stickers = (await catalogFile()).filter((item) => /^Sticker \d+$/.test(item.title)).slice(0, 3);
 		await bed.node.json(
-			{ resource: 'catalogItem', operation: 'update', webAppId: '1', itemId: '={{ $json.id }}', fields: { hide: true, price: '2' } },
+			{
+				resource: 'catalogItem',
+				operation: 'update',
+				webAppId: '1',
+				itemId: '={{ $json.id }}',
+				fields: { hide: true, price: '2' },
+			},
 			{ items: stickers.map((item) => ({ id: item.id })) },
 		);
 		expect(await apiCalls('/catalog/item/bulk/edit')).toBe(1);
 		const stored = await catalogFile();
 		for (const sticker of stickers) {
-			expect(stored.find((item) => item.id === sticker.id)).toMatchObject({ hide: true, price: '2', title: sticker.title });
+			expect(stored.find((item) => item.id === sticker.id)).toMatchObject({
+				hide: true,
+				price: '2',
+				title: sticker.title,
+			});
 		}
 	});
 
@@ -81,23 +96,38 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 		const stickers = (await catalogFile()).filter((item) => /^Sticker \d+$/.test(item.title)).slice(0, 3);
 		const items = [{ id: stickers[0].id }, { id: 999999 }, { id: stickers[1].id }, { id: stickers[2].id }];
 		const output = await bed.node.items(
-			{ resource: 'catalogItem', operation: 'update', webAppId: '1', itemId: '={{ $json.id }}', fields: { title: '=Renamed {{ $json.id }}' } },
+			{
+				resource: 'catalogItem',
+				operation: 'update',
+				webAppId: '1',
+				itemId: '={{ $json.id }}',
+				fields: { title: '=Renamed {{ $json.id }}' },
+			},
 			{ items, continueOnFail: true },
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		expect(output[1].json.details).toMatchObject({ code: 'not_found', status: 422 });
 		expect(output[1].json.details).toMatchObject({ description: expect.stringContaining('"Item ID"') });
 		const stored = await catalogFile();
-		for (const sticker of stickers) expect(stored.find((item) => item.id === sticker.id)?.title).toBe(`Renamed ${sticker.id}`);
+		for (const sticker of stickers)
+			expect(stored.find((item) => item.id === sticker.id)?.title).toBe(`Renamed ${sticker.id}`);
 	});
 
 	it('a bad item fails alone with continueOnFail', async () => {
 		const output = await bed.node.items(
-			{ resource: 'catalogItem', operation: 'update', webAppId: '={{ $json.app }}', itemId: '1', fields: { title: 'x' } },
+			{
+				resource: 'catalogItem',
+				operation: 'update',
+				webAppId: '={{ $json.app }}',
+				itemId: '1',
+				fields: { title: 'x' },
+			},
 			{ items: [{ app: 'no-such-app' }], continueOnFail: true },
 		);
 		expect(output[0].json.details).toMatchObject({ code: 'not_found', param: 'webappid' });
-		expect(output[0].json.details).toMatchObject({ description: 'Check the field "Web App ID" (the service\'s parameter "webappid").' });
+		expect(output[0].json.details).toMatchObject({
+			description: 'Check the field "Web App ID" (the service\'s parameter "webappid").',
+		});
 	});
 
 	it('delete all items of an app, then the app', async () => {

@@ -24,7 +24,10 @@ describe('Catalog → Download', () => {
 	const downloadOf = (extra = {}) => ({ resource: 'catalog', operation: 'download', webAppId: '1', ...extra });
 
 	it('puts the catalog file into binary data; the API key goes to the service only, never to the link', async () => {
-		const [item] = await bed.node.items(downloadOf({ binaryPropertyName: 'catalog' }), { credential: 'proxied', typeVersion: 2 });
+		const [item] = await bed.node.items(downloadOf({ binaryPropertyName: 'catalog' }), {
+			credential: 'proxied',
+			typeVersion: 2,
+		});
 		const binary = item.binary!.catalog;
 		expect(binary).toMatchObject({ fileName: 'catalog-1.json', mimeType: 'application/json' });
 		const file = JSON.parse(Buffer.from(binary.data, 'base64').toString('utf8'));
@@ -33,7 +36,12 @@ describe('Catalog → Download', () => {
 		expect(file.webapp).toEqual(expected.webapp);
 		expect(file.items).toEqual(expected.items);
 		expect(file.items.length).toBeGreaterThan(3);
-		expect(item.json).toEqual({ webappid: '1', fileName: 'catalog-1.json', mimeType: 'application/json', size: Buffer.from(binary.data, 'base64').length });
+		expect(item.json).toEqual({
+			webappid: '1',
+			fileName: 'catalog-1.json',
+			mimeType: 'application/json',
+			size: Buffer.from(binary.data, 'base64').length,
+		});
 
 		const linkRequest = proxy.received.find((request) => request.url.startsWith('/api/catalog/get'));
 		const fileRequest = proxy.received.find((request) => request.url.startsWith('/files/catalog/'));
@@ -57,7 +65,10 @@ describe('Catalog → Download', () => {
 	});
 
 	it('Get Download Link still gives the link without downloading', async () => {
-		const [answer] = await bed.node.json({ resource: 'catalog', operation: 'getDownloadLink', webAppId: '1' }, { typeVersion: 2 });
+		const [answer] = await bed.node.json(
+			{ resource: 'catalog', operation: 'getDownloadLink', webAppId: '1' },
+			{ typeVersion: 2 },
+		);
 		expect(answer.link).toMatch(/\/files\/catalog\//);
 	});
 });
@@ -66,8 +77,8 @@ describe('Catalog → Download: the file name from Content-Disposition', () => {
 	it.each([
 		['attachment; filename="100%.json"', '100%.json'],
 		["attachment; filename*=UTF-8''caf%C3%A9%20menu.json", 'café menu.json'],
-		["attachment; filename=\"fallback.json\"; filename*=UTF-8''%E2%82%AC.json", '€.json'],
-		["attachment; filename=\"plain.json\"; filename*=UTF-8''%E2%ZZ.json", 'plain.json'],
+		['attachment; filename="fallback.json"; filename*=UTF-8\'\'%E2%82%AC.json', '€.json'],
+		['attachment; filename="plain.json"; filename*=UTF-8\'\'%E2%ZZ.json', 'plain.json'],
 		['attachment; filename="../../etc/passwd"', '.._.._etc_passwd'],
 		['attachment', 'catalog-7.json'],
 		[undefined, 'catalog-7.json'],

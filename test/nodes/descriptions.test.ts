@@ -1,4 +1,9 @@
-import type { INodeProperties, INodePropertyCollection, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	INodeProperties,
+	INodePropertyCollection,
+	INodePropertyOptions,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
 import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node';
 
@@ -7,13 +12,16 @@ import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigg
  * walk prints: node › parameter [resource/operation] › nested parameter.
  */
 const UNSORTED_ON_PURPOSE: Record<string, string> = {
-	'Messenger Bot Builder › Stop [chain/stop]': 'the narrow choice (one chain) first; stopping every chain is the explicit wide choice',
+	'Messenger Bot Builder › Stop [chain/stop]':
+		'the narrow choice (one chain) first; stopping every chain is the explicit wide choice',
 	'Messenger Bot Builder › Sort [listRow/getMany]': 'a chronological pair, the service default (oldest first) first',
 	'Messenger Bot Builder › Sort [subscriber/getMany]': 'a chronological pair, the service default (oldest first) first',
 	'Messenger Bot Builder › Filters [subscriber/getMany] › Active': 'Any (no filter) first, then Yes before No',
 	'Messenger Bot Builder › Filters [subscriber/getMany] › Blocked': 'Any (no filter) first, then Yes before No',
-	'Messenger Bot Builder › Filters [subscriber/getMany] › Started a Dialog': 'Any (no filter) first, then Yes before No',
-	'Messenger Bot Builder › Options [message/sendAndWait] › Limit Wait Time › Unit': 'time units from the shortest to the longest',
+	'Messenger Bot Builder › Filters [subscriber/getMany] › Started a Dialog':
+		'Any (no filter) first, then Yes before No',
+	'Messenger Bot Builder › Options [message/sendAndWait] › Limit Wait Time › Unit':
+		'time units from the shortest to the longest',
 };
 
 interface Found {
@@ -21,7 +29,8 @@ interface Found {
 	property: INodeProperties;
 }
 
-const isOption = (option: unknown): option is INodePropertyOptions => typeof option === 'object' && option !== null && 'value' in option;
+const isOption = (option: unknown): option is INodePropertyOptions =>
+	typeof option === 'object' && option !== null && 'value' in option;
 const isCollectionGroup = (option: unknown): option is INodePropertyCollection =>
 	typeof option === 'object' && option !== null && 'values' in option && !('type' in option);
 
@@ -57,12 +66,16 @@ describe('Node descriptions', () => {
 	});
 
 	it('every parameter has a description', () => {
-		const undescribed = parameters.filter(({ property }) => property.type !== 'notice' && !property.description?.trim()).map(({ path }) => path);
+		const undescribed = parameters
+			.filter(({ property }) => property.type !== 'notice' && !property.description?.trim())
+			.map(({ path }) => path);
 		expect(undescribed).toEqual([]);
 	});
 
 	it('option lists are sorted by name, but for the listed exemptions', () => {
-		const lists = parameters.filter(({ property }) => (property.options ?? []).length > 1 && (property.options ?? []).every(isOption));
+		const lists = parameters.filter(
+			({ property }) => (property.options ?? []).length > 1 && (property.options ?? []).every(isOption),
+		);
 		const unsorted = lists
 			.filter(({ property }) => {
 				const names = (property.options as INodePropertyOptions[]).map((option) => option.name);
@@ -76,7 +89,9 @@ describe('Node descriptions', () => {
 	});
 
 	it('operations follow n8n conventions: Title Case names, actions in sentence case that start with a verb', () => {
-		const operations = parameters.filter(({ property }) => property.name === 'operation').flatMap(({ property }) => property.options as INodePropertyOptions[]);
+		const operations = parameters
+			.filter(({ property }) => property.name === 'operation')
+			.flatMap(({ property }) => property.options as INodePropertyOptions[]);
 		expect(operations.length).toBeGreaterThan(40);
 		for (const operation of operations) {
 			expect(operation.name).toMatch(/^[A-Z][A-Za-z]*( (and|or|a|for|to|of|by|[A-Z][A-Za-z]*|API))*$/);

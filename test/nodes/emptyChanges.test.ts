@@ -36,8 +36,21 @@ describe('an empty change is never dropped silently', () => {
 		const bulk = await calls('/catalog/item/bulk/edit');
 
 		const output = await bed.node.items(
-			{ resource: 'catalogItem', operation: 'update', webAppId: '1', itemId: '={{ $json.id }}', fields: { oldprice: '={{ $json.old }}', price: '={{ $json.price }}' } },
-			{ items: [{ id: kettle, old: '', price: '29' }, { id: toaster, old: '30', price: '24' }], continueOnFail: true, typeVersion: 2 },
+			{
+				resource: 'catalogItem',
+				operation: 'update',
+				webAppId: '1',
+				itemId: '={{ $json.id }}',
+				fields: { oldprice: '={{ $json.old }}', price: '={{ $json.price }}' },
+			},
+			{
+				items: [
+					{ id: kettle, old: '', price: '29' },
+					{ id: toaster, old: '30', price: '24' },
+				],
+				continueOnFail: true,
+				typeVersion: 2,
+			},
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(output[0].json.error).toBe('The field "Old Price" is empty: nothing was sent');
@@ -54,7 +67,13 @@ describe('an empty change is never dropped silently', () => {
 		const before = await card('100002');
 		const sent = await calls('/subscriber/update');
 		const error = await bed.node.failure(
-			{ resource: 'subscriber', operation: 'update', botId: byId('bot_tg'), clientId: byId('100002'), updateFields: { note: '={{ $json.note }}', name: 'Bob B.' } },
+			{
+				resource: 'subscriber',
+				operation: 'update',
+				botId: byId('bot_tg'),
+				clientId: byId('100002'),
+				updateFields: { note: '={{ $json.note }}', name: 'Bob B.' },
+			},
 			{ items: [{ note: '   ' }], typeVersion: 2 },
 		);
 		expect(error.message).toBe('The field "Note" is empty: nothing was sent');
@@ -66,7 +85,13 @@ describe('an empty change is never dropped silently', () => {
 	it('Subscriber → Create or Update: an empty Name fails; an empty Messenger is no change and is not checked', async () => {
 		const sent = await calls('/subscriber/create');
 		const error = await bed.node.failure(
-			{ resource: 'subscriber', operation: 'createOrUpdate', botId: byId('bot_tg'), clientId: byId('777100'), additionalFields: { name: '' } },
+			{
+				resource: 'subscriber',
+				operation: 'createOrUpdate',
+				botId: byId('bot_tg'),
+				clientId: byId('777100'),
+				additionalFields: { name: '' },
+			},
 			{ typeVersion: 2 },
 		);
 		expect(error.message).toBe('The field "Name" is empty: nothing was sent');
@@ -74,7 +99,13 @@ describe('an empty change is never dropped silently', () => {
 		expect(await calls('/subscriber/create')).toBe(sent);
 
 		const [created] = await bed.node.json(
-			{ resource: 'subscriber', operation: 'createOrUpdate', botId: byId('bot_tg'), clientId: byId('777100'), additionalFields: { name: 'Dana', messenger: byId('') } },
+			{
+				resource: 'subscriber',
+				operation: 'createOrUpdate',
+				botId: byId('bot_tg'),
+				clientId: byId('777100'),
+				additionalFields: { name: 'Dana', messenger: byId('') },
+			},
 			{ typeVersion: 2 },
 		);
 		expect(created).toMatchObject({ clientid: '777100', name: 'Dana', created: true });
@@ -83,7 +114,13 @@ describe('an empty change is never dropped silently', () => {
 	it('version 1 keeps its behaviour: the empty field is left out and the item succeeds', async () => {
 		const before = await card('100003');
 		const sent = await calls('/subscriber/update');
-		await bed.node.json({ resource: 'subscriber', operation: 'update', botId: byId('bot_tg'), clientId: '100003', updateFields: { note: '' } });
+		await bed.node.json({
+			resource: 'subscriber',
+			operation: 'update',
+			botId: byId('bot_tg'),
+			clientId: '100003',
+			updateFields: { note: '' },
+		});
 		expect(await calls('/subscriber/update')).toBe(sent + 1);
 		expect(await card('100003')).toEqual(before);
 	});

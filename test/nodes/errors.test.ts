@@ -55,11 +55,14 @@ describe('errors and rate limits', () => {
 		['webhook', 'delete', { hookId: 'hook_0000000000000000' }, 'Webhook ID'],
 		['apiKey', 'revoke', { keyId: 'key_unknown' }, 'Key ID'],
 		['webApp', 'delete', { webAppId: 'app_unknown' }, 'Web App ID'],
-	])('%s/%s: a refusal of the parameter "id" names the node\'s field (%#)', async (resource, operation, parameters, field) => {
-		const error = await bed.node.failure({ resource, operation, ...parameters });
-		expect(error.context.param).toBe('id');
-		expect(error.description).toBe(`Check the field "${field}" (the service's parameter "id").`);
-	});
+	])(
+		'%s/%s: a refusal of the parameter "id" names the node\'s field (%#)',
+		async (resource, operation, parameters, field) => {
+			const error = await bed.node.failure({ resource, operation, ...parameters });
+			expect(error.context.param).toBe('id');
+			expect(error.description).toBe(`Check the field "${field}" (the service's parameter "id").`);
+		},
+	);
 
 	it('continueOnFail: the failing item becomes an error item, the others go on, all paired', async () => {
 		await bed.api.call('/account/balance/get'); // so that the log has an entry with status 200
@@ -74,7 +77,10 @@ describe('errors and rate limits', () => {
 			{ items: [{ status: 200 }, { status: 42 }, { status: 200 }], continueOnFail: true },
 		);
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(items[1].json).toEqual({ error: expect.stringContaining('status'), details: expect.objectContaining({ code: 'invalid_param', param: 'status', status: 422 }) });
+		expect(items[1].json).toEqual({
+			error: expect.stringContaining('status'),
+			details: expect.objectContaining({ code: 'invalid_param', param: 'status', status: 422 }),
+		});
 		expect(items[0].json.status).toBe(200);
 		expect(items[2].json.status).toBe(200);
 	});
@@ -83,10 +89,7 @@ describe('errors and rate limits', () => {
 		// A service that allows 1 request per second: the node's second and third requests are refused.
 		const slow = await startTestBed({ rateLimit: 1 });
 		try {
-			const items = await slow.node.items(
-				{ resource: 'account', operation: 'getBalance' },
-				{ items: [{}, {}, {}] },
-			);
+			const items = await slow.node.items({ resource: 'account', operation: 'getBalance' }, { items: [{}, {}, {}] });
 			expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 			expect(items.every((item) => typeof item.json.balance === 'number')).toBe(true);
 
@@ -106,7 +109,9 @@ describe('errors and rate limits', () => {
 			{ credential: 'paced', items: Array.from({ length: 30 }, () => ({})) },
 		);
 		expect(items).toHaveLength(30);
-		const refused = (await bed.api.logOf('/account/balance/get')).filter((entry) => entry.status === 429 && entry.keyId !== 'account');
+		const refused = (await bed.api.logOf('/account/balance/get')).filter(
+			(entry) => entry.status === 429 && entry.keyId !== 'account',
+		);
 		expect(refused).toEqual([]);
 	});
 
@@ -117,13 +122,21 @@ describe('errors and rate limits', () => {
 		try {
 			const { list } = await capped.api.call('/list/create', { name: 'Paged at pace', headers: ['N'] });
 			for (let part = 0; part < 3; part++) {
-				await capped.api.call('/list/rows/add', { listid: list.id, rows: Array.from({ length: 500 }, (_, n) => [String(part * 500 + n)]) });
+				await capped.api.call('/list/rows/add', {
+					listid: list.id,
+					rows: Array.from({ length: 500 }, (_, n) => [String(part * 500 + n)]),
+				});
 			}
 			const key = await capped.api.keyWith(['lists:read']);
 			capped.node.useKey('reader', key, capped.baseUrl);
-			const rows = await capped.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }, { credential: 'reader' });
+			const rows = await capped.node.json(
+				{ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true },
+				{ credential: 'reader' },
+			);
 			expect(rows.map((row) => (row.values as string[])[0])).toEqual(Array.from({ length: 1500 }, (_, n) => String(n)));
-			const statuses = (await capped.api.logOf('/list/rows/get')).filter((entry) => entry.keyId !== 'account').map((entry) => entry.status);
+			const statuses = (await capped.api.logOf('/list/rows/get'))
+				.filter((entry) => entry.keyId !== 'account')
+				.map((entry) => entry.status);
 			expect(statuses).toEqual(Array.from({ length: 1 + Math.ceil((1500 - 100) / 99) + 1 }, () => 200));
 		} finally {
 			await capped.close();
@@ -141,10 +154,16 @@ describe('errors and rate limits', () => {
 				{ resource: 'subscriber', operation: 'block', botId: byId('bot_tg'), clientId: '100001' },
 				{ credential: 'leak-check', continueOnFail: true },
 			),
-			await bed.node.execute({ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: '1', text: 'x' }, { credential: 'unreachable' }),
+			await bed.node.execute(
+				{ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: '1', text: 'x' },
+				{ credential: 'unreachable' },
+			),
 		];
 		expect(runs.map((run) => run.nodeError('Messenger Bot Builder') !== undefined)).toEqual([false, true, false, true]);
-		expect(runs[2].output('Messenger Bot Builder')[0].json.details).toMatchObject({ status: 403, scope: 'subscribers:write' });
+		expect(runs[2].output('Messenger Bot Builder')[0].json.details).toMatchObject({
+			status: 403,
+			scope: 'subscribers:write',
+		});
 		for (const run of runs) expect(everything(run.run)).not.toContain(secret);
 	});
 

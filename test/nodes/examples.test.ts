@@ -31,8 +31,23 @@ function runnable(node: INode): INode {
 /** Sample events of each documented kind, in the order of the trigger's outputs (One Output per Event Kind). */
 const SAMPLE_EVENTS = [
 	{ subscriber: { botid: 'bot_tg', clientid: '100001', messenger: 'telegram', name: 'Alice Smith' } },
-	{ subscriber: { botid: 'bot_tg', clientid: '100002', messenger: 'telegram', name: 'Bob Jones' }, stage: 'Qualified', previous: 'New' },
-	{ payment: { id: 'pay_example', amount: 25, currency: 'USD', botid: 'bot_tg', clientid: '100003', messenger: 'telegram', description: null, paid_at: '2026-11-21T10:00:00.000Z' } },
+	{
+		subscriber: { botid: 'bot_tg', clientid: '100002', messenger: 'telegram', name: 'Bob Jones' },
+		stage: 'Qualified',
+		previous: 'New',
+	},
+	{
+		payment: {
+			id: 'pay_example',
+			amount: 25,
+			currency: 'USD',
+			botid: 'bot_tg',
+			clientid: '100003',
+			messenger: 'telegram',
+			description: null,
+			paid_at: '2026-11-21T10:00:00.000Z',
+		},
+	},
 ];
 
 const TRIGGER_TYPE = `${PACKAGE}.messengerBotBuilderTrigger`;
@@ -41,7 +56,11 @@ const TRIGGER_TYPE = `${PACKAGE}.messengerBotBuilderTrigger`;
  * A workflow that starts on the trigger, cut to the branch behind one of its outputs: the trigger
  * becomes an items node that puts out a sample event of that output's kind.
  */
-function branch(workflow: WorkflowDefinition, output: number, events: unknown[] = [SAMPLE_EVENTS[output]]): WorkflowDefinition {
+function branch(
+	workflow: WorkflowDefinition,
+	output: number,
+	events: unknown[] = [SAMPLE_EVENTS[output]],
+): WorkflowDefinition {
 	const trigger = workflow.nodes.find((node) => node.type === TRIGGER_TYPE)!;
 	const items = { ...trigger, type: `${PACKAGE}.harnessItems`, parameters: { items: JSON.stringify(events) } };
 	const next = workflow.connections[trigger.name].main[output] ?? [];
@@ -100,7 +119,10 @@ describe('example workflows run against the sandbox', () => {
 			properties
 				.filter((property) => {
 					const show = property.displayOptions?.show;
-					return !show || ((show.resource ?? [resource]).includes(resource) && (show.operation ?? [operation]).includes(operation));
+					return (
+						!show ||
+						((show.resource ?? [resource]).includes(resource) && (show.operation ?? [operation]).includes(operation))
+					);
 				})
 				.map((property) => property.name);
 		const unknown: string[] = [];
@@ -109,7 +131,8 @@ describe('example workflows run against the sandbox', () => {
 			for (const node of workflow.nodes.filter((candidate) => candidate.type.endsWith('.messengerBotBuilder'))) {
 				const { resource, operation } = node.parameters as { resource: string; operation: string };
 				const known = new Set(shownFor(resource, operation));
-				for (const name of Object.keys(node.parameters)) if (!known.has(name)) unknown.push(`${file} "${node.name}": ${name}`);
+				for (const name of Object.keys(node.parameters))
+					if (!known.has(name)) unknown.push(`${file} "${node.name}": ${name}`);
 			}
 		}
 		expect(unknown).toEqual([]);
@@ -138,8 +161,11 @@ describe('example workflows run against the sandbox', () => {
  * meanwhile reach the published trigger, and each runs its branch of the trigger example.
  */
 describe('every example twice in a row, after the trigger example was published, in the state the others leave', () => {
-	const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')).sort();
-	const read = (file: string) => JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as WorkflowDefinition & { name: string };
+	const files = readdirSync(EXAMPLES)
+		.filter((file) => file.endsWith('.json'))
+		.sort();
+	const read = (file: string) =>
+		JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as WorkflowDefinition & { name: string };
 	const manual = files.filter((file) => !startsOnEvents(read(file)));
 	const triggerExample = read(files.find((file) => startsOnEvents(read(file)))!);
 	let harness: TriggerHarness;
@@ -155,7 +181,10 @@ describe('every example twice in a row, after the trigger example was published,
 
 			const runner = new NodeRunner(bed.sandbox.baseUrl, bed.sandbox.adminKey);
 			const failures: string[] = [];
-			for (const [pass, order] of [['forward', manual], ['reverse', [...manual].reverse()]] as const) {
+			for (const [pass, order] of [
+				['forward', manual],
+				['reverse', [...manual].reverse()],
+			] as const) {
 				for (const file of order) {
 					const workflow = read(file);
 					for (const round of [1, 2]) {
@@ -171,14 +200,23 @@ describe('every example twice in a row, after the trigger example was published,
 			expect(after.map((hook) => hook.id)).toEqual([harness.nodeStaticData.hookId]);
 
 			// subscriber.json creates new subscribers (its first run) and crm.json changes a stage: both kinds reach the trigger.
-			const kinds = (outputs: typeof harness.startedOutputs) => outputs.map((execution) => execution.findIndex((output) => output.length > 0));
-			await waitFor('a new-subscriber and a stage-change event at the trigger', () => {
-				const seen = kinds(harness.startedOutputs);
-				return seen.includes(0) && seen.includes(1) ? true : undefined;
-			}, 30_000);
+			const kinds = (outputs: typeof harness.startedOutputs) =>
+				outputs.map((execution) => execution.findIndex((output) => output.length > 0));
+			await waitFor(
+				'a new-subscriber and a stage-change event at the trigger',
+				() => {
+					const seen = kinds(harness.startedOutputs);
+					return seen.includes(0) && seen.includes(1) ? true : undefined;
+				},
+				30_000,
+			);
 			for (const execution of harness.startedOutputs) {
 				const output = execution.findIndex((items) => items.length > 0);
-				const workflow = branch(triggerExample, output, execution[output].map((item) => item.json));
+				const workflow = branch(
+					triggerExample,
+					output,
+					execution[output].map((item) => item.json),
+				);
 				const result = await runner.harness.run(workflow);
 				expect(result.error).toBeUndefined();
 				for (const node of workflow.nodes) expect(result.output(node.name).length).toBeGreaterThan(0);

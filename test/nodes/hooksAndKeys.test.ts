@@ -66,7 +66,10 @@ describe('Webhook and API Key operations', () => {
 		expect(key).not.toHaveProperty('keyRedacted');
 
 		bed.node.useKey('reporting', key.key, bed.baseUrl);
-		const [balance] = await bed.node.json({ resource: 'account', operation: 'getBalance' }, { credential: 'reporting' });
+		const [balance] = await bed.node.json(
+			{ resource: 'account', operation: 'getBalance' },
+			{ credential: 'reporting' },
+		);
 		expect(balance).toHaveProperty('balance');
 
 		await bed.node.json({ resource: 'apiKey', operation: 'revoke', keyId: key.id });
@@ -78,7 +81,14 @@ describe('Webhook and API Key operations', () => {
 	it('API key revoke of a key this key did not create fails with the rule and revokes nothing', async () => {
 		const create = async (name: string, credential?: string) => {
 			const [created] = await bed.node.json(
-				{ resource: 'apiKey', operation: 'create', name, scopes: ['keys:write', 'account:read'], botAccess: 'all', revealSecret: true },
+				{
+					resource: 'apiKey',
+					operation: 'create',
+					name,
+					scopes: ['keys:write', 'account:read'],
+					botAccess: 'all',
+					revealSecret: true,
+				},
 				credential ? { credential } : {},
 			);
 			return created.key as Record<string, any>;
@@ -88,7 +98,10 @@ describe('Webhook and API Key operations', () => {
 		const child = await create('Child', 'parent');
 		bed.node.useKey('child', child.key, bed.baseUrl);
 
-		const error = await bed.node.failure({ resource: 'apiKey', operation: 'revoke', keyId: parent.id }, { credential: 'child' });
+		const error = await bed.node.failure(
+			{ resource: 'apiKey', operation: 'revoke', keyId: parent.id },
+			{ credential: 'child' },
+		);
 		expect(error.httpCode).toBe('403');
 		expect(error.message).toBe(
 			`Key ${parent.id} was not created by this key (${child.id}) nor by a key it created: a key may revoke only itself and the keys it created, directly or through them; the account key may revoke any [not_creator]`,
@@ -105,7 +118,13 @@ describe('Webhook and API Key operations', () => {
 	});
 
 	it('API key create keeps the new key out of the output by default', async () => {
-		const [created] = await bed.node.json({ resource: 'apiKey', operation: 'create', name: 'Masked', scopes: ['bots:read'], botAccess: 'all' });
+		const [created] = await bed.node.json({
+			resource: 'apiKey',
+			operation: 'create',
+			name: 'Masked',
+			scopes: ['bots:read'],
+			botAccess: 'all',
+		});
 		const key = created.key as Record<string, any>;
 		expect(key).toMatchObject({ name: 'Masked', key: expect.stringMatching(/^….{4}$/), keyRedacted: true });
 	});
@@ -113,7 +132,14 @@ describe('Webhook and API Key operations', () => {
 	it('create: a "Days" expression that comes out empty fails the item instead of creating a key that never expires', async () => {
 		const creates = (await bed.api.logOf('/key/create')).length;
 		const error = await bed.node.failure(
-			{ resource: 'apiKey', operation: 'create', name: 'Lifetime', scopes: ['account:read'], botAccess: 'all', days: '={{ $json.days }}' },
+			{
+				resource: 'apiKey',
+				operation: 'create',
+				name: 'Lifetime',
+				scopes: ['account:read'],
+				botAccess: 'all',
+				days: '={{ $json.days }}',
+			},
 			{ items: [{}] },
 		);
 		expect(error.message).toContain('Days');

@@ -18,7 +18,12 @@ describe('List and List Row operations', () => {
 		await bed.api.call('/list/rows/add', { listid: list.id, rows: values.map((N) => ({ N })) });
 		return { id: list.id as number, rowIds: (await rows(list.id)).map((row) => row.id as number) };
 	};
-	const deleteRowsOf = (id: number) => ({ resource: 'listRow', operation: 'delete', listId: byId(id), rowIds: '={{ $json.id }}' });
+	const deleteRowsOf = (id: number) => ({
+		resource: 'listRow',
+		operation: 'delete',
+		listId: byId(id),
+		rowIds: '={{ $json.id }}',
+	});
 
 	beforeAll(async () => {
 		bed = await startTestBed({ rateLimit: 0 });
@@ -47,12 +52,15 @@ describe('List and List Row operations', () => {
 
 	it('one item: /list/row/add with an Idempotency-Key; service columns filled', async () => {
 		const listLookups = (await apiLog('/list/all')).length;
-		const [row] = await bed.node.json({
-			resource: 'listRow',
-			operation: 'add',
-			listId: byId(listid),
-			columns: defineBelow({ Имя: '={{ $json.name }}', Телефон: '+7 900' }),
-		}, { items: [{ name: 'Иван' }] });
+		const [row] = await bed.node.json(
+			{
+				resource: 'listRow',
+				operation: 'add',
+				listId: byId(listid),
+				columns: defineBelow({ Имя: '={{ $json.name }}', Телефон: '+7 900' }),
+			},
+			{ items: [{ name: 'Иван' }] },
+		);
 		expect(row.row).toMatchObject({ Имя: 'Иван', Телефон: '+7 900', Город: '' });
 		expect(String((row.row as IDataObject).CreationDate)).toMatch(/^\d\d\.\d\d\.\d{4} \d\d:\d\d$/);
 		expect(row.trimmed).toBe(false);
@@ -62,8 +70,15 @@ describe('List and List Row operations', () => {
 
 	it('1,200 items: bulk requests of at most 500 rows, results paired with their items', async () => {
 		const before = (await rows(listid)).length;
-		const items = Array.from({ length: 1200 }, (_, n) => ({ Имя: `name ${n}`, Город: `city ${n % 7}`, extra: 'ignored' }));
-		const output = await bed.node.items({ resource: 'listRow', operation: 'add', listId: byId(listid), columns: autoMap }, { items });
+		const items = Array.from({ length: 1200 }, (_, n) => ({
+			Имя: `name ${n}`,
+			Город: `city ${n % 7}`,
+			extra: 'ignored',
+		}));
+		const output = await bed.node.items(
+			{ resource: 'listRow', operation: 'add', listId: byId(listid), columns: autoMap },
+			{ items },
+		);
 		expect(output).toHaveLength(1200);
 		output.forEach((item, n) => {
 			expect(item.pairedItem).toEqual({ item: n });
@@ -78,7 +93,14 @@ describe('List and List Row operations', () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Partial', headers: ['N'] });
 		const output = await bed.node.items(
 			{ resource: 'listRow', operation: 'add', listId: byId('={{ $json.list }}'), columns: autoMap },
-			{ items: [{ list: list.id, N: 'a' }, { list: 99999, N: 'b' }, { list: list.id, N: 'c' }], continueOnFail: true },
+			{
+				items: [
+					{ list: list.id, N: 'a' },
+					{ list: 99999, N: 'b' },
+					{ list: list.id, N: 'c' },
+				],
+				continueOnFail: true,
+			},
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[1].json.error).toContain('There is no list number 99999');
@@ -95,7 +117,13 @@ describe('List and List Row operations', () => {
 		};
 		let all: IDataObject[] = [];
 		const allPages = await pagesRead(async () => {
-			all = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byName('Заказы'), returnAll: true, sort: 'new' });
+			all = await bed.node.json({
+				resource: 'listRow',
+				operation: 'getMany',
+				listId: byName('Заказы'),
+				returnAll: true,
+				sort: 'new',
+			});
 		});
 		expect(all).toHaveLength(1201);
 		expect(allPages).toBe(2); // pages of 1,000: every page once, no extra request after the total
@@ -105,7 +133,13 @@ describe('List and List Row operations', () => {
 
 		let some: IDataObject[] = [];
 		const limitedPages = await pagesRead(async () => {
-			some = await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(listid), returnAll: false, limit: 5 });
+			some = await bed.node.json({
+				resource: 'listRow',
+				operation: 'getMany',
+				listId: byId(listid),
+				returnAll: false,
+				limit: 5,
+			});
 		});
 		expect(some.map((row) => (row.row as IDataObject).Имя)).toEqual(['Иван', 'name 0', 'name 1', 'name 2', 'name 3']);
 		expect(limitedPages).toBe(1); // Limit stops early
@@ -114,7 +148,12 @@ describe('List and List Row operations', () => {
 	it('a list number the node cannot send exactly (past 2^53) or that is not digits fails naming the field; nothing is asked', async () => {
 		const before = (await bed.api.call('/log/get', { limit: 1 })).total as number;
 		for (const value of ['9007199254740993', '12abc', '0x1f']) {
-			const error = await bed.node.failure({ resource: 'listRow', operation: 'getMany', listId: byId(value), returnAll: true });
+			const error = await bed.node.failure({
+				resource: 'listRow',
+				operation: 'getMany',
+				listId: byId(value),
+				returnAll: true,
+			});
 			expect(error.message).toBe(`The field "List" must be a list number, got "${value}"`);
 		}
 		expect((await bed.api.call('/log/get', { limit: 1 })).total).toBe(before + 1);
@@ -135,21 +174,42 @@ describe('List and List Row operations', () => {
 			resource: 'listRow',
 			operation: 'find',
 			listId: byId(listid),
-			conditions: { values: [{ column: 'Имя', value: 'NAME 11' }, { column: 'Город', value: 'city 0' }] },
+			conditions: {
+				values: [
+					{ column: 'Имя', value: 'NAME 11' },
+					{ column: 'Город', value: 'city 0' },
+				],
+			},
 			exact: false,
 			returnAll: true,
 		});
-		const expected = Array.from({ length: 1200 }, (_, n) => n).filter((n) => `name ${n}`.includes('name 11') && n % 7 === 0);
+		const expected = Array.from({ length: 1200 }, (_, n) => n).filter(
+			(n) => `name ${n}`.includes('name 11') && n % 7 === 0,
+		);
 		expect(partial.map((row) => (row.row as IDataObject).Имя).sort()).toEqual(expected.map((n) => `name ${n}`).sort());
 	});
 
 	it('update: only mapped columns, or the whole row', async () => {
 		const [first] = await rows(listid);
-		await bed.node.json({ resource: 'listRow', operation: 'update', listId: byId(listid), rowId: String(first.id), change: 'partial', columns: defineBelow({ Город: 'Казань' }) });
+		await bed.node.json({
+			resource: 'listRow',
+			operation: 'update',
+			listId: byId(listid),
+			rowId: String(first.id),
+			change: 'partial',
+			columns: defineBelow({ Город: 'Казань' }),
+		});
 		let [stored] = await rows(listid);
 		expect(stored.row).toMatchObject({ Имя: 'Иван', Город: 'Казань', Телефон: '+7 900' });
 
-		await bed.node.json({ resource: 'listRow', operation: 'update', listId: byId(listid), rowId: String(first.id), change: 'whole', columns: defineBelow({ Имя: 'Пётр' }) });
+		await bed.node.json({
+			resource: 'listRow',
+			operation: 'update',
+			listId: byId(listid),
+			rowId: String(first.id),
+			change: 'whole',
+			columns: defineBelow({ Имя: 'Пётр' }),
+		});
 		[stored] = await rows(listid);
 		expect(stored.values).toEqual(['', 'Пётр', '', '']);
 	});
@@ -179,13 +239,18 @@ describe('List and List Row operations', () => {
 		output.forEach((item, n) => n !== 3 && expect(item.json).toMatchObject({ deleted: true, rowids: [items[n].id] }));
 		expect(await rows(list.id)).toEqual([]);
 		// The refused request is halved until the stale row is alone: at most two requests per halving.
-		expect((await apiLog('/list/row/delete')).length - before).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(items.length)));
+		expect((await apiLog('/list/row/delete')).length - before).toBeLessThanOrEqual(
+			1 + 2 * Math.ceil(Math.log2(items.length)),
+		);
 	});
 
 	it('"Continue (using error output)": the failed item of a bulk request goes to the error output', async () => {
 		const list = await listWith('Error output', ['a', 'b']);
 		const ids = list.rowIds;
-		const result = await bed.node.execute(deleteRowsOf(list.id), { items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }], errorOutput: true });
+		const result = await bed.node.execute(deleteRowsOf(list.id), {
+			items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }],
+			errorOutput: true,
+		});
 		expect(result.output(NODE_NAME, 0).map((item) => item.json.rowids)).toEqual([[ids[0]], [ids[1]]]);
 		const failed = result.output(NODE_NAME, 1);
 		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 1 }]);
@@ -205,7 +270,9 @@ describe('List and List Row operations', () => {
 	it('delete without continueOnFail: a row that is gone fails the node and nothing is deleted', async () => {
 		const list = await listWith('Stale rows strict', ['a', 'b']);
 		const ids = list.rowIds;
-		const error = await bed.node.failure(deleteRowsOf(list.id), { items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }] });
+		const error = await bed.node.failure(deleteRowsOf(list.id), {
+			items: [{ id: ids[0] }, { id: 999999 }, { id: ids[1] }],
+		});
 		expect(error.context).toMatchObject({ code: 'not_found', param: 'rowids' });
 		expect(await rows(list.id)).toHaveLength(2);
 	});
@@ -219,7 +286,7 @@ describe('List and List Row operations', () => {
 	});
 });
 
-describe('List Row → Add at the list\'s row cap', () => {
+describe("List Row → Add at the list's row cap", () => {
 	let bed: NodeTestBed;
 	beforeAll(async () => {
 		bed = await startTestBed({ rateLimit: 0, rowCap: 3 });
@@ -230,10 +297,17 @@ describe('List Row → Add at the list\'s row cap', () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Capped', headers: ['N'] });
 		await bed.api.call('/list/rows/add', { listid: list.id, rows: [{ N: 'old 1' }, { N: 'old 2' }] });
 		const output = await bed.node.json(
-			{ resource: 'listRow', operation: 'add', listId: { __rl: true, mode: 'id', value: String(list.id) }, columns: autoMapColumns },
+			{
+				resource: 'listRow',
+				operation: 'add',
+				listId: { __rl: true, mode: 'id', value: String(list.id) },
+				columns: autoMapColumns,
+			},
 			{ items: [{ N: 'new 1' }, { N: 'new 2' }] },
 		);
-		const stored = (await bed.api.call('/list/rows/get', { listid: list.id, limit: 100 })).items as Array<Record<string, any>>;
+		const stored = (await bed.api.call('/list/rows/get', { listid: list.id, limit: 100 })).items as Array<
+			Record<string, any>
+		>;
 		// Cap 3, 2 + 2 rows: the service deleted "old 1" to make room.
 		expect(stored.map((row) => row.row?.N ?? row.N)).toEqual(['old 2', 'new 1', 'new 2']);
 		expect(output.map((item) => item.trimmed)).toEqual([true, true]);
@@ -242,7 +316,12 @@ describe('List Row → Add at the list\'s row cap', () => {
 	it('a bulk add below the cap reports trimmed false', async () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Roomy', headers: ['N'] });
 		const output = await bed.node.json(
-			{ resource: 'listRow', operation: 'add', listId: { __rl: true, mode: 'id', value: String(list.id) }, columns: autoMapColumns },
+			{
+				resource: 'listRow',
+				operation: 'add',
+				listId: { __rl: true, mode: 'id', value: String(list.id) },
+				columns: autoMapColumns,
+			},
 			{ items: [{ N: 'a' }, { N: 'b' }] },
 		);
 		expect(output.map((item) => item.trimmed)).toEqual([false, false]);

@@ -8,7 +8,9 @@ const ALICE = { botId: BOT, clientId: '100001' };
 describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 	let bed: NodeTestBed;
 	const chat = async (clientid: string) =>
-		(await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid, limit: 5 })).items as Array<Record<string, any>>;
+		(await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid, limit: 5 })).items as Array<
+			Record<string, any>
+		>;
 	const runs = async (clientid: string) =>
 		(await bed.api.call('/subscriber/chains/get', { botid: 'bot_tg', clientid })).chains as Array<Record<string, any>>;
 
@@ -18,20 +20,29 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 	afterAll(async () => bed.close());
 
 	it('message send puts the text and link buttons into the chat', async () => {
-		const [answer] = await bed.node.json({
-			resource: 'message',
-			operation: 'send',
-			...ALICE,
-			text: 'Your order {{ $json.order }} is ready',
-			buttons: { values: [{ name: 'Track', url: 'https://example.com/track' }] },
-		}, { items: [{ order: 'A-17' }] });
+		const [answer] = await bed.node.json(
+			{
+				resource: 'message',
+				operation: 'send',
+				...ALICE,
+				text: 'Your order {{ $json.order }} is ready',
+				buttons: { values: [{ name: 'Track', url: 'https://example.com/track' }] },
+			},
+			{ items: [{ order: 'A-17' }] },
+		);
 		expect(answer).toMatchObject({ ok: true, sent: 1 });
 		const [latest] = await chat('100001');
-		expect(latest).toMatchObject({ text: 'Your order {{ $json.order }} is ready', buttons: [{ name: 'Track', url: 'https://example.com/track' }] });
+		expect(latest).toMatchObject({
+			text: 'Your order {{ $json.order }} is ready',
+			buttons: [{ name: 'Track', url: 'https://example.com/track' }],
+		});
 	});
 
 	it('message text from an expression is resolved per item', async () => {
-		await bed.node.json({ resource: 'message', operation: 'send', ...ALICE, text: '=Order {{ $json.order }}' }, { items: [{ order: 'B-1' }, { order: 'B-2' }] });
+		await bed.node.json(
+			{ resource: 'message', operation: 'send', ...ALICE, text: '=Order {{ $json.order }}' },
+			{ items: [{ order: 'B-1' }, { order: 'B-2' }] },
+		);
 		const [last, previous] = await chat('100001');
 		expect([previous.text, last.text]).toEqual(['Order B-1', 'Order B-2']);
 	});
@@ -73,10 +84,23 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 
 	it('chain stop: one chain, then all', async () => {
 		await bed.api.call('/chain/start', { botid: 'bot_tg', clientid: '100003', chaincode: '1002' });
-		const [one] = await bed.node.json({ resource: 'chain', operation: 'stop', botId: BOT, clientId: '100003', scope: 'one', chainCode: byId('1002') });
+		const [one] = await bed.node.json({
+			resource: 'chain',
+			operation: 'stop',
+			botId: BOT,
+			clientId: '100003',
+			scope: 'one',
+			chainCode: byId('1002'),
+		});
 		expect(one.stopped).toBe(1);
 		expect((await runs('100003')).map((run) => run.chaincode)).toEqual(['1001']);
-		const [all] = await bed.node.json({ resource: 'chain', operation: 'stop', botId: BOT, clientId: '100003', scope: 'all' });
+		const [all] = await bed.node.json({
+			resource: 'chain',
+			operation: 'stop',
+			botId: BOT,
+			clientId: '100003',
+			scope: 'all',
+		});
 		expect(all.stopped).toBe(1);
 		expect(await runs('100003')).toEqual([]);
 	});
@@ -99,13 +123,29 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 	});
 
 	it('broadcast only to those who started a dialog', async () => {
-		const [planned] = await bed.node.json({ resource: 'broadcast', operation: 'send', text: 'Hi', options: { botid: 'bot_tg', dialog: true } });
-		const everyone = await bed.api.call('/subscriber/list', { botid: 'bot_tg', dialog: true, blocked: false, limit: 1000 });
+		const [planned] = await bed.node.json({
+			resource: 'broadcast',
+			operation: 'send',
+			text: 'Hi',
+			options: { botid: 'bot_tg', dialog: true },
+		});
+		const everyone = await bed.api.call('/subscriber/list', {
+			botid: 'bot_tg',
+			dialog: true,
+			blocked: false,
+			limit: 1000,
+		});
 		expect(planned.planned).toBe(everyone.total);
 	});
 
 	it('CRM: set stage moves the subscriber and starts the stage chain; board shows it', async () => {
-		const [answer] = await bed.node.json({ resource: 'crm', operation: 'setStage', botId: BOT, clientId: '100003', stage: byId('Qualified') });
+		const [answer] = await bed.node.json({
+			resource: 'crm',
+			operation: 'setStage',
+			botId: BOT,
+			clientId: '100003',
+			stage: byId('Qualified'),
+		});
 		expect(answer.ok).toBe(true);
 		const card = (await bed.api.call('/subscriber/get', { botid: 'bot_tg', clientid: '100003' })).subscriber;
 		expect(card.stage).toBe('Qualified');
@@ -118,7 +158,12 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 
 	it('statistics by date range', async () => {
 		const today = new Date().toISOString().slice(0, 10);
-		const [stats] = await bed.node.json({ resource: 'statistics', operation: 'get', from: '2026-01-01T00:00:00', to: today });
+		const [stats] = await bed.node.json({
+			resource: 'statistics',
+			operation: 'get',
+			from: '2026-01-01T00:00:00',
+			to: today,
+		});
 		expect(stats).toEqual(await bed.api.call('/stat/get', { from: '2026-01-01', to: today }));
 		expect((stats.total as { messages: number }).messages).toBeGreaterThan(0);
 	});
@@ -126,10 +171,15 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 	it('a day filter takes a day or midnight; a time of day is refused, never widened to its whole day', async () => {
 		const today = new Date().toISOString().slice(0, 10);
 		const subscribers = (from: string, to: string) =>
-			bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT, from, to } });
-		const expected = (await bed.api.call('/subscriber/list', { botid: 'bot_tg', from: '2026-01-01', to: today, limit: 1000 })).items.map(
-			(card: { clientid: string }) => card.clientid,
-		);
+			bed.node.json({
+				resource: 'subscriber',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { botid: BOT, from, to },
+			});
+		const expected = (
+			await bed.api.call('/subscriber/list', { botid: 'bot_tg', from: '2026-01-01', to: today, limit: 1000 })
+		).items.map((card: { clientid: string }) => card.clientid);
 		expect(expected.length).toBeGreaterThan(0);
 		for (const midnight of [`${today}T00:00:00`, `${today}T00:00:00.000+03:00`, `${today} 00:00`, today]) {
 			const found = await subscribers('2026-01-01T00:00:00Z', midnight);
@@ -140,12 +190,27 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 			['Subscribed From', '2026-01-01T00:00:01Z', today, '2026-01-01T00:00:01Z'],
 			['Subscribed From', '2026-02-30', today, '2026-02-30'],
 		]) {
-			const refused = await bed.node.failure({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT, from, to } });
+			const refused = await bed.node.failure({
+				resource: 'subscriber',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { botid: BOT, from, to },
+			});
 			expect(refused.message).toBe(`The field "${field}" takes a day, got "${written}"`);
 		}
-		const log = await bed.node.failure({ resource: 'account', operation: 'getApiLog', returnAll: true, filters: { from: `${today}T08:15:00` } });
+		const log = await bed.node.failure({
+			resource: 'account',
+			operation: 'getApiLog',
+			returnAll: true,
+			filters: { from: `${today}T08:15:00` },
+		});
 		expect(log.message).toBe(`The field "From" takes a day, got "${today}T08:15:00"`);
-		const stats = await bed.node.failure({ resource: 'statistics', operation: 'get', from: '2026-01-01', to: `${today}T23:59:59` });
+		const stats = await bed.node.failure({
+			resource: 'statistics',
+			operation: 'get',
+			from: '2026-01-01',
+			to: `${today}T23:59:59`,
+		});
 		expect(stats.message).toBe(`The field "To" takes a day, got "${today}T23:59:59"`);
 	});
 });

@@ -6,7 +6,20 @@ const BOT = byId('bot_tg');
 const V2 = { typeVersion: 2 };
 
 /** The fields Output: Simplified keeps, as the README documents them (written out here, not imported). */
-const SUBSCRIBER_FIELDS = ['active', 'blocked', 'botid', 'clientid', 'dialog', 'id', 'messenger', 'name', 'note', 'subscribed', 'tags', 'username'];
+const SUBSCRIBER_FIELDS = [
+	'active',
+	'blocked',
+	'botid',
+	'clientid',
+	'dialog',
+	'id',
+	'messenger',
+	'name',
+	'note',
+	'subscribed',
+	'tags',
+	'username',
+];
 const ROW_FIELDS = ['created', 'id', 'row'];
 const CHAT_FIELDS = ['direction', 'id', 'text', 'time'];
 const LOG_FIELDS = ['code', 'method', 'path', 'status', 'time'];
@@ -22,18 +35,26 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 		bed = await startTestBed({ rateLimit: 0 });
 		const created = await bed.api.call('/list/create', { name: 'Output modes', headers: ['Name', 'Email'] });
 		listId = Number(created.id ?? created.list?.id);
-		for (const [name, email] of [['Ann', 'ann@example.com'], ['Bob', 'bob@example.com']]) {
+		for (const [name, email] of [
+			['Ann', 'ann@example.com'],
+			['Bob', 'bob@example.com'],
+		]) {
 			await bed.api.call('/list/row/add', { listid: listId, row: { Name: name, Email: email } });
 		}
 	});
 	afterAll(async () => bed.close());
 
-	const rawCard = async (clientid: string) => (await bed.api.call('/subscriber/get', { botid: 'bot_tg', clientid })).subscriber as IDataObject;
+	const rawCard = async (clientid: string) =>
+		(await bed.api.call('/subscriber/get', { botid: 'bot_tg', clientid })).subscriber as IDataObject;
 
 	it('Subscriber → Get: Simplified by default in version 2, every field in version 1 and with Raw', async () => {
 		const raw = await rawCard('100001');
 		// The sandbox's card has more than the simplified fields (stage, variables), or the test would prove nothing.
-		expect(Object.keys(raw).filter((key) => !SUBSCRIBER_FIELDS.includes(key)).sort()).toEqual(['stage', 'variables']);
+		expect(
+			Object.keys(raw)
+				.filter((key) => !SUBSCRIBER_FIELDS.includes(key))
+				.sort(),
+		).toEqual(['stage', 'variables']);
 		const parameters = { resource: 'subscriber', operation: 'get', lookup: 'byClient', botId: BOT, clientId: '100001' };
 
 		expect(await bed.node.json(parameters, V2)).toEqual([only(raw, SUBSCRIBER_FIELDS)]);
@@ -45,7 +66,14 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 
 	it('Subscriber → Get Many and Find: Selected Fields keeps exactly the listed fields, dots reach into objects', async () => {
 		const many = await bed.node.json(
-			{ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT }, output: 'fields', fields: 'clientid, name, stage' },
+			{
+				resource: 'subscriber',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { botid: BOT },
+				output: 'fields',
+				fields: 'clientid, name, stage',
+			},
 			V2,
 		);
 		const listed = await bed.api.call('/subscriber/list', { botid: 'bot_tg', limit: 1000 });
@@ -56,13 +84,23 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 
 		// A field no record has (a typo) fails the item instead of putting out records without it.
 		const typo = await bed.node.failure(
-			{ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { botid: BOT }, output: 'fields', fields: 'clientid, nmae, tgas' },
+			{
+				resource: 'subscriber',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { botid: BOT },
+				output: 'fields',
+				fields: 'clientid, nmae, tgas',
+			},
 			V2,
 		);
 		expect(typo.message).toBe('The field "Fields" names "nmae", "tgas", which no record has');
 		expect(typo.description).toContain(`The records have: ${Object.keys(cards[0]).sort().join(', ')}`);
 
-		const found = await bed.node.json({ resource: 'subscriber', operation: 'find', query: 'alice', returnAll: true }, V2);
+		const found = await bed.node.json(
+			{ resource: 'subscriber', operation: 'find', query: 'alice', returnAll: true },
+			V2,
+		);
 		expect(found).toEqual([only(await rawCard('100001'), SUBSCRIBER_FIELDS)]);
 	});
 
@@ -72,10 +110,12 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 		expect(rawRows[0].values).toEqual(['Ann', 'ann@example.com']);
 		const list = byId(listId);
 
-		expect(await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: list, returnAll: true }, V2)).toEqual(
-			rawRows.map((row) => only(row, ROW_FIELDS)),
+		expect(
+			await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: list, returnAll: true }, V2),
+		).toEqual(rawRows.map((row) => only(row, ROW_FIELDS)));
+		expect(await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: list, returnAll: true })).toEqual(
+			rawRows,
 		);
-		expect(await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: list, returnAll: true })).toEqual(rawRows);
 		const found = await bed.node.json(
 			{
 				resource: 'listRow',
@@ -98,16 +138,30 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 			text: 'Hello from the output test',
 			buttons: [{ name: 'Shop', url: 'https://example.com' }],
 		});
-		const rawChat = (await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100002', limit: 1000 })).items as IDataObject[];
+		const rawChat = (await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100002', limit: 1000 }))
+			.items as IDataObject[];
 		expect(rawChat.some((message) => Array.isArray(message.buttons) && message.buttons.length === 1)).toBe(true);
-		const chat = await bed.node.json({ resource: 'subscriber', operation: 'getChatHistory', botId: BOT, clientId: '100002', returnAll: true }, V2);
+		const chat = await bed.node.json(
+			{ resource: 'subscriber', operation: 'getChatHistory', botId: BOT, clientId: '100002', returnAll: true },
+			V2,
+		);
 		expect(chat).toEqual(rawChat.map((message) => only(message, CHAT_FIELDS)));
 
 		const log = await bed.node.json({ resource: 'account', operation: 'getApiLog', limit: 5 }, V2);
 		expect(log).toHaveLength(5);
 		for (const entry of log) expect(Object.keys(entry).sort()).toEqual(LOG_FIELDS);
 		const rawLog = await bed.node.json({ resource: 'account', operation: 'getApiLog', limit: 5, output: 'raw' }, V2);
-		expect(Object.keys(rawLog[0]).sort()).toEqual(['code', 'durationMs', 'failed', 'id', 'keyId', 'method', 'path', 'status', 'time']);
+		expect(Object.keys(rawLog[0]).sort()).toEqual([
+			'code',
+			'durationMs',
+			'failed',
+			'id',
+			'keyId',
+			'method',
+			'path',
+			'status',
+			'time',
+		]);
 	});
 
 	it('Selected Fields with no field is an error that names the field', async () => {
@@ -126,10 +180,21 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 	});
 
 	it('Webhook → Delete: { deleted: true, id } in version 2, the service answer in version 1', async () => {
-		const hook = async () => (await bed.api.call('/hook/create', { name: 'to delete', url: 'https://example.com/hook', events: ['subscriber.new'] })).hook.id as string;
+		const hook = async () =>
+			(
+				await bed.api.call('/hook/create', {
+					name: 'to delete',
+					url: 'https://example.com/hook',
+					events: ['subscriber.new'],
+				})
+			).hook.id as string;
 		const first = await hook();
-		expect(await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: first }, V2)).toEqual([{ deleted: true, id: first }]);
+		expect(await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: first }, V2)).toEqual([
+			{ deleted: true, id: first },
+		]);
 		const second = await hook();
-		expect(await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: second })).toEqual([{ ok: true, id: second }]);
+		expect(await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: second })).toEqual([
+			{ ok: true, id: second },
+		]);
 	});
 });

@@ -46,7 +46,10 @@ describe('pickers and credential test', () => {
 		const waOnly = await bed.api.keyWith(['bots:read', 'account:read', 'subscribers:read'], ['bot_wa']);
 		bed.node.useKey('wa-only', waOnly, bed.baseUrl);
 		const asWaOnly = (parameters: INodeParameters) =>
-			bed.node.harness.loadOptionsContext(bed.node.workflow(parameters, { credential: 'wa-only' }), NODE_NAME) as unknown as ILoadOptionsFunctions;
+			bed.node.harness.loadOptionsContext(
+				bed.node.workflow(parameters, { credential: 'wa-only' }),
+				NODE_NAME,
+			) as unknown as ILoadOptionsFunctions;
 		const bots = await methods.listSearch.searchBots.call(asWaOnly({ resource: 'bot', operation: 'getMany' }));
 		expect(bots.results.map((bot) => bot.value)).toEqual(['bot_wa']);
 		const forNewKey = await methods.loadOptions.getBots.call(asWaOnly({ resource: 'apiKey', operation: 'create' }));
@@ -75,33 +78,59 @@ describe('pickers and credential test', () => {
 	it("the trigger's Bot Names or IDs asked for before the node has a credential (n8n's editor, a node just added): an error that says what to do; with the credential: the bots", async () => {
 		const trigger = new MessengerBotBuilderTrigger();
 		const harness = new Harness({ nodes: [trigger], credentials: [new MessengerBotBuilderApi()] });
-		harness.addCredential({ id: 'main', name: 'main', type: 'messengerBotBuilderApi', data: { apiKey: bed.sandbox.adminKey, baseUrl: bed.baseUrl } });
-		const node = { id: 'trigger', name: 'Trigger', type: `${PACKAGE}.messengerBotBuilderTrigger`, typeVersion: 1, position: [0, 0] as [number, number], parameters: { events: ['subscriber.new'] } };
+		harness.addCredential({
+			id: 'main',
+			name: 'main',
+			type: 'messengerBotBuilderApi',
+			data: { apiKey: bed.sandbox.adminKey, baseUrl: bed.baseUrl },
+		});
+		const node = {
+			id: 'trigger',
+			name: 'Trigger',
+			type: `${PACKAGE}.messengerBotBuilderTrigger`,
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: { events: ['subscriber.new'] },
+		};
 		const editing = (credentials?: { messengerBotBuilderApi: { id: string; name: string } }) =>
-			harness.loadOptionsContext({ nodes: [{ ...node, credentials }], connections: {} }, 'Trigger') as unknown as ILoadOptionsFunctions;
+			harness.loadOptionsContext(
+				{ nodes: [{ ...node, credentials }], connections: {} },
+				'Trigger',
+			) as unknown as ILoadOptionsFunctions;
 		const before = await trigger.methods.loadOptions.getBots.call(editing()).catch((error: unknown) => error);
 		expect(before).toMatchObject({
 			message: 'No Messenger Bot Builder API credential is selected yet',
 			description: expect.stringContaining('choose "Refresh List" in the field\'s menu, or close and reopen the node'),
 		});
-		expect(await trigger.methods.loadOptions.getBots.call(editing({ messengerBotBuilderApi: { id: 'main', name: 'main' } }))).toEqual([
+		expect(
+			await trigger.methods.loadOptions.getBots.call(editing({ messengerBotBuilderApi: { id: 'main', name: 'main' } })),
+		).toEqual([
 			{ name: 'Shop assistant (telegram)', value: 'bot_tg' },
 			{ name: 'Support desk (whatsapp)', value: 'bot_wa' },
 		]);
 	});
 
 	it('list columns for the resource mapper and for conditions, in order, non-Latin names kept', async () => {
-		const { list } = await bed.api.call('/list/create', { name: 'Клиенты', headers: ['Имя', 'Телефон', 'CreationDate'] });
+		const { list } = await bed.api.call('/list/create', {
+			name: 'Клиенты',
+			headers: ['Имя', 'Телефон', 'CreationDate'],
+		});
 		const context = editing({ resource: 'listRow', operation: 'add', listId: byId(list.id) });
 		const mapped = await methods.resourceMapping.getListColumns.call(context);
 		expect(mapped.fields.map((field) => field.id)).toEqual(['Имя', 'Телефон', 'CreationDate']);
-		const byName = editing({ resource: 'listRow', operation: 'find', listId: { __rl: true, mode: 'name', value: 'Клиенты' } });
+		const byName = editing({
+			resource: 'listRow',
+			operation: 'find',
+			listId: { __rl: true, mode: 'name', value: 'Клиенты' },
+		});
 		const options = await methods.loadOptions.getColumns.call(byName);
 		expect(options.map((option) => option.value)).toEqual(['Имя', 'Телефон', 'CreationDate']);
 	});
 
 	it('the Columns mapper of List Row Add and Update asks for no column to match on (Update picks the row by ID)', () => {
-		const mappers = new MessengerBotBuilder().description.properties.filter((property) => property.type === 'resourceMapper');
+		const mappers = new MessengerBotBuilder().description.properties.filter(
+			(property) => property.type === 'resourceMapper',
+		);
 		expect(mappers.map((mapper) => mapper.displayOptions?.show?.operation)).toEqual([['add'], ['update']]);
 		for (const mapper of mappers) expect(mapper.typeOptions?.resourceMapper?.mode).toBe('add');
 	});

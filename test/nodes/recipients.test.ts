@@ -49,8 +49,14 @@ const TO_ONE_SUBSCRIBER: Record<string, ToOneSubscriber> = {
 		items: [TG, TG_OTHER],
 		request: { chaincode: '1001', stepcode: '1', block: '2' },
 	},
-	'crm/setStage': { parameters: { stage: { __rl: true, mode: 'id', value: 'Qualified' } }, request: { stage: 'Qualified' } },
-	'subscriber/createOrUpdate': { parameters: { additionalFields: { note: 'From the form' } }, request: { note: 'From the form' } },
+	'crm/setStage': {
+		parameters: { stage: { __rl: true, mode: 'id', value: 'Qualified' } },
+		request: { stage: 'Qualified' },
+	},
+	'subscriber/createOrUpdate': {
+		parameters: { additionalFields: { note: 'From the form' } },
+		request: { note: 'From the form' },
+	},
 	'subscriber/update': { parameters: { updateFields: { name: 'Renamed' } }, request: { name: 'Renamed' } },
 	'subscriber/addTags': { parameters: { tags: 'vip, newsletter' }, request: { tag: ['vip', 'newsletter'] } },
 	'subscriber/removeTag': { parameters: { tag: 'vip' }, request: { tag: 'vip' } },
@@ -74,19 +80,53 @@ const CHECKED_ELSEWHERE: Record<string, string> = {
 
 /** Everything else reads, or changes the account (lists, rows, catalogs, hooks, keys), not a subscriber. */
 const TO_NOBODY = [
-	'account/get', 'account/getApiLog', 'account/getBalance', 'account/getSummary', 'apiKey/create', 'apiKey/revoke', 'bot/getMany',
-	'broadcast/stop', 'catalog/download', 'catalog/getDownloadLink', 'catalogItem/create', 'catalogItem/delete', 'catalogItem/deleteAll',
-	'catalogItem/update', 'crm/getBoard', 'list/clear', 'list/create', 'list/getMany', 'listRow/add', 'listRow/delete', 'listRow/find',
-	'listRow/getMany', 'listRow/update', 'project/getMany', 'statistics/get', 'subscriber/find', 'subscriber/get', 'subscriber/getChatHistory',
-	'subscriber/getMany', 'subscriber/getRunningChains', 'subscriber/getTags', 'subscriber/getVariables', 'webApp/delete', 'webhook/create',
-	'webhook/delete', 'webhook/getMany',
+	'account/get',
+	'account/getApiLog',
+	'account/getBalance',
+	'account/getSummary',
+	'apiKey/create',
+	'apiKey/revoke',
+	'bot/getMany',
+	'broadcast/stop',
+	'catalog/download',
+	'catalog/getDownloadLink',
+	'catalogItem/create',
+	'catalogItem/delete',
+	'catalogItem/deleteAll',
+	'catalogItem/update',
+	'crm/getBoard',
+	'list/clear',
+	'list/create',
+	'list/getMany',
+	'listRow/add',
+	'listRow/delete',
+	'listRow/find',
+	'listRow/getMany',
+	'listRow/update',
+	'project/getMany',
+	'statistics/get',
+	'subscriber/find',
+	'subscriber/get',
+	'subscriber/getChatHistory',
+	'subscriber/getMany',
+	'subscriber/getRunningChains',
+	'subscriber/getTags',
+	'subscriber/getVariables',
+	'webApp/delete',
+	'webhook/create',
+	'webhook/delete',
+	'webhook/getMany',
 ];
 
 /** Every resource/operation the description offers. */
 function operationsOf(properties: INodeProperties[]): string[] {
-	const resources = (properties.find((property) => property.name === 'resource')!.options as INodePropertyOptions[]).map((option) => String(option.value));
+	const resources = (
+		properties.find((property) => property.name === 'resource')!.options as INodePropertyOptions[]
+	).map((option) => String(option.value));
 	return resources.flatMap((resource) => {
-		const operation = properties.find((property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource));
+		const operation = properties.find(
+			(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
+		);
 		return (operation!.options as INodePropertyOptions[]).map((option) => `${resource}/${String(option.value)}`);
 	});
 }
@@ -104,31 +144,44 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 	afterAll(async () => bed.close());
 
 	it('every operation of the description is classified, once', () => {
-		const classified = [...Object.keys(TO_ONE_SUBSCRIBER), ...TO_A_SEGMENT, ...Object.keys(CHECKED_ELSEWHERE), ...TO_NOBODY];
+		const classified = [
+			...Object.keys(TO_ONE_SUBSCRIBER),
+			...TO_A_SEGMENT,
+			...Object.keys(CHECKED_ELSEWHERE),
+			...TO_NOBODY,
+		];
 		expect(operations.length).toBeGreaterThan(40);
 		expect([...classified].sort()).toEqual([...operations].sort());
 	});
 
 	describe.each([1, 2, 3, 4])('version %i', (version) => {
-		it.each(Object.keys(TO_ONE_SUBSCRIBER))(`%s: ${version < 3 ? 'the output as before' : 'each output item names its recipient and what was sent'}`, async (key) => {
-			const [resource, operation] = key.split('/');
-			const spec = TO_ONE_SUBSCRIBER[key];
-			const items = spec.items ?? [TG, WA];
-			// Delete needs the subscribers to exist (an earlier round removed them).
-			for (const item of items) await bed.api.call('/subscriber/create', { ...item });
-			const expected = await Promise.all(items.map(async (item) => ({ ...item, messenger: await messengerOf(item) })));
-			expect(new Set(expected.map((recipient) => recipient.clientid)).size).toBe(2);
+		it.each(Object.keys(TO_ONE_SUBSCRIBER))(
+			`%s: ${version < 3 ? 'the output as before' : 'each output item names its recipient and what was sent'}`,
+			async (key) => {
+				const [resource, operation] = key.split('/');
+				const spec = TO_ONE_SUBSCRIBER[key];
+				const items = spec.items ?? [TG, WA];
+				// Delete needs the subscribers to exist (an earlier round removed them).
+				for (const item of items) await bed.api.call('/subscriber/create', { ...item });
+				const expected = await Promise.all(
+					items.map(async (item) => ({ ...item, messenger: await messengerOf(item) })),
+				);
+				expect(new Set(expected.map((recipient) => recipient.clientid)).size).toBe(2);
 
-			const output = await bed.node.json({ resource, operation, ...addressedByItem(version), ...spec.parameters }, { items, typeVersion: version });
-			expect(output).toHaveLength(2);
-			if (version < 3) {
-				for (const item of output) expect(item).not.toHaveProperty('recipient');
-				for (const item of output) expect(item).not.toHaveProperty('request');
-				return;
-			}
-			expect(output.map((item) => item.recipient)).toEqual(expected);
-			for (const item of output) expect(item.request).toEqual(spec.request);
-		});
+				const output = await bed.node.json(
+					{ resource, operation, ...addressedByItem(version), ...spec.parameters },
+					{ items, typeVersion: version },
+				);
+				expect(output).toHaveLength(2);
+				if (version < 3) {
+					for (const item of output) expect(item).not.toHaveProperty('recipient');
+					for (const item of output) expect(item).not.toHaveProperty('request');
+					return;
+				}
+				expect(output.map((item) => item.recipient)).toEqual(expected);
+				for (const item of output) expect(item.request).toEqual(spec.request);
+			},
+		);
 	});
 
 	it('broadcast/send names its audience (the segment as sent, or everyone) and what was sent; versions 1 and 2 as before', async () => {
@@ -137,15 +190,26 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 			operation: 'send',
 			text: 'Sale today',
 			audience: 'segment',
-			options: { botid: { __rl: true, mode: 'id', value: 'bot_tg' }, tags: 'newsletter, vip', dialog: true, name: 'Sale' },
+			options: {
+				botid: { __rl: true, mode: 'id', value: 'bot_tg' },
+				tags: 'newsletter, vip',
+				dialog: true,
+				name: 'Sale',
+			},
 		};
 		for (const typeVersion of [1, 2]) {
 			const [before] = await bed.node.json(segmentSend, { typeVersion });
 			expect(Object.keys(before).sort()).toEqual(['code', 'ok', 'planned']);
 		}
 		const [segment] = await bed.node.json(segmentSend, { typeVersion: 3 });
-		expect(segment).toMatchObject({ audience: { botid: 'bot_tg', tag: ['newsletter', 'vip'], dialog: true }, request: { text: 'Sale today', name: 'Sale' } });
-		const [everyone] = await bed.node.json({ resource: 'broadcast', operation: 'send', text: 'Hello all', audience: 'everyone' }, { typeVersion: 3 });
+		expect(segment).toMatchObject({
+			audience: { botid: 'bot_tg', tag: ['newsletter', 'vip'], dialog: true },
+			request: { text: 'Sale today', name: 'Sale' },
+		});
+		const [everyone] = await bed.node.json(
+			{ resource: 'broadcast', operation: 'send', text: 'Hello all', audience: 'everyone' },
+			{ typeVersion: 3 },
+		);
 		expect(everyone).toMatchObject({ audience: { everyone: true }, request: { text: 'Hello all' } });
 		expect(Object.keys(segment.audience as IDataObject).sort()).toEqual(['botid', 'dialog', 'tag']);
 	});

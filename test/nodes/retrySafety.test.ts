@@ -75,15 +75,32 @@ describe('retry safety when an answer is lost', () => {
 
 	it('a node that runs twice in one execution adds its row twice: the Idempotency-Key names the run', async () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Twice', headers: ['Name'] });
-		const single = bed.node.workflow({ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ Name: 'same row' }) });
+		const single = bed.node.workflow({
+			resource: 'listRow',
+			operation: 'add',
+			listId: byId(list.id),
+			columns: mapColumns({ Name: 'same row' }),
+		});
 		const items = (name: string, x: number) => ({
-			id: name, name, type: `${PACKAGE}.harnessItems`, typeVersion: 1, position: [x, 0] as [number, number], parameters: { items: '[{}]' },
+			id: name,
+			name,
+			type: `${PACKAGE}.harnessItems`,
+			typeVersion: 1,
+			position: [x, 0] as [number, number],
+			parameters: { items: '[{}]' },
 		});
 		// Start feeds A and B; both feed the node, which therefore runs twice (run 0 and run 1), one item each.
 		const result = await bed.node.harness.run({
 			nodes: [items('Start', -200), items('A', 0), items('B', 0), single.nodes[1]],
 			connections: {
-				Start: { main: [[{ node: 'A', type: 'main', index: 0 }, { node: 'B', type: 'main', index: 0 }]] },
+				Start: {
+					main: [
+						[
+							{ node: 'A', type: 'main', index: 0 },
+							{ node: 'B', type: 'main', index: 0 },
+						],
+					],
+				},
 				A: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] },
 				B: { main: [[{ node: NODE_NAME, type: 'main', index: 0 }]] },
 			},
@@ -114,7 +131,11 @@ describe('retry safety when an answer is lost', () => {
 			{ credential: 'flaky', items, continueOnFail: true },
 		);
 		expect(output).toHaveLength(10);
-		expect(output.every((item) => String((item.json.details as { description?: string }).description).includes('not repeated'))).toBe(true);
+		expect(
+			output.every((item) =>
+				String((item.json.details as { description?: string }).description).includes('not repeated'),
+			),
+		).toBe(true);
 		const stored = await bed.api.call('/list/rows/get', { listid: list.id });
 		expect(stored.total).toBe(10);
 	});

@@ -22,7 +22,12 @@ import {
 	spendPages,
 	tokenState,
 } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding';
-import { DEFAULT_MAX_ANSWER_LENGTH, checkForm, type FormField, type Question } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitQuestion';
+import {
+	DEFAULT_MAX_ANSWER_LENGTH,
+	checkForm,
+	type FormField,
+	type Question,
+} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitQuestion';
 import { harnessAdditionalData } from '../support/additionalData';
 import type { RunResult } from '../support/runWorkflow';
 import { byId, NODE_NAME } from '../support/nodeRun';
@@ -68,8 +73,10 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	/** The node's modules as another n8n process holds them (several webhook processes behind a load balancer). */
 	const otherProcess = {} as { nodeType: MessengerBotBuilder; claimAnswer: typeof claimAnswer };
 	jest.isolateModules(() => {
-		otherProcess.nodeType = new (require('../../nodes/MessengerBotBuilder/MessengerBotBuilder.node').MessengerBotBuilder)();
-		otherProcess.claimAnswer = require('../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding').claimAnswer;
+		otherProcess.nodeType =
+			new (require('../../nodes/MessengerBotBuilder/MessengerBotBuilder.node').MessengerBotBuilder)();
+		otherProcess.claimAnswer =
+			require('../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding').claimAnswer;
 	});
 	/** Waiting executions by id, as n8n stores them; `running` once n8n resumed one. */
 	const waiting = new Map<string, { result: RunResult; data: string; typeVersion: number; running?: boolean }>();
@@ -105,7 +112,15 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			executionId: String(request.params.execution),
 			http: { httpRequest: request, httpResponse: response },
 		});
-		const context = new WebhookContext(workflow, workflow.getNode(NODE_NAME)!, additionalData, 'webhook', webhookData, [], runExecutionData);
+		const context = new WebhookContext(
+			workflow,
+			workflow.getNode(NODE_NAME)!,
+			additionalData,
+			'webhook',
+			webhookData,
+			[],
+			runExecutionData,
+		);
 		// n8n 2.41.1 reflects the request's Origin before it calls the node (WebhookRequestHandler.setupCorsHeaders).
 		if (request.headers.origin) response.setHeader('Access-Control-Allow-Origin', request.headers.origin);
 		const serving = request.headers['x-test-process'] === 'other' ? otherProcess.nodeType : nodeType;
@@ -130,7 +145,18 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		// tests move the clock on by that much (a person's moment) instead of waiting for it. Timers stay real.
 		jest.useFakeTimers({
 			advanceTimers: true,
-			doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'queueMicrotask', 'hrtime', 'performance'],
+			doNotFake: [
+				'nextTick',
+				'setImmediate',
+				'clearImmediate',
+				'setInterval',
+				'clearInterval',
+				'setTimeout',
+				'clearTimeout',
+				'queueMicrotask',
+				'hrtime',
+				'performance',
+			],
 		});
 		bed = await startTestBed({ rateLimit: 0 });
 		const app = express();
@@ -138,8 +164,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		// Multipart forms as n8n parses them: { data: fields, files }.
 		app.use(async (request, _response, next) => {
 			if (!request.headers['content-type']?.startsWith('multipart/form-data')) return next();
-			const form = await new Response(request as unknown as ReadableStream, { headers: { 'content-type': request.headers['content-type'] } }).formData();
-			request.body = { data: Object.fromEntries([...form.entries()].map(([key, value]) => [key, String(value)])), files: {} };
+			const form = await new Response(request as unknown as ReadableStream, {
+				headers: { 'content-type': request.headers['content-type'] },
+			}).formData();
+			request.body = {
+				data: Object.fromEntries([...form.entries()].map(([key, value]) => [key, String(value)])),
+				files: {},
+			};
 			next();
 		});
 		app.all('/webhook-waiting/:execution/:node', (request, response) => {
@@ -205,7 +236,12 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	async function tap(url: string, init: RequestInit = {}): Promise<Tap> {
 		const response = await fetch(served(url), { redirect: 'manual', ...init });
 		const resumed = response.headers.get('x-test-resumed-with');
-		return { status: response.status, body: await response.text(), headers: response.headers, resumedWith: resumed ? JSON.parse(decodeURIComponent(resumed)) : undefined };
+		return {
+			status: response.status,
+			body: await response.text(),
+			headers: response.headers,
+			resumedWith: resumed ? JSON.parse(decodeURIComponent(resumed)) : undefined,
+		};
 	}
 
 	const TOKEN = /name="token" value="(\d+\.[0-9a-f]{64})"/;
@@ -213,9 +249,18 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	const BROWSER = { origin: LINK_ORIGIN, 'sec-fetch-site': 'same-origin' };
 
 	/** A confirmation as the page's form posts it from the link's own origin, a person's moment after the page was shown. */
-	function post(url: string, fields: Record<string, string>, headers: Record<string, string> = BROWSER, moment = true): Promise<Tap> {
+	function post(
+		url: string,
+		fields: Record<string, string>,
+		headers: Record<string, string> = BROWSER,
+		moment = true,
+	): Promise<Tap> {
 		if (moment) humanMoment();
-		return tap(url, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+		return tap(url, {
+			method: 'POST',
+			body: new URLSearchParams(fields),
+			headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+		});
 	}
 
 	/** A Custom Form confirmation, posted as its page does: multipart/form-data. */
@@ -236,20 +281,40 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(approve.pathname).toBe(`/webhook-waiting/${executionId}/mbb`);
 		const questionId = approve.searchParams.get('q');
 		expect(questionId).toMatch(/^[0-9a-f-]{36}$/);
-		expect(Object.fromEntries(approve.searchParams)).toEqual({ q: questionId, answer: 'Approve', approved: 'true', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
-		expect(Object.fromEntries(decline.searchParams)).toEqual({ q: questionId, answer: 'Decline', approved: 'false', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+		expect(Object.fromEntries(approve.searchParams)).toEqual({
+			q: questionId,
+			answer: 'Approve',
+			approved: 'true',
+			signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+		});
+		expect(Object.fromEntries(decline.searchParams)).toEqual({
+			q: questionId,
+			answer: 'Decline',
+			approved: 'false',
+			signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+		});
 		for (const button of buttons) expect(signatureIsValid(button.url)).toBe(true);
 		const altered = new URL(buttons[0].url);
 		altered.searchParams.set('q', randomUUID());
 		expect(signatureIsValid(altered.toString())).toBe(false);
-		const kept = JSON.parse(result.run.data.executionData!.contextData[`node:${NODE_NAME}`].messengerBotBuilderQuestion as string);
-		expect(kept).toMatchObject({ id: questionId, origin: LINK_ORIGIN, until: null, subscriber: { botId: BOT, clientId, messenger: 'telegram' } });
+		const kept = JSON.parse(
+			result.run.data.executionData!.contextData[`node:${NODE_NAME}`].messengerBotBuilderQuestion as string,
+		);
+		expect(kept).toMatchObject({
+			id: questionId,
+			origin: LINK_ORIGIN,
+			until: null,
+			subscriber: { botId: BOT, clientId, messenger: 'telegram' },
+		});
 	});
 
 	it('GET and HEAD show the question and the answer with a confirm button and resume nothing; the page forbids framing and caching', async () => {
 		const clientId = await newSubscriber();
 		const { buttons } = await askAndWait(clientId);
-		for (const userAgent of ['TelegramBot (like TwitterBot)', 'Mozilla/5.0 (compatible; Microsoft Outlook SafeLinks)']) {
+		for (const userAgent of [
+			'TelegramBot (like TwitterBot)',
+			'Mozilla/5.0 (compatible; Microsoft Outlook SafeLinks)',
+		]) {
 			const page = await tap(buttons[0].url, { headers: { 'user-agent': userAgent } });
 			expect(page.status).toBe(200);
 			expect(page.resumedWith).toBeUndefined();
@@ -257,7 +322,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			expect(page.body).toMatch(/<form method="post" data-not-before="\d+">/);
 			expect(page.body).toContain('Confirm “Approve”');
 			expect(tokenOf(page.body)).toMatch(/^\d+\.[0-9a-f]{64}$/);
-			expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+			expect(page.headers.get('content-security-policy')).toBe(
+				"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+			);
 			expect(page.headers.get('x-frame-options')).toBe('DENY');
 			expect(page.headers.get('cache-control')).toBe('no-store');
 			expect(page.headers.get('referrer-policy')).toBe('same-origin');
@@ -276,7 +343,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		for (const refused of [
 			await post(buttons[1].url, {}),
 			await post(buttons[1].url, { token: approveToken }),
-			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }),
+			await post(
+				buttons[1].url,
+				{ token: declineToken },
+				{ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+			),
 			await post(buttons[1].url, { token: declineToken }, { origin: 'https://evil.example' }),
 			await post(buttons[1].url, { token: declineToken }, { origin: 'null' }),
 			await post(buttons[1].url, { token: declineToken }, { 'sec-fetch-site': 'same-site' }),
@@ -321,7 +392,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const answers = ['Approve', 'Decline', 'Approve', 'Decline'];
 		// The other tap of the winning answer (a double tap) is not told "not recorded"; the other answer is.
 		const pages = taps.map((result, index) =>
-			index === winner ? 'received' : answers[index] === answers[winner] ? result.body.includes(`The answer “${answers[winner]}” was already sent a moment ago and is being handled`) : result.body.includes('already been answered'),
+			index === winner
+				? 'received'
+				: answers[index] === answers[winner]
+					? result.body.includes(`The answer “${answers[winner]}” was already sent a moment ago and is being handled`)
+					: result.body.includes('already been answered'),
 		);
 		expect(pages).toEqual(answers.map((_, index) => (index === winner ? 'received' : true)));
 	});
@@ -350,11 +425,17 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 				expect(notRecorded.headers.get('content-type')).toBe('text/html; charset=utf-8');
 				expect(notRecorded.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
 				expect(notRecorded.body).toMatch(/^<!doctype html>/);
-				expect(notRecorded.body).toContain('Your answer was not recorded. Most likely the question was answered at the same moment');
+				expect(notRecorded.body).toContain(
+					'Your answer was not recorded. Most likely the question was answered at the same moment',
+				);
 				expect(notRecorded.body).not.toContain('There was a problem executing the workflow');
-				expect(info).toHaveBeenCalledWith(expect.stringContaining(`n8n did not resume execution ${executionId} with the answer confirmed on its link`));
+				expect(info).toHaveBeenCalledWith(
+					expect.stringContaining(`n8n did not resume execution ${executionId} with the answer confirmed on its link`),
+				);
 				// The losing process gave up its claim (n8n did not resume with it); the winning one keeps its own.
-				const claims = [claimAnswer, otherProcess.claimAnswer].map((claim) => claim(executionId, questionId, '"another"'));
+				const claims = [claimAnswer, otherProcess.claimAnswer].map((claim) =>
+					claim(executionId, questionId, '"another"'),
+				);
 				expect(claims).toEqual(lost === 0 ? ['claimed', 'taken'] : ['taken', 'claimed']);
 			}
 		} finally {
@@ -366,7 +447,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const { executionId, buttons } = await askAndWait(await newSubscriber());
 		const stored = waiting.get(executionId)!;
 		const data = JSON.parse(stored.data) as IRunExecutionData;
-		const kept = Object.values(data.executionData!.contextData as Record<string, IDataObject>).filter((context) => 'messengerBotBuilderQuestion' in context);
+		const kept = Object.values(data.executionData!.contextData as Record<string, IDataObject>).filter(
+			(context) => 'messengerBotBuilderQuestion' in context,
+		);
 		expect(kept).toHaveLength(1);
 		delete kept[0].messengerBotBuilderQuestion;
 		stored.data = JSON.stringify(data);
@@ -405,12 +488,18 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		// The second subscriber's own answer still counts.
 		const token = tokenOf((await tap(second.buttons[0].url)).body)!;
 		const received = await post(second.buttons[0].url, { token });
-		expect((received.resumedWith![0].json.data as IDataObject).respondedBy).toEqual({ botid: BOT, clientid: secondClient, messenger: 'telegram' });
+		expect((received.resumedWith![0].json.data as IDataObject).respondedBy).toEqual({
+			botid: BOT,
+			clientid: secondClient,
+			messenger: 'telegram',
+		});
 	});
 
 	it('after the deadline, GET and POST get "expired" and nothing resumes, also on a link with its deadline taken out', async () => {
 		const { buttons, result } = await askAndWait(await newSubscriber(), {
-			options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.01, resumeUnit: 'minutes' } } },
+			options: {
+				limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.01, resumeUnit: 'minutes' } },
+			},
 		});
 		const until = Number(new URL(buttons[0].url).searchParams.get('until'));
 		expect(until).toBe(result.run.waitTill!.getTime());
@@ -421,7 +510,12 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		// n8n versions that do not check a link's signature would serve a link whose `until` was removed.
 		const untilRemoved = new URL(buttons[0].url);
 		untilRemoved.searchParams.delete('until');
-		for (const late of [await tap(buttons[0].url), await post(buttons[0].url, { token }), await tap(untilRemoved.toString()), await post(untilRemoved.toString(), { token })]) {
+		for (const late of [
+			await tap(buttons[0].url),
+			await post(buttons[0].url, { token }),
+			await tap(untilRemoved.toString()),
+			await post(untilRemoved.toString(), { token }),
+		]) {
 			expect([late.status, late.resumedWith]).toEqual([410, undefined]);
 			expect(late.body).toContain('This question has expired');
 		}
@@ -432,7 +526,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 
 	it('Free Text: one button opens a page with a text box; an empty answer is asked again; the text is the answer', async () => {
 		const clientId = await newSubscriber();
-		const { buttons } = await askAndWait(clientId, { responseType: 'freeText', respondLabel: 'Write back', message: 'What went wrong?' });
+		const { buttons } = await askAndWait(clientId, {
+			responseType: 'freeText',
+			respondLabel: 'Write back',
+			message: 'What went wrong?',
+		});
 		expect(buttons.map((button) => button.name)).toEqual(['Write back']);
 		expect(new URL(buttons[0].url).searchParams.has('answer')).toBe(false);
 		const page = await tap(buttons[0].url);
@@ -451,7 +549,12 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			values: [
 				{ fieldLabel: 'Name', fieldType: 'text', requiredField: true },
 				{ fieldLabel: 'Boxes', fieldType: 'number' },
-				{ fieldLabel: 'Slot', fieldType: 'dropdown', requiredField: true, fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] } },
+				{
+					fieldLabel: 'Slot',
+					fieldType: 'dropdown',
+					requiredField: true,
+					fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] },
+				},
 				{ fieldLabel: 'Day', fieldType: 'date' },
 			],
 		};
@@ -465,51 +568,79 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const token = tokenOf(page.body)!;
 		const wrong = await postMultipart(buttons[0].url, { token, f0: '', f1: 'many', f2: 'Night', f3: '2026-02-30' });
 		expect([wrong.status, wrong.resumedWith]).toEqual([422, undefined]);
-		for (const message of ['This field is required.', 'Enter a number.', 'Choose one of the options.', 'Enter a date (YYYY-MM-DD).']) {
+		for (const message of [
+			'This field is required.',
+			'Enter a number.',
+			'Choose one of the options.',
+			'Enter a date (YYYY-MM-DD).',
+		]) {
 			expect(wrong.body).toContain(message);
 		}
 		// An option posts its index; its text, or an index out of range, is not an option.
 		for (const notAnOption of ['Evening', '2', '-1', '1.0', ' ']) {
 			const refused = await postMultipart(buttons[0].url, { token, f0: 'Ana', f1: '', f2: notAnOption, f3: '' });
 			expect([refused.status, refused.resumedWith]).toEqual([422, undefined]);
-			expect(refused.body).toContain(notAnOption.trim() === '' ? 'This field is required.' : 'Choose one of the options.');
+			expect(refused.body).toContain(
+				notAnOption.trim() === '' ? 'This field is required.' : 'Choose one of the options.',
+			);
 		}
 		const received = await postMultipart(buttons[0].url, { token, f0: 'Ana', f1: '3.5', f2: '1', f3: '' });
 		expect(received.status).toBe(200);
 		// The page says what was sent (it said “your form”).
 		expect(received.body).toContain('Your answer “Name: Ana; Boxes: 3.5; Slot: Evening; Day: –” has been received.');
-		expect((received.resumedWith![0].json.data as IDataObject).answer).toEqual({ Name: 'Ana', Boxes: 3.5, Slot: 'Evening', Day: null });
+		expect((received.resumedWith![0].json.data as IDataObject).answer).toEqual({
+			Name: 'Ana',
+			Boxes: 3.5,
+			Slot: 'Evening',
+			Day: null,
+		});
 	});
 
 	// `npm test` installs Debian's Chromium (scripts/ensure-chromium.sh); without root and outside CI it may be missing.
 	const itWithChromium = existsSync(chromiumPath) || process.env.CI ? it : it.skip;
 
-	itWithChromium('Custom Form in Chromium: the option a person picks is the answer, with its inner spaces and tabs', async () => {
-		const options = ['Morning', 'Late  evening', 'After\tdinner'];
-		const formFields = {
-			values: [{ fieldLabel: 'Slot', fieldType: 'dropdown', requiredField: true, fieldOptions: { values: options.map((option) => ({ option })) } }],
-		};
-		const browser = await launchChromium();
-		try {
-			// One question per option: a question takes one answer.
-			for (const [index, option] of options.entries()) {
-				const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields });
-				const { body } = await tap(buttons[0].url);
-				const page = await browser.newPage();
-				await page.setContent(body);
-				// Index 0 of the list is its "Choose…" placeholder.
-				await page.selectOption('select', { index: index + 1 });
-				// What the browser would post: the form's own entries.
-				const entries = (await page.evaluate('[...new FormData(document.querySelector("form[data-not-before]")).entries()].map(([name, value]) => [name, String(value)])')) as Array<[string, string]>;
-				await page.close();
-				const received = await postMultipart(buttons[0].url, Object.fromEntries(entries));
-				expect([received.status, (received.resumedWith?.[0].json.data as IDataObject | undefined)?.answer]).toEqual([200, { Slot: option }]);
+	itWithChromium(
+		'Custom Form in Chromium: the option a person picks is the answer, with its inner spaces and tabs',
+		async () => {
+			const options = ['Morning', 'Late  evening', 'After\tdinner'];
+			const formFields = {
+				values: [
+					{
+						fieldLabel: 'Slot',
+						fieldType: 'dropdown',
+						requiredField: true,
+						fieldOptions: { values: options.map((option) => ({ option })) },
+					},
+				],
+			};
+			const browser = await launchChromium();
+			try {
+				// One question per option: a question takes one answer.
+				for (const [index, option] of options.entries()) {
+					const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields });
+					const { body } = await tap(buttons[0].url);
+					const page = await browser.newPage();
+					await page.setContent(body);
+					// Index 0 of the list is its "Choose…" placeholder.
+					await page.selectOption('select', { index: index + 1 });
+					// What the browser would post: the form's own entries.
+					const entries = (await page.evaluate(
+						'[...new FormData(document.querySelector("form[data-not-before]")).entries()].map(([name, value]) => [name, String(value)])',
+					)) as Array<[string, string]>;
+					await page.close();
+					const received = await postMultipart(buttons[0].url, Object.fromEntries(entries));
+					expect([received.status, (received.resumedWith?.[0].json.data as IDataObject | undefined)?.answer]).toEqual([
+						200,
+						{ Slot: option },
+					]);
+				}
+			} finally {
+				await browser.close();
 			}
-		} finally {
-			await browser.close();
-		}
-		// Chromium starts and renders three pages: on a busy two-core machine that takes more than jest's 30 s.
-	}, 120_000);
+			// Chromium starts and renders three pages: on a busy two-core machine that takes more than jest's 30 s.
+		},
+		120_000,
+	);
 
 	it('version 2 keeps its output: { answer, approved, timedOut } on an answer, { answer: null, timedOut: true } as the time-out output', async () => {
 		const { buttons, result } = await askAndWait(await newSubscriber(), {}, V2);
@@ -530,7 +661,14 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const before = Date.now();
 		const received = await post(buttons[1].url, { token: tokenOf((await tap(buttons[1].url)).body)! });
 		const { data } = received.resumedWith![0].json as { data: IDataObject };
-		expect(data).toEqual({ answer: 'Decline', approved: false, timedOut: false, respondedAt: expect.any(String), askedSubscriber: asked, answeredThrough: 'answerLink' });
+		expect(data).toEqual({
+			answer: 'Decline',
+			approved: false,
+			timedOut: false,
+			respondedAt: expect.any(String),
+			askedSubscriber: asked,
+			answeredThrough: 'answerLink',
+		});
 		expect(Date.parse(String(data.respondedAt))).toBeGreaterThanOrEqual(before);
 	});
 
@@ -543,24 +681,31 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 
 	it('cross-site rules and claims, one by one', () => {
 		// A program that read the token off the page (a link scanner) sends neither header: it never answers.
-		expect(crossSiteReason({}, LINK_ORIGIN)).toBe('neither Sec-Fetch-Site nor Origin was sent: not a browser posting the page');
+		expect(crossSiteReason({}, LINK_ORIGIN)).toBe(
+			'neither Sec-Fetch-Site nor Origin was sent: not a browser posting the page',
+		);
 		expect(crossSiteReason({ origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBeUndefined();
 		expect(crossSiteReason({ 'sec-fetch-site': 'none' }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is none');
 		// A same-origin form of a page that sends no referrer is posted with Origin: null; Sec-Fetch-Site decides.
 		expect(crossSiteReason({ 'sec-fetch-site': 'same-origin', origin: 'null' }, LINK_ORIGIN)).toBeUndefined();
-		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
+		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site', origin: LINK_ORIGIN }, LINK_ORIGIN)).toBe(
+			'Sec-Fetch-Site is cross-site',
+		);
 		expect(crossSiteReason({ 'sec-fetch-site': 'cross-site' }, LINK_ORIGIN)).toBe('Sec-Fetch-Site is cross-site');
 		expect(crossSiteReason({ origin: 'null' }, LINK_ORIGIN)).toBe('Origin is null');
 		const question = randomUUID();
-		expect([claimAnswer('e1', question, 'Approve', 0), claimAnswer('e1', question, 'Decline', 1), claimAnswer('e1', question, 'Approve', 1), claimAnswer('e2', question, 'Decline', 1)]).toEqual([
-			'claimed',
+		expect([
+			claimAnswer('e1', question, 'Approve', 0),
+			claimAnswer('e1', question, 'Decline', 1),
+			claimAnswer('e1', question, 'Approve', 1),
+			claimAnswer('e2', question, 'Decline', 1),
+		]).toEqual(['claimed', 'taken', 'repeat', 'claimed']);
+		// A claim lapses after half a minute (n8n could not resume the execution): the question can be answered again.
+		expect([claimAnswer('e1', question, 'Decline', 30_000), claimAnswer('e1', question, 'Decline', 30_001)]).toEqual([
 			'taken',
-			'repeat',
 			'claimed',
 		]);
-		// A claim lapses after half a minute (n8n could not resume the execution): the question can be answered again.
-		expect([claimAnswer('e1', question, 'Decline', 30_000), claimAnswer('e1', question, 'Decline', 30_001)]).toEqual(['taken', 'claimed']);
 	});
 
 	it('Custom Form numbers: kept exactly or refused, never rounded; a field labelled like a prototype is a field', () => {
@@ -573,13 +718,26 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const texts = ['3.5', '-12.340', '.5', '5.', '0.1', '1e21', '123456789012345', '9007199254740992', '0007', '-0'];
 		expect(texts.map(numberAnswer)).toEqual([3.5, -12.34, 0.5, 5, 0.1, 1e21, 123456789012345, 9007199254740992, 7, -0]);
 		// Seventeen and twenty digits (an account number) would come out changed: 12345678901234567000.
-		expect(['12345678901234567890', '9007199254740993', '0.12345678901234567'].map(numberAnswer)).toEqual([tooLong, tooLong, tooLong]);
+		expect(['12345678901234567890', '9007199254740993', '0.12345678901234567'].map(numberAnswer)).toEqual([
+			tooLong,
+			tooLong,
+			tooLong,
+		]);
 		// What Number() reads but no number input writes.
-		expect(['0x10', 'Infinity', '1e', '-', '.', '1_000', '1,5'].map(numberAnswer)).toEqual(Array(7).fill('Enter a number.'));
+		expect(['0x10', 'Infinity', '1e', '-', '.', '1_000', '1,5'].map(numberAnswer)).toEqual(
+			Array(7).fill('Enter a number.'),
+		);
 		// Numbers a browser writes but JavaScript cannot hold: each message says what is wrong.
-		const tooSmall = 'This number is too close to zero to be kept exactly: enter 0 or a number of at least 1e-300 (in size).';
+		const tooSmall =
+			'This number is too close to zero to be kept exactly: enter 0 or a number of at least 1e-300 (in size).';
 		const tooLarge = 'This number is too large: enter a number below 1e308 (in size).';
-		expect(['1e-400', '-1e-400', '1.23456789e-320', '1e400', '-2e308'].map(numberAnswer)).toEqual([tooSmall, tooSmall, tooSmall, tooLarge, tooLarge]);
+		expect(['1e-400', '-1e-400', '1.23456789e-320', '1e400', '-2e308'].map(numberAnswer)).toEqual([
+			tooSmall,
+			tooSmall,
+			tooSmall,
+			tooLarge,
+			tooLarge,
+		]);
 		expect(['0e-400', '1e-300', '1.5e307'].map(numberAnswer)).toEqual([0, 1e-300, 1.5e307]);
 
 		const proto = field('__proto__', 'text', true);
@@ -601,13 +759,17 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'];
 	const TYPED = ['one', 'two', 'three', 'four', 'five', 'six'];
 
-	it('version 4: constructor, toString, valueOf, hasOwnProperty, __proto__ and prototype are Custom Form labels like any other, through the page, the 422 re-render and the fields list that survives n8n\'s deepCopy; version 3 refuses __proto__, constructor and prototype', async () => {
-		const formFields = { values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })) };
+	it("version 4: constructor, toString, valueOf, hasOwnProperty, __proto__ and prototype are Custom Form labels like any other, through the page, the 422 re-render and the fields list that survives n8n's deepCopy; version 3 refuses __proto__, constructor and prototype", async () => {
+		const formFields = {
+			values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })),
+		};
 		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields }, V4);
 		const page = await tap(buttons[0].url);
 		expect(page.status).toBe(200);
 		PROTOTYPE_NAMES.forEach((name, index) => {
-			expect(page.body).toContain(`<label for="field-${index}">${name} *</label><input id="field-${index}" type="text" name="f${index}" value="" required>`);
+			expect(page.body).toContain(
+				`<label for="field-${index}">${name} *</label><input id="field-${index}" type="text" name="f${index}" value="" required>`,
+			);
 		});
 		const token = tokenOf(page.body)!;
 		// The last one left empty: the page comes back with what was typed in the others and one error, under the empty one.
@@ -615,7 +777,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const typedBeforeLast = Object.fromEntries(TYPED.slice(0, last).map((text, index) => [`f${index}`, text]));
 		const again = await postMultipart(buttons[0].url, { token, ...typedBeforeLast, [`f${last}`]: '' });
 		expect([again.status, again.resumedWith]).toEqual([422, undefined]);
-		TYPED.slice(0, last).forEach((text, index) => expect(again.body).toContain(`name="f${index}" value="${text}" required><label`));
+		TYPED.slice(0, last).forEach((text, index) =>
+			expect(again.body).toContain(`name="f${index}" value="${text}" required><label`),
+		);
 		expect(again.body.match(/This field is required\./g)).toHaveLength(1);
 		expect(again.body).toContain(`name="f${last}" value="" required><p class="error">This field is required.</p>`);
 		const received = await postMultipart(buttons[0].url, {
@@ -642,19 +806,30 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		// Version 3 has no list: its answer object would lose them silently, so they are refused before anything is sent, naming the field.
 		for (const [index, label] of ['__proto__', 'constructor', 'prototype'].entries()) {
 			const refused = await bed.node.failure(
-				ask(await newSubscriber(), { responseType: 'customForm', formFields: { values: [{ fieldLabel: 'Name' }, { fieldLabel: label }] } }),
+				ask(await newSubscriber(), {
+					responseType: 'customForm',
+					formFields: { values: [{ fieldLabel: 'Name' }, { fieldLabel: label }] },
+				}),
 				V3,
 			);
-			expect([index, refused.message]).toEqual([index, `The label "${label}" of field 2 of "Form Fields" cannot name a value`]);
+			expect([index, refused.message]).toEqual([
+				index,
+				`The label "${label}" of field 2 of "Form Fields" cannot name a value`,
+			]);
 		}
 	});
 
 	it('Max Answer Length: a longer Free Text or form field is refused with its text kept; the default is 10000 characters; emoji count as one', async () => {
-		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'freeText', options: { maxAnswerLength: 5 } });
+		const { buttons } = await askAndWait(await newSubscriber(), {
+			responseType: 'freeText',
+			options: { maxAnswerLength: 5 },
+		});
 		const token = tokenOf((await tap(buttons[0].url)).body)!;
 		const long = await post(buttons[0].url, { token, text: 'abc<de' });
 		expect([long.status, long.resumedWith]).toEqual([422, undefined]);
-		expect(long.body).toContain('This answer is 6 characters long; at most 5 are accepted. Shorten it and send it again.');
+		expect(long.body).toContain(
+			'This answer is 6 characters long; at most 5 are accepted. Shorten it and send it again.',
+		);
 		expect(long.body).toContain('required>abc&#60;de</textarea>');
 		const fits = await post(buttons[0].url, { token: tokenOf(long.body)!, text: '😀😀😀😀😀' });
 		expect([fits.status, (fits.resumedWith![0].json.data as IDataObject).answer]).toEqual([200, '😀😀😀😀😀']);
@@ -662,10 +837,19 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(DEFAULT_MAX_ANSWER_LENGTH).toBe(10_000);
 		const form = await askAndWait(await newSubscriber(), {
 			responseType: 'customForm',
-			formFields: { values: [{ fieldLabel: 'Note', fieldType: 'text' }, { fieldLabel: 'Boxes', fieldType: 'number' }] },
+			formFields: {
+				values: [
+					{ fieldLabel: 'Note', fieldType: 'text' },
+					{ fieldLabel: 'Boxes', fieldType: 'number' },
+				],
+			},
 		});
 		const formToken = tokenOf((await tap(form.buttons[0].url)).body)!;
-		const tooLong = await postMultipart(form.buttons[0].url, { token: formToken, f0: 'x'.repeat(10_001), f1: '1'.repeat(10_001) });
+		const tooLong = await postMultipart(form.buttons[0].url, {
+			token: formToken,
+			f0: 'x'.repeat(10_001),
+			f1: '1'.repeat(10_001),
+		});
 		expect([tooLong.status, tooLong.resumedWith]).toEqual([422, undefined]);
 		expect(tooLong.body.match(/This answer is 10001 characters long; at most 10000 are accepted\./g)).toHaveLength(2);
 		expect(tooLong.body).toContain(`name="f0" value="${'x'.repeat(10_001)}">`);
@@ -673,8 +857,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect((atLimit.resumedWith![0].json.data as IDataObject).answer).toEqual({ Note: 'x'.repeat(10_000), Boxes: 2 });
 
 		for (const maxAnswerLength of [0, 2.5, 'many']) {
-			const refused = await bed.node.failure(ask(await newSubscriber(), { responseType: 'freeText', options: { maxAnswerLength } }), V3);
-			expect(refused.message).toBe(`The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(maxAnswerLength)})`);
+			const refused = await bed.node.failure(
+				ask(await newSubscriber(), { responseType: 'freeText', options: { maxAnswerLength } }),
+				V3,
+			);
+			expect(refused.message).toBe(
+				`The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(maxAnswerLength)})`,
+			);
 		}
 	});
 
@@ -684,7 +873,12 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect([page.status, page.headers.get('access-control-allow-origin')]).toEqual([200, null]);
 		for (const method of ['PUT', 'PATCH', 'DELETE']) {
 			const refused = await tap(buttons[0].url, { method, headers: { origin: 'https://evil.example' } });
-			expect([refused.status, refused.headers.get('allow'), refused.headers.get('access-control-allow-origin'), refused.resumedWith]).toEqual([405, 'GET, HEAD, POST', null, undefined]);
+			expect([
+				refused.status,
+				refused.headers.get('allow'),
+				refused.headers.get('access-control-allow-origin'),
+				refused.resumedWith,
+			]).toEqual([405, 'GET, HEAD, POST', null, undefined]);
 			expect(refused.body).toContain('Nothing was recorded.');
 		}
 		const received = await post(buttons[0].url, { token: tokenOf(page.body)! });
@@ -702,7 +896,9 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(page.body).toMatch(
 			/<div class="decoy" aria-hidden="true"><form method="post"><input type="hidden" name="token" value="\d+\.[0-9a-f]{64}"><input type="hidden" name="checked" value="1"><button type="submit" tabindex="-1">[^<]+<\/button><\/form><\/div><form method="post" data-not-before="\d+">/,
 		);
-		expect(page.body).toContain('.decoy { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);');
+		expect(page.body).toContain(
+			'.decoy { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);',
+		);
 
 		const early = await post(buttons[0].url, { token }, BROWSER, false);
 		expect([early.status, early.resumedWith]).toEqual([425, undefined]);
@@ -715,8 +911,12 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			const pressed = await post(buttons[0].url, { token, checked: '1' }, BROWSER, false);
 			expect([pressed.status, pressed.resumedWith]).toEqual([403, undefined]);
 			expect(pressed.body).toContain('Not recorded: pressed by a program');
-			expect(pressed.body).toContain('The question is still open: in a minute, open the link from the message again and answer there.');
-			expect(warn.mock.calls).toEqual([[expect.stringContaining(`a program pressed the hidden control of an answer page of execution ${executionId}`)]]);
+			expect(pressed.body).toContain(
+				'The question is still open: in a minute, open the link from the message again and answer there.',
+			);
+			expect(warn.mock.calls).toEqual([
+				[expect.stringContaining(`a program pressed the hidden control of an answer page of execution ${executionId}`)],
+			]);
 		} finally {
 			warn.mockRestore();
 		}
@@ -745,14 +945,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const shownAt = 1_700_000_000_000;
 		const { value, notBefore } = pageToken(question, 'form', shownAt);
 		expect(notBefore).toBe(shownAt + 1500);
-		const state = (token: unknown, now: number, subject = 'form', of = question) => tokenState('e-tokens', of, subject, token, now);
-		expect([shownAt, shownAt + 1499, shownAt + 1500, shownAt + 2 * 3_600_000, shownAt + 2 * 3_600_000 + 1].map((now) => state(value, now))).toEqual([
-			'early',
-			'early',
-			'valid',
-			'valid',
-			'stale',
-		]);
+		const state = (token: unknown, now: number, subject = 'form', of = question) =>
+			tokenState('e-tokens', of, subject, token, now);
+		expect(
+			[shownAt, shownAt + 1499, shownAt + 1500, shownAt + 2 * 3_600_000, shownAt + 2 * 3_600_000 + 1].map((now) =>
+				state(value, now),
+			),
+		).toEqual(['early', 'early', 'valid', 'valid', 'stale']);
 		expect(PAGE_LIFETIME_MS).toBe(2 * 3_600_000);
 		const [time, hmac] = value.split('.');
 		const later = shownAt + 60_000;
@@ -767,11 +966,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		]).toEqual(Array(7).fill('forged'));
 		spendPages('e-tokens', question.id, shownAt + 10_000);
 		expect(SPENT_AFTER_PRESS_MS).toBe(10_000);
-		expect([state(value, later), state(pageToken(question, 'form', shownAt + 20_000).value, later), state(pageToken(question, 'form', shownAt + 20_001).value, later)]).toEqual([
-			'spent',
-			'spent',
-			'valid',
-		]);
+		expect([
+			state(value, later),
+			state(pageToken(question, 'form', shownAt + 20_000).value, later),
+			state(pageToken(question, 'form', shownAt + 20_001).value, later),
+		]).toEqual(['spent', 'spent', 'valid']);
 	});
 
 	it('refuses what it cannot do honestly, before sending anything', async () => {
@@ -779,24 +978,41 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const twoItems = await bed.node.failure(ask(clientId), { ...V3, items: [{}, {}] });
 		expect(twoItems.message).toBe('Send and Wait for Response waits for one answer, but got 2 items');
 		const past = await bed.node.failure(
-			ask(clientId, { options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00.000Z' } } } }),
+			ask(clientId, {
+				options: {
+					limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00.000Z' } },
+				},
+			}),
 			V3,
 		);
 		expect(past.message).toContain('is in the past');
 		for (const resumeAmount of [0, -5]) {
 			const none = await bed.node.failure(
-				ask(clientId, { options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount, resumeUnit: 'minutes' } } } }),
+				ask(clientId, {
+					options: {
+						limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount, resumeUnit: 'minutes' } },
+					},
+				}),
 				V3,
 			);
 			expect(none.message).toBe(`The "Amount" of "Limit Wait Time" must be more than 0 (got ${resumeAmount})`);
 		}
-		const sameTexts = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: { values: [{ label: 'A' }, { label: 'A' }] } }), V3);
+		const sameTexts = await bed.node.failure(
+			ask(clientId, { responseType: 'choice', choices: { values: [{ label: 'A' }, { label: 'A' }] } }),
+			V3,
+		);
 		expect(sameTexts.message).toBe('Two answers in "Answers" have the same text');
 		const noAnswers = await bed.node.failure(ask(clientId, { responseType: 'choice', choices: {} }), V3);
 		expect(noAnswers.message).toBe('Every answer in "Answers" needs a text');
 		const noFields = await bed.node.failure(ask(clientId, { responseType: 'customForm', formFields: {} }), V3);
 		expect(noFields.message).toBe('A Custom Form needs at least one field in "Form Fields"');
-		const emptyDropdown = await bed.node.failure(ask(clientId, { responseType: 'customForm', formFields: { values: [{ fieldLabel: 'Slot', fieldType: 'dropdown' }] } }), V3);
+		const emptyDropdown = await bed.node.failure(
+			ask(clientId, {
+				responseType: 'customForm',
+				formFields: { values: [{ fieldLabel: 'Slot', fieldType: 'dropdown' }] },
+			}),
+			V3,
+		);
 		expect(emptyDropdown.message).toBe('The dropdown "Slot" of "Form Fields" has no options');
 		const noQuestion = await bed.node.failure(ask(clientId, { message: '={{ $json.missing }}' }), V3);
 		expect(noQuestion.message).toBe('The field "Message" is empty');

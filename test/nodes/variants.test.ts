@@ -38,13 +38,27 @@ const recordsOf = (answer: unknown, name: string) =>
 /** Rows, tagged subscribers and a chat, put in straight (without the sandbox's rate limit). */
 async function seed(bed: NodeTestBed): Promise<number> {
 	const { list } = await bed.api.call('/list/create', { name: 'Matrix', headers: ['N', 'Even'] });
-	await bed.api.call('/list/rows/add', { listid: list.id, rows: numbers(ROWS).map((N) => [N, Number(N) % 2 ? 'no' : 'yes']) });
+	await bed.api.call('/list/rows/add', {
+		listid: list.id,
+		rows: numbers(ROWS).map((N) => [N, Number(N) % 2 ? 'no' : 'yes']),
+	});
 	for (let n = 0; n < SUBSCRIBERS; n++) {
-		await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid: `matrix-${n}`, messenger: 'telegram', name: `Matrixperson ${n}` });
+		await bed.api.call('/subscriber/create', {
+			botid: 'bot_tg',
+			clientid: `matrix-${n}`,
+			messenger: 'telegram',
+			name: `Matrixperson ${n}`,
+		});
 		await bed.api.call('/subscriber/tag/add', { botid: 'bot_tg', clientid: `matrix-${n}`, tag });
 	}
-	for (let n = 0; n < MESSAGES; n++) await bed.api.call('/message/send', { botid: 'bot_tg', clientid: 'matrix-0', text: chatText(n) });
-	for (let n = 0; n < HOOKS; n++) await bed.api.call('/hook/create', { url: `http://127.0.0.1:9/matrix-${n}`, events: ['subscriber.new'], name: `matrix hook ${n}` });
+	for (let n = 0; n < MESSAGES; n++)
+		await bed.api.call('/message/send', { botid: 'bot_tg', clientid: 'matrix-0', text: chatText(n) });
+	for (let n = 0; n < HOOKS; n++)
+		await bed.api.call('/hook/create', {
+			url: `http://127.0.0.1:9/matrix-${n}`,
+			events: ['subscriber.new'],
+			name: `matrix hook ${n}`,
+		});
 	return list.id as number;
 }
 
@@ -68,23 +82,51 @@ async function reads(bed: NodeTestBed, listid: number): Promise<void> {
 	});
 	expect(found.map((row) => (row.values as string[])[0])).toEqual(numbers(ROWS).filter((n) => Number(n) % 2 === 0));
 
-	const subscribers = await bed.node.json({ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { tag } });
-	expect(subscribers.map((card) => card.clientid).sort()).toEqual(Array.from({ length: SUBSCRIBERS }, (_, n) => `matrix-${n}`).sort());
+	const subscribers = await bed.node.json({
+		resource: 'subscriber',
+		operation: 'getMany',
+		returnAll: true,
+		filters: { tag },
+	});
+	expect(subscribers.map((card) => card.clientid).sort()).toEqual(
+		Array.from({ length: SUBSCRIBERS }, (_, n) => `matrix-${n}`).sort(),
+	);
 
-	const matching = await bed.node.json({ resource: 'subscriber', operation: 'find', query: 'Matrixperson', returnAll: true });
-	expect(matching.map((card) => card.clientid).sort()).toEqual(Array.from({ length: SUBSCRIBERS }, (_, n) => `matrix-${n}`).sort());
+	const matching = await bed.node.json({
+		resource: 'subscriber',
+		operation: 'find',
+		query: 'Matrixperson',
+		returnAll: true,
+	});
+	expect(matching.map((card) => card.clientid).sort()).toEqual(
+		Array.from({ length: SUBSCRIBERS }, (_, n) => `matrix-${n}`).sort(),
+	);
 
 	// Every tag added while seeding is one call in the API log: 45 entries, each once.
-	const log = await bed.node.json({ resource: 'account', operation: 'getApiLog', returnAll: true, filters: { path: '/subscriber/tag/add' } });
+	const log = await bed.node.json({
+		resource: 'account',
+		operation: 'getApiLog',
+		returnAll: true,
+		filters: { path: '/subscriber/tag/add' },
+	});
 	expect(log).toHaveLength(SUBSCRIBERS);
 	expect(new Set(log.map((entry) => entry.id)).size).toBe(SUBSCRIBERS);
 
 	const hooks = await bed.node.json({ resource: 'webhook', operation: 'getMany', returnAll: true });
-	expect(hooks.map((hook) => hook.name).filter((name) => String(name).startsWith('matrix hook')).sort()).toEqual(
-		Array.from({ length: HOOKS }, (_, n) => `matrix hook ${n}`),
-	);
+	expect(
+		hooks
+			.map((hook) => hook.name)
+			.filter((name) => String(name).startsWith('matrix hook'))
+			.sort(),
+	).toEqual(Array.from({ length: HOOKS }, (_, n) => `matrix hook ${n}`));
 
-	const chat = await bed.node.json({ resource: 'subscriber', operation: 'getChatHistory', botId: byId('bot_tg'), clientId: 'matrix-0', returnAll: true });
+	const chat = await bed.node.json({
+		resource: 'subscriber',
+		operation: 'getChatHistory',
+		botId: byId('bot_tg'),
+		clientId: 'matrix-0',
+		returnAll: true,
+	});
 	expect(new Set(chat.map((message) => message.id)).size).toBe(chat.length);
 	const mine = chat.map((message) => message.text).filter((text) => String(text).startsWith('matrix message'));
 	expect(mine).toEqual(Array.from({ length: MESSAGES }, (_, n) => chatText(MESSAGES - 1 - n))); // newest first
@@ -92,7 +134,12 @@ async function reads(bed: NodeTestBed, listid: number): Promise<void> {
 
 async function writes(bed: NodeTestBed): Promise<void> {
 	const { list } = await bed.api.call('/list/create', { name: 'Matrix writes', headers: ['N'] });
-	await bed.node.json({ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ N: 'single' }) });
+	await bed.node.json({
+		resource: 'listRow',
+		operation: 'add',
+		listId: byId(list.id),
+		columns: mapColumns({ N: 'single' }),
+	});
 	await bed.node.json(
 		{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: autoMapColumns },
 		{ items: [{ N: 'a' }, { N: 'b' }, { N: 'c' }] },
@@ -102,7 +149,10 @@ async function writes(bed: NodeTestBed): Promise<void> {
 
 	const text = `matrix write ${Date.now()}`;
 	await bed.node.json({ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: 'matrix-1', text });
-	const chat = recordsOf(await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: 'matrix-1', limit: 20 }), 'messages');
+	const chat = recordsOf(
+		await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: 'matrix-1', limit: 20 }),
+		'messages',
+	);
 	expect(chat.filter((message) => message.text === text)).toHaveLength(1);
 }
 
@@ -114,7 +164,11 @@ async function pacing(variant: SandboxOptions): Promise<void> {
 	const drain = () =>
 		Promise.all(
 			Array.from({ length: 8 }, () =>
-				fetch(`${slow.baseUrl}/bot/list`, { method: 'POST', headers: { Authorization: slow.api.key, 'Content-Type': 'application/json' }, body: '{}' }).then((answer) => answer.arrayBuffer()),
+				fetch(`${slow.baseUrl}/bot/list`, {
+					method: 'POST',
+					headers: { Authorization: slow.api.key, 'Content-Type': 'application/json' },
+					body: '{}',
+				}).then((answer) => answer.arrayBuffer()),
 			),
 		);
 	// A drain before the node runs is not enough where a busy machine makes every call of the node take longer than a
@@ -140,24 +194,39 @@ async function pacing(variant: SandboxOptions): Promise<void> {
 		const texts = Array.from({ length: 6 }, (_, n) => `paced ${n} ${Date.now()}`);
 		const sent = await whileDrained(() =>
 			slow.node.items(
-				{ resource: 'message', operation: 'send', botId: byId('bot_tg'), clientId: '100001', text: '={{ $json.text }}' },
+				{
+					resource: 'message',
+					operation: 'send',
+					botId: byId('bot_tg'),
+					clientId: '100001',
+					text: '={{ $json.text }}',
+				},
 				{ items: texts.map((text) => ({ text })) },
 			),
 		);
 		expect(nodeRefused).toBeGreaterThan(0);
 		expect(sent.map((item) => item.pairedItem)).toEqual(texts.map((_, item) => ({ item })));
 		await drain();
-		const balances = await slow.node.items({ resource: 'account', operation: 'getBalance' }, { items: Array.from({ length: 8 }, () => ({})) });
+		const balances = await slow.node.items(
+			{ resource: 'account', operation: 'getBalance' },
+			{ items: Array.from({ length: 8 }, () => ({})) },
+		);
 		expect(balances.map((item) => typeof item.json.balance)).toEqual(Array.from({ length: 8 }, () => 'number'));
 
-		const chat = recordsOf(await slow.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100001', limit: 20 }), 'messages');
+		const chat = recordsOf(
+			await slow.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100001', limit: 20 }),
+			'messages',
+		);
 		for (const text of texts) expect(chat.filter((message) => message.text === text)).toHaveLength(1);
 		// Return All under the rate limit, paging as the variant does: every row once, in order.
 		const { list } = await slow.api.call('/list/create', { name: 'Paced read', headers: ['N'] });
 		await slow.api.call('/list/rows/add', { listid: list.id, rows: numbers(120).map((N) => [N]) });
 		const [rows] = await Promise.all([
 			slow.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }),
-			slow.node.items({ resource: 'account', operation: 'getBalance' }, { items: Array.from({ length: 6 }, () => ({})) }),
+			slow.node.items(
+				{ resource: 'account', operation: 'getBalance' },
+				{ items: Array.from({ length: 6 }, () => ({})) },
+			),
 		]);
 		expect(rows.map((row) => (row.values as string[])[0])).toEqual(numbers(120));
 
@@ -174,15 +243,19 @@ async function pacing(variant: SandboxOptions): Promise<void> {
 
 // Concurrently: each variant has its own sandbox and credential, and the time goes to the node's pacing.
 describe('the node against services that read the documentation differently', () => {
-	it.concurrent.each(VARIANTS)('%s: reads, writes and pacing', async (_name, variant) => {
-		const bed = await startTestBed({ ...variant, rateLimit: 0 });
-		try {
-			const listid = await seed(bed);
-			await reads(bed, listid);
-			await writes(bed);
-		} finally {
-			await bed.close();
-		}
-		await pacing(variant);
-	}, 240_000); // nine variants at once, paced at 4 requests/s: on a busy machine they share two cores
+	it.concurrent.each(VARIANTS)(
+		'%s: reads, writes and pacing',
+		async (_name, variant) => {
+			const bed = await startTestBed({ ...variant, rateLimit: 0 });
+			try {
+				const listid = await seed(bed);
+				await reads(bed, listid);
+				await writes(bed);
+			} finally {
+				await bed.close();
+			}
+			await pacing(variant);
+		},
+		240_000,
+	); // nine variants at once, paced at 4 requests/s: on a busy machine they share two cores
 });

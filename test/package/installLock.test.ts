@@ -12,7 +12,7 @@ describe('withInstallLock', () => {
 	});
 	afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-	it('lets one of two processes install at a time; the second finds the first one\'s install done', async () => {
+	it("lets one of two processes install at a time; the second finds the first one's install done", async () => {
 		const journal = path.join(dir, 'journal');
 		const cache = path.join(dir, 'cache');
 		// Each process installs unless the cache holds a finished install, as installN8n does.
@@ -28,7 +28,9 @@ describe('withInstallLock', () => {
 				appendFileSync(${JSON.stringify(journal)}, 'end ' + process.argv[1] + '\\n');
 			});`;
 		const run = (name: string) =>
-			new Promise<number | null>((resolve) => spawn(process.execPath, ['-e', script, name], { stdio: 'ignore' }).once('exit', resolve));
+			new Promise<number | null>((resolve) =>
+				spawn(process.execPath, ['-e', script, name], { stdio: 'ignore' }).once('exit', resolve),
+			);
 		expect(await Promise.all([run('a'), run('b')])).toEqual([0, 0]);
 		const lines = readFileSync(journal, 'utf8').trim().split('\n');
 		const first = lines[0].split(' ')[1];
@@ -54,7 +56,8 @@ describe('withInstallLock', () => {
 		try {
 			await new Promise<void>((resolve, reject) => {
 				const check = () => {
-					if (output.includes(`test: waiting for another process (starting) that is installing into ${cache}`)) resolve();
+					if (output.includes(`test: waiting for another process (starting) that is installing into ${cache}`))
+						resolve();
 					else if (child.exitCode !== null) reject(new Error(`the waiter did not wait: ${output}`));
 				};
 				child.stdout.on('data', check);
@@ -76,9 +79,11 @@ describe('withInstallLock', () => {
 		mkdirSync(`${cache}.lock`);
 		writeFileSync(path.join(`${cache}.lock`, 'pid'), '2147483646'); // no such process
 		expect(withInstallLock(cache, 'test', () => 'installed')).toBe('installed');
-		expect(() => withInstallLock(cache, 'test', () => {
-			throw new Error('npm ci failed');
-		})).toThrow('npm ci failed');
+		expect(() =>
+			withInstallLock(cache, 'test', () => {
+				throw new Error('npm ci failed');
+			}),
+		).toThrow('npm ci failed');
 		expect(existsSync(`${cache}.lock`)).toBe(false);
 	});
 });

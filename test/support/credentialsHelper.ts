@@ -63,7 +63,9 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		const resolve = (value: unknown) =>
 			workflow.expression.getParameterValue(value as string, null, 0, 0, node.name, [], 'internal', additionalKeys);
 		const options = requestOptions as unknown as Record<RequestTarget, Record<string, unknown> | undefined>;
-		for (const [target, entries] of Object.entries(auth.properties) as Array<[RequestTarget, Record<string, unknown>]>) {
+		for (const [target, entries] of Object.entries(auth.properties) as Array<
+			[RequestTarget, Record<string, unknown>]
+		>) {
 			const resolved: Record<string, unknown> = {};
 			for (const [name, value] of Object.entries(entries ?? {})) resolved[name] = resolve(value);
 			options[target] = { ...(options[target] ?? {}), ...resolved };

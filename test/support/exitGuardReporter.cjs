@@ -8,21 +8,21 @@
 const GRACE_MS = Number(process.env.JEST_EXIT_GUARD_MS) || 30_000;
 
 class ExitGuardReporter {
-  constructor(globalConfig) {
-    this.globalConfig = globalConfig;
-  }
+	constructor(globalConfig) {
+		this.globalConfig = globalConfig;
+	}
 
-  onRunComplete(_contexts, results) {
-    const { detectOpenHandles, watch, watchAll } = this.globalConfig;
-    if (detectOpenHandles || watch || watchAll) return;
-    setTimeout(() => {
-      process.stderr.write(
-        `jest: something a test started was still open ${GRACE_MS / 1000} s after the last test, so the run ends here; ` +
-          '`npm run jest -- --detectOpenHandles <test files>` names it\n',
-      );
-      process.exit(results.success ? 0 : 1);
-    }, GRACE_MS).unref();
-  }
+	onRunComplete(_contexts, results) {
+		const { detectOpenHandles, watch, watchAll } = this.globalConfig;
+		if (detectOpenHandles || watch || watchAll) return;
+		setTimeout(() => {
+			process.stderr.write(
+				`jest: something a test started was still open ${GRACE_MS / 1000} s after the last test, so the run ends here; ` +
+					'`npm run jest -- --detectOpenHandles <test files>` names it\n',
+			);
+			process.exit(results.success ? 0 : 1);
+		}, GRACE_MS).unref();
+	}
 }
 
 module.exports = ExitGuardReporter;

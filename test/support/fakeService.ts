@@ -13,7 +13,9 @@ export interface ReceivedCall {
  * from the path, the parameters and how many calls of that path came before (1 for the first);
  * `raw` is sent as the body instead of `body` serialized (JSON that JavaScript cannot write, e.g. 2^53 + 1).
  */
-export async function fakeService(answer: (path: string, params: Record<string, any>, nth: number) => { status: number; body: unknown; raw?: string }) {
+export async function fakeService(
+	answer: (path: string, params: Record<string, any>, nth: number) => { status: number; body: unknown; raw?: string },
+) {
 	const calls: ReceivedCall[] = [];
 	const server: Server = createServer((request, response) => {
 		const chunks: Buffer[] = [];

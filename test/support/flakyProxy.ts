@@ -43,7 +43,12 @@ export class FlakyProxy {
 				if (!lost && refusal && refusal.remaining > 0 && (incoming.url ?? '').includes(refusal.pathPart)) {
 					refusal.remaining--;
 					outgoing.writeHead(refusal.status, { 'Content-Type': 'application/json' });
-					outgoing.end(JSON.stringify({ code: refusal.status === 429 ? 'rate_limited' : 'unavailable', error: `HTTP ${refusal.status} from the proxy` }));
+					outgoing.end(
+						JSON.stringify({
+							code: refusal.status === 429 ? 'rate_limited' : 'unavailable',
+							error: `HTTP ${refusal.status} from the proxy`,
+						}),
+					);
 					return;
 				}
 				this.forwarded.push(`${incoming.method} ${incoming.url}`);

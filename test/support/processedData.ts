@@ -45,10 +45,12 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		const key = ProcessedDataStore.key(scope, contextData);
 		const read = this.rows.get(key);
 		const row = read ? [...read] : undefined;
-		if (this.readToWriteMs > 0) await new Promise((resolve) => setTimeout(resolve, this.readToWriteMs * (0.5 + Math.random())));
+		if (this.readToWriteMs > 0)
+			await new Promise((resolve) => setTimeout(resolve, this.readToWriteMs * (0.5 + Math.random())));
 		const hashes = items.map(ProcessedDataStore.hash);
 		if (!row) {
-			if (this.rows.has(key)) throw new ApplicationError('duplicate key value violates unique constraint "PK_processed_data"');
+			if (this.rows.has(key))
+				throw new ApplicationError('duplicate key value violates unique constraint "PK_processed_data"');
 			this.rows.set(key, options.maxEntries ? hashes.slice(-options.maxEntries) : hashes);
 			this.writes++;
 			return { new: items, processed: [] };

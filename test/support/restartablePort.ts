@@ -9,30 +9,30 @@ import { createServer } from 'node:net';
  * taken by a program that asks for it by number.
  */
 export async function restartablePort(): Promise<number> {
-  const ephemeralStart = ephemeralRangeStart();
-  const low = 20_000;
-  const high = Math.max(low + 1000, ephemeralStart) - 1;
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = low + Math.floor(Math.random() * (high - low + 1));
-    if (await isFree(port)) return port;
-  }
-  throw new Error(`no free port between ${low} and ${high} on 127.0.0.1 after 200 tries`);
+	const ephemeralStart = ephemeralRangeStart();
+	const low = 20_000;
+	const high = Math.max(low + 1000, ephemeralStart) - 1;
+	for (let attempt = 0; attempt < 200; attempt += 1) {
+		const port = low + Math.floor(Math.random() * (high - low + 1));
+		if (await isFree(port)) return port;
+	}
+	throw new Error(`no free port between ${low} and ${high} on 127.0.0.1 after 200 tries`);
 }
 
 function ephemeralRangeStart(): number {
-  try {
-    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (Number.isInteger(start) && start > 21_000) return start;
-  } catch {
-    // Not Linux: IANA's dynamic range starts at 49152; Linux's default at 32768.
-  }
-  return 32_768;
+	try {
+		const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+		if (Number.isInteger(start) && start > 21_000) return start;
+	} catch {
+		// Not Linux: IANA's dynamic range starts at 49152; Linux's default at 32768.
+	}
+	return 32_768;
 }
 
 function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
+	return new Promise((resolve) => {
+		const probe = createServer();
+		probe.once('error', () => resolve(false));
+		probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+	});
 }

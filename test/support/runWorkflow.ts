@@ -88,7 +88,13 @@ export class Harness {
 		const workflow = this.workflowOf(definition);
 		const node = workflow.getNode(nodeName);
 		if (!node) throw new ApplicationError(`No node "${nodeName}" in the workflow`);
-		const hooks = executionHooks('manual', '', { id: workflow.id, name: 'harness', active: false, nodes: definition.nodes, connections: definition.connections });
+		const hooks = executionHooks('manual', '', {
+			id: workflow.id,
+			name: 'harness',
+			active: false,
+			nodes: definition.nodes,
+			connections: definition.connections,
+		});
 		const data = harnessAdditionalData({ credentialsHelper: this.credentials, executionId: randomUUID(), hooks });
 		data.currentNodeParameters = node.parameters as INodeParameters;
 		return new LoadOptionsContext(workflow, node, data, 'parameters');
@@ -103,7 +109,16 @@ export class Harness {
 		if (!test) throw new ApplicationError(`The credential type ${type} has no test request`);
 		const nodeName = 'Credential test';
 		const workflow = this.workflowOf({
-			nodes: [{ id: 'test', name: nodeName, type: `${PACKAGE}.harnessItems`, typeVersion: 1, position: [0, 0], parameters: {} }],
+			nodes: [
+				{
+					id: 'test',
+					name: nodeName,
+					type: `${PACKAGE}.harnessItems`,
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+			],
 			connections: {},
 		});
 		const additionalKeys = { $credentials: data } as unknown as IWorkflowDataProxyAdditionalKeys;
@@ -114,7 +129,13 @@ export class Harness {
 			method: test.request.method ?? 'GET',
 			headers: {},
 		};
-		const authenticated = await this.credentials.authenticate(data, type, options, workflow, workflow.getNode(nodeName)!);
+		const authenticated = await this.credentials.authenticate(
+			data,
+			type,
+			options,
+			workflow,
+			workflow.getNode(nodeName)!,
+		);
 		const response = await fetch(authenticated.url, {
 			method: authenticated.method,
 			headers: authenticated.headers as Record<string, string>,

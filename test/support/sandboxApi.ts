@@ -35,7 +35,7 @@ export class SandboxApi {
 		type Entry = { id: number; path: string; status: number; keyId: string };
 		const entries = new Map<number, Entry>();
 		let limit = 1000;
-		for (let offset = 0; ; ) {
+		for (let offset = 0; ;) {
 			let answer: unknown;
 			try {
 				answer = await this.call('/log/get', { path, limit, offset });

@@ -6,19 +6,19 @@
 export const DEFAULT_TEST_REDIS_URL = 'redis://127.0.0.1:6379';
 
 export interface TestRedis {
-  url: string;
-  host: string;
-  port: number;
+	url: string;
+	host: string;
+	port: number;
 }
 
 export function testRedis(env: Record<string, string | undefined> = process.env): TestRedis {
-  const url = env.TEST_REDIS_URL || DEFAULT_TEST_REDIS_URL;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error(`TEST_REDIS_URL must be a Redis URL such as ${DEFAULT_TEST_REDIS_URL}, got "${url}"`);
-  }
-  if (parsed.protocol !== 'redis:') throw new Error(`TEST_REDIS_URL must start with redis://, got "${url}"`);
-  return { url, host: parsed.hostname, port: Number(parsed.port || 6379) };
+	const url = env.TEST_REDIS_URL || DEFAULT_TEST_REDIS_URL;
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		throw new Error(`TEST_REDIS_URL must be a Redis URL such as ${DEFAULT_TEST_REDIS_URL}, got "${url}"`);
+	}
+	if (parsed.protocol !== 'redis:') throw new Error(`TEST_REDIS_URL must start with redis://, got "${url}"`);
+	return { url, host: parsed.hostname, port: Number(parsed.port || 6379) };
 }

@@ -80,7 +80,10 @@ export class TriggerHarness {
 	constructor(private readonly options: TriggerHarnessOptions) {
 		this.nodeType = options.nodeType ?? new MessengerBotBuilderTrigger();
 		this.nodeTypes = new HarnessNodeTypes([this.nodeType]);
-		this.stored = options.sameWorkflowAs?.stored ?? { workflowId: `wf-trigger-${Math.random().toString(36).slice(2)}`, staticData: '{}' };
+		this.stored = options.sameWorkflowAs?.stored ?? {
+			workflowId: `wf-trigger-${Math.random().toString(36).slice(2)}`,
+			staticData: '{}',
+		};
 		this.credentials.add({
 			id: 'main',
 			name: 'main',
@@ -107,7 +110,10 @@ export class TriggerHarness {
 		};
 	}
 
-	private additionalData(http?: AdditionalDataOptions['http'], execution?: Pick<AdditionalDataOptions, 'executionId' | 'hooks'>) {
+	private additionalData(
+		http?: AdditionalDataOptions['http'],
+		execution?: Pick<AdditionalDataOptions, 'executionId' | 'hooks'>,
+	) {
 		const { webhookBaseUrl, webhookTestBaseUrl } = this.options;
 		return harnessAdditionalData({
 			credentialsHelper: this.credentials,
@@ -226,15 +232,22 @@ export class TriggerHarness {
 		if (result.workflowData && this.startFails) {
 			// n8n creates the execution only after webhook() returned (webhook-helpers.js executeWebhook → WorkflowRunner.run);
 			// when that fails (its database or Redis away for a moment), it answers 500 and nothing runs.
-			if (!response.headersSent) response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
+			if (!response.headersSent)
+				response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
 			return;
 		}
 		if (!result.noWebhookResponse && !response.headersSent) {
-			response.status(200).json(result.webhookResponse ?? { message: result.workflowData ? 'Workflow was started' : 'Webhook call received' });
+			response
+				.status(200)
+				.json(
+					result.webhookResponse ?? { message: result.workflowData ? 'Workflow was started' : 'Webhook call received' },
+				);
 		}
 		if (result.workflowData) {
 			// n8n answers first (responseMode onReceived) and runs the execution after; `settled()` waits for it.
-			const running = this.runExecution(result.workflowData, mode).catch((error: Error) => void this.failures.push(error));
+			const running = this.runExecution(result.workflowData, mode).catch(
+				(error: Error) => void this.failures.push(error),
+			);
 			this.running.add(running);
 			void running.finally(() => this.running.delete(running));
 		}
@@ -265,16 +278,28 @@ export class TriggerHarness {
 		const workflow = this.loadWorkflow();
 		const executionMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'webhook';
 		const executionId = `${++this.executionCounter}-${Math.random().toString(36).slice(2)}`;
-		const hooks = executionHooks(executionMode, executionId, { id: workflow.id, name: workflow.name ?? 'Trigger test', active: true, nodes: [this.node], connections: {} });
+		const hooks = executionHooks(executionMode, executionId, {
+			id: workflow.id,
+			name: workflow.name ?? 'Trigger test',
+			active: true,
+			nodes: [this.node],
+			connections: {},
+		});
 		const runExecutionData = createRunExecutionData({
 			executionData: { nodeExecutionStack: [{ node: this.node, data: { main: workflowData }, source: null }] },
 		});
-		const run = await new WorkflowExecute(this.additionalData(undefined, { executionId, hooks }), executionMode, runExecutionData).processRunExecutionData(workflow);
+		const run = await new WorkflowExecute(
+			this.additionalData(undefined, { executionId, hooks }),
+			executionMode,
+			runExecutionData,
+		).processRunExecutionData(workflow);
 		this.executions.push(run);
 		const task = run.data.resultData.runData[TRIGGER_NAME]?.[0];
 		if (run.data.resultData.error || task?.error) throw run.data.resultData.error ?? task?.error;
 		// n8n pairs each output item with the one input item (pairedItem); the tests look at what the items carry.
-		const outputs = (task?.data?.main ?? []).map((output) => (output ?? []).map(({ pairedItem: _paired, ...item }) => item));
+		const outputs = (task?.data?.main ?? []).map((output) =>
+			(output ?? []).map(({ pairedItem: _paired, ...item }) => item),
+		);
 		if (outputs.some((output) => output.length > 0)) {
 			this.started.push(outputs[0]);
 			this.startedOutputs.push(outputs);

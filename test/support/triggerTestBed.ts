@@ -15,7 +15,10 @@ export interface TriggerTestBed {
 }
 
 /** A sandbox that redelivers quickly, its API client, and a webhook endpoint serving `currentHarness()`. */
-export async function startTriggerTestBed(currentHarness: () => TriggerHarness, sandboxOptions: SandboxOptions = {}): Promise<TriggerTestBed> {
+export async function startTriggerTestBed(
+	currentHarness: () => TriggerHarness,
+	sandboxOptions: SandboxOptions = {},
+): Promise<TriggerTestBed> {
 	const sandbox = await startSandbox({ port: 0, rateLimit: 0, retrySchedule: [0.2, 0.5], ...sandboxOptions });
 	const violations = answerChecker().watch(sandbox);
 	const server = await startWebhookServer(currentHarness);

@@ -16,7 +16,8 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 	let api: SandboxApi;
 	let harness: TriggerHarness;
 
-	const hookList = async () => (await api.call('/hook/list', {})).items as Array<{ id: string; url: string; events: string[] }>;
+	const hookList = async () =>
+		(await api.call('/hook/list', {})).items as Array<{ id: string; url: string; events: string[] }>;
 
 	async function sandboxPost(path: string, body: Record<string, unknown>) {
 		const response = await fetch(`${sandbox.url}${path}`, {
@@ -61,8 +62,15 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 		});
 
 		it('a new subscriber starts the workflow with exactly that event', async () => {
-			await api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'trigger-e2e-1', messenger: 'telegram', name: 'Ada' });
-			const [item] = await waitFor('subscriber.new', () => harness.started.find((run) => run[0].json.type === 'subscriber.new'));
+			await api.call('/subscriber/create', {
+				botid: 'bot_tg',
+				clientid: 'trigger-e2e-1',
+				messenger: 'telegram',
+				name: 'Ada',
+			});
+			const [item] = await waitFor('subscriber.new', () =>
+				harness.started.find((run) => run[0].json.type === 'subscriber.new'),
+			);
 			expect(item.json).toMatchObject({
 				type: 'subscriber.new',
 				hook: harness.nodeStaticData.hookId,
@@ -73,7 +81,9 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 
 		it('a stage change starts the workflow with the new and previous stage', async () => {
 			await api.call('/crm/stage/set', { botid: 'bot_tg', clientid: 'trigger-e2e-1', stage: 'Qualified' });
-			const [item] = await waitFor('subscriber.stage', () => harness.started.find((run) => run[0].json.type === 'subscriber.stage'));
+			const [item] = await waitFor('subscriber.stage', () =>
+				harness.started.find((run) => run[0].json.type === 'subscriber.stage'),
+			);
 			expect(item.json).toMatchObject({
 				type: 'subscriber.stage',
 				data: { stage: 'Qualified', subscriber: { clientid: 'trigger-e2e-1' } },
@@ -88,7 +98,9 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 				amount: 12.5,
 				currency: 'usd',
 			});
-			const [item] = await waitFor('payment.success', () => harness.started.find((run) => run[0].json.type === 'payment.success'));
+			const [item] = await waitFor('payment.success', () =>
+				harness.started.find((run) => run[0].json.type === 'payment.success'),
+			);
 			expect(item.json).toMatchObject({
 				type: 'payment.success',
 				data: { payment: { amount: 12.5, currency: 'USD', botid: 'bot_tg', clientid: 'trigger-e2e-1' } },
@@ -184,7 +196,13 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 			await harness.activate('test');
 			const hook = (await hookList()).find((candidate) => candidate.id === harness.nodeStaticData.hookId);
 			expect(hook?.url.startsWith(`${server.webhookTestBaseUrl}/`)).toBe(true);
-			await sandboxPost('/sandbox/payments', { botid: 'bot_wa', clientid: 'c9', messenger: 'whatsapp', amount: 3, currency: 'EUR' });
+			await sandboxPost('/sandbox/payments', {
+				botid: 'bot_wa',
+				clientid: 'c9',
+				messenger: 'whatsapp',
+				amount: 3,
+				currency: 'EUR',
+			});
 			const [item] = await waitFor('the test event', () => harness.started[0]);
 			expect(item.json).toMatchObject({ payment: { amount: 3, currency: 'EUR' } });
 			expect(server.received[0].path.startsWith('/webhook-test/')).toBe(true);
@@ -212,9 +230,20 @@ describe('Messenger Bot Builder Trigger with a sandbox that signs with v1a', () 
 		expect(state.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
 		expect(state.secret).toBeUndefined();
 		expect(await harness.lifecycle('checkExists')).toBe(true);
-		await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'trigger-v1a-1', messenger: 'telegram', name: 'Vee' });
-		const [item] = await waitFor('subscriber.new', () => harness.started.find((run) => run[0].json.type === 'subscriber.new'));
-		expect(item.json).toMatchObject({ type: 'subscriber.new', hook: state.hookId, data: { subscriber: { clientid: 'trigger-v1a-1' } } });
+		await bed.api.call('/subscriber/create', {
+			botid: 'bot_tg',
+			clientid: 'trigger-v1a-1',
+			messenger: 'telegram',
+			name: 'Vee',
+		});
+		const [item] = await waitFor('subscriber.new', () =>
+			harness.started.find((run) => run[0].json.type === 'subscriber.new'),
+		);
+		expect(item.json).toMatchObject({
+			type: 'subscriber.new',
+			hook: state.hookId,
+			data: { subscriber: { clientid: 'trigger-v1a-1' } },
+		});
 		const [request] = bed.server.received;
 		expect(request.status).toBe(200);
 		expect(harness.started).toHaveLength(1);
@@ -227,7 +256,12 @@ describe('Messenger Bot Builder Trigger with a sandbox that signs with v1a', () 
 		try {
 			const before = harness.started.length;
 			bed.server.received.length = 0;
-			await bed.api.call('/subscriber/create', { botid: 'bot_tg', clientid: 'trigger-v1a-2', messenger: 'telegram', name: 'Mallory' });
+			await bed.api.call('/subscriber/create', {
+				botid: 'bot_tg',
+				clientid: 'trigger-v1a-2',
+				messenger: 'telegram',
+				name: 'Mallory',
+			});
 			await waitFor('the refused delivery', () => bed.server.received.find((request) => request.status === 401));
 			expect(harness.started).toHaveLength(before);
 		} finally {

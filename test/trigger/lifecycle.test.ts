@@ -15,7 +15,8 @@ describe('Messenger Bot Builder Trigger hook lifecycle', () => {
 	let api: SandboxApi;
 	let harness: TriggerHarness;
 
-	const hookIds = async () => ((await api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string }>).map((hook) => hook.id);
+	const hookIds = async () =>
+		((await api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string }>).map((hook) => hook.id);
 
 	function trigger(options: Partial<TriggerHarnessOptions> = {}) {
 		harness = bed.harness({
@@ -40,7 +41,9 @@ describe('Messenger Bot Builder Trigger hook lifecycle', () => {
 		trigger({ workflowName: 'Welcome flow' });
 		await harness.activate();
 		const hooks = (await api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string; name: string }>;
-		expect(hooks.find((hook) => hook.id === harness.nodeStaticData.hookId)?.name).toBe('n8n: Welcome flow / Messenger Bot Builder Trigger');
+		expect(hooks.find((hook) => hook.id === harness.nodeStaticData.hookId)?.name).toBe(
+			'n8n: Welcome flow / Messenger Bot Builder Trigger',
+		);
 		await harness.lifecycle('delete');
 	});
 
@@ -88,7 +91,10 @@ describe('Messenger Bot Builder Trigger hook lifecycle', () => {
 		expect(await hookIds()).not.toContain(before.hookId);
 		await harness.lifecycle('create');
 		const hooks = (await api.call('/hook/list', { limit: 1000 })).items as Array<{ id: string; events: string[] }>;
-		expect(hooks.find((hook) => hook.id === harness.nodeStaticData.hookId)?.events.sort()).toEqual(['payment.success', 'subscriber.new']);
+		expect(hooks.find((hook) => hook.id === harness.nodeStaticData.hookId)?.events.sort()).toEqual([
+			'payment.success',
+			'subscriber.new',
+		]);
 		await harness.lifecycle('delete');
 	});
 

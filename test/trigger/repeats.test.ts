@@ -50,16 +50,23 @@ function subscriberEvent(): { id: string; body: string; data: IDataObject } {
 	sequence += 1;
 	const data = { subscriber: { botid: 'bot_tg', clientid: `r${sequence}`, messenger: 'telegram', name: 'Ada' } };
 	const id = `evt_repeat_${sequence}_${Math.random().toString(36).slice(2, 8)}`;
-	return { id, data, body: JSON.stringify({ id, type: 'subscriber.new', created: new Date().toISOString(), hook: HOOK_ID, data }) };
+	return {
+		id,
+		data,
+		body: JSON.stringify({ id, type: 'subscriber.new', created: new Date().toISOString(), hook: HOOK_ID, data }),
+	};
 }
 
 async function deliver(to: Process, delivery: { id: string; body: string }, path = NODE_PATH) {
 	const headers = await signDelivery({ body: delivery.body, eventId: delivery.id, hookId: HOOK_ID, secret: SECRET });
-	const response = await fetch(`${path.startsWith('/test') ? to.server.webhookTestBaseUrl : to.server.webhookBaseUrl}${path.replace(/^\/test/, '')}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', ...headers },
-		body: delivery.body,
-	});
+	const response = await fetch(
+		`${path.startsWith('/test') ? to.server.webhookTestBaseUrl : to.server.webhookBaseUrl}${path.replace(/^\/test/, '')}`,
+		{
+			method: 'POST',
+			headers: { 'content-type': 'application/json', ...headers },
+			body: delivery.body,
+		},
+	);
 	const answer = { status: response.status, body: (await response.json()) as IDataObject };
 	await to.harness.settled();
 	return answer;
@@ -109,7 +116,10 @@ describe('a repeat that reaches another n8n process, or comes after a restart', 
 
 	it('keeps the output options in every process: the event is shaped once, on its own output', async () => {
 		const one = await startProcess({ events: ['*'], options: { outputPerEvent: true, output: 'envelope' } });
-		const two = await startProcess({ events: ['*'], options: { outputPerEvent: true, output: 'envelope' } }, one.harness);
+		const two = await startProcess(
+			{ events: ['*'], options: { outputPerEvent: true, output: 'envelope' } },
+			one.harness,
+		);
 		const delivery = subscriberEvent();
 		await deliver(two, delivery);
 		await deliver(one, delivery);
@@ -124,7 +134,10 @@ describe('a repeat that reaches another n8n process, or comes after a restart', 
 		const delivery = subscriberEvent();
 		await deliver(one, delivery, `/test${NODE_PATH}`);
 		await deliver(two, delivery, `/test${NODE_PATH}`);
-		expect([...one.harness.started, ...two.harness.started]).toEqual([[{ json: delivery.data }], [{ json: delivery.data }]]);
+		expect([...one.harness.started, ...two.harness.started]).toEqual([
+			[{ json: delivery.data }],
+			[{ json: delivery.data }],
+		]);
 		// Nor are they recorded: the live hook's delivery of the same event still runs.
 		const three = await startProcess({ events: ['*'] }, one.harness);
 		await deliver(three, delivery);
@@ -140,7 +153,9 @@ describe('a repeat that reaches another n8n process, or comes after a restart', 
 			const delivery = subscriberEvent();
 			const answers = await Promise.all([first, ...others].map((process) => deliver(process, delivery)));
 			expect(answers.map(({ status }) => status)).toEqual(Array(4).fill(200));
-			const ran = processes.flatMap(({ harness }) => harness.started).filter(([item]) => JSON.stringify(item.json) === JSON.stringify(delivery.data));
+			const ran = processes
+				.flatMap(({ harness }) => harness.started)
+				.filter(([item]) => JSON.stringify(item.json) === JSON.stringify(delivery.data));
 			expect(ran).toHaveLength(1);
 		}
 		// Each check pauses for three times the store's answer time and backs off at random when overwritten: on a
@@ -153,7 +168,12 @@ function contextOver(store: ProcessedDataStore, workflowId: string, logger: Part
 	return {
 		helpers: {
 			checkProcessedAndRecord: (items: string[], scope: 'node', options: { mode: 'entries'; maxEntries?: number }) =>
-				store.checkProcessedAndRecord(items, scope, { workflow: { id: workflowId, active: true }, node: { id: 'trigger' } as never }, options),
+				store.checkProcessedAndRecord(
+					items,
+					scope,
+					{ workflow: { id: workflowId, active: true }, node: { id: 'trigger' } as never },
+					options,
+				),
 		},
 		logger: { warn: jest.fn(), info: jest.fn(), debug: jest.fn(), error: jest.fn(), ...logger },
 		getNode: () => ({ id: 'trigger', name: 'Trigger' }),
@@ -165,16 +185,25 @@ describe('checkRepeat(): claims in a store whose writes replace each other', () 
 		const store = new ProcessedDataStore();
 		store.readToWriteMs = 10;
 		let naiveDoubles = 0;
-		const naiveRow = (round: number) => ({ workflow: { id: `wf-naive-${round}`, active: true }, node: { id: 'n' } as never });
+		const naiveRow = (round: number) => ({
+			workflow: { id: `wf-naive-${round}`, active: true },
+			node: { id: 'n' } as never,
+		});
 		for (let round = 0; round < 40; round++) {
 			const context = contextOver(store, `wf-race-${round}`);
-			const verdicts = await Promise.all(Array.from({ length: 4 }, (_, worker) => checkRepeat(context, `h/evt_${round}`, `h/evt_${round}@exec-${worker}`, 1000)));
+			const verdicts = await Promise.all(
+				Array.from({ length: 4 }, (_, worker) =>
+					checkRepeat(context, `h/evt_${round}`, `h/evt_${round}@exec-${worker}`, 1000),
+				),
+			);
 			expect(verdicts.filter(({ outcome }) => outcome === 'new')).toHaveLength(1);
 			expect(verdicts.filter(({ outcome }) => outcome === 'repeat')).toHaveLength(3);
 			// What a single checkProcessedAndRecord call per worker decides over the same store: several "new".
 			await store.checkProcessedAndRecord(['an earlier event'], 'node', naiveRow(round), { mode: 'entries' });
 			const naive = await Promise.all(
-				Array.from({ length: 4 }, () => store.checkProcessedAndRecord([`naive_${round}`], 'node', naiveRow(round), { mode: 'entries' })),
+				Array.from({ length: 4 }, () =>
+					store.checkProcessedAndRecord([`naive_${round}`], 'node', naiveRow(round), { mode: 'entries' }),
+				),
 			);
 			if (naive.filter((result) => result.new.length === 1).length > 1) naiveDoubles++;
 		}
@@ -194,7 +223,7 @@ describe('checkRepeat(): claims in a store whose writes replace each other', () 
 		expect(repeats.map(({ outcome }) => outcome)).toEqual(Array(20).fill('repeat'));
 	});
 
-	it('the same execution run again (a crashed worker\'s job re-run) finds its own claim and runs the event', async () => {
+	it("the same execution run again (a crashed worker's job re-run) finds its own claim and runs the event", async () => {
 		const context = contextOver(new ProcessedDataStore(), 'wf-rerun');
 		expect(await checkRepeat(context, 'h/evt_rerun', 'h/evt_rerun@exec-7', 1000)).toEqual({ outcome: 'new' });
 		expect(await checkRepeat(context, 'h/evt_rerun', 'h/evt_rerun@exec-7', 1000)).toEqual({ outcome: 'new' });
@@ -204,19 +233,28 @@ describe('checkRepeat(): claims in a store whose writes replace each other', () 
 	it('a full history drops the oldest events first, never fails, and keeps two entries per event', async () => {
 		const store = new ProcessedDataStore();
 		const context = contextOver(store, 'wf-full');
-		for (let index = 0; index < 26; index++) expect(await checkRepeat(context, `h/evt_${index}`, `h/evt_${index}@e`, 20)).toEqual({ outcome: 'new' });
-		expect(await store.getProcessedDataCount('node', { workflow: { id: 'wf-full', active: true }, node: { id: 'trigger' } as never })).toBe(40);
+		for (let index = 0; index < 26; index++)
+			expect(await checkRepeat(context, `h/evt_${index}`, `h/evt_${index}@e`, 20)).toEqual({ outcome: 'new' });
+		expect(
+			await store.getProcessedDataCount('node', {
+				workflow: { id: 'wf-full', active: true },
+				node: { id: 'trigger' } as never,
+			}),
+		).toBe(40);
 		// The 20 newest are remembered, the 6 oldest forgotten (their repeat would run again).
 		expect(await checkRepeat(context, 'h/evt_6', 'h/evt_6@other', 20)).toEqual({ outcome: 'repeat' });
 		expect(await checkRepeat(context, 'h/evt_25', 'h/evt_25@other', 20)).toEqual({ outcome: 'repeat' });
 		expect(await checkRepeat(context, 'h/evt_5', 'h/evt_5@other', 20)).toEqual({ outcome: 'new' });
 	});
 
-	it('two first writes into a new history (n8n\'s unique row) both succeed: the second is tried again', async () => {
+	it("two first writes into a new history (n8n's unique row) both succeed: the second is tried again", async () => {
 		const store = new ProcessedDataStore();
 		store.readToWriteMs = 10;
 		const context = contextOver(store, 'wf-first-insert');
-		const verdicts = await Promise.all([checkRepeat(context, 'h/a', 'h/a@1', 1000), checkRepeat(context, 'h/b', 'h/b@2', 1000)]);
+		const verdicts = await Promise.all([
+			checkRepeat(context, 'h/a', 'h/a@1', 1000),
+			checkRepeat(context, 'h/b', 'h/b@2', 1000),
+		]);
 		expect(verdicts).toEqual([{ outcome: 'new' }, { outcome: 'new' }]);
 		expect(await checkRepeat(context, 'h/a', 'h/a@3', 1000)).toEqual({ outcome: 'repeat' });
 		expect(await checkRepeat(context, 'h/b', 'h/b@3', 1000)).toEqual({ outcome: 'repeat' });
@@ -224,8 +262,15 @@ describe('checkRepeat(): claims in a store whose writes replace each other', () 
 
 	it('an n8n without the deduplication helpers runs every event unchecked and says so once', async () => {
 		const warn = jest.fn();
-		const context = { helpers: {}, logger: { warn }, getNode: () => ({ name: 'Trigger' }) } as unknown as IExecuteFunctions;
-		const verdicts = [await checkRepeat(context, 'h/x', 'h/x@1', 1000), await checkRepeat(context, 'h/x', 'h/x@2', 1000)];
+		const context = {
+			helpers: {},
+			logger: { warn },
+			getNode: () => ({ name: 'Trigger' }),
+		} as unknown as IExecuteFunctions;
+		const verdicts = [
+			await checkRepeat(context, 'h/x', 'h/x@1', 1000),
+			await checkRepeat(context, 'h/x', 'h/x@2', 1000),
+		];
 		expect(verdicts).toEqual([
 			{ outcome: 'unchecked', why: 'no deduplication helpers in this n8n' },
 			{ outcome: 'unchecked', why: 'no deduplication helpers in this n8n' },

@@ -1,6 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { refusalStatus, verifyDelivery, type VerificationKeys, type VerifyOptions } from '../../nodes/MessengerBotBuilderTrigger/delivery';
+import {
+	refusalStatus,
+	verifyDelivery,
+	type VerificationKeys,
+	type VerifyOptions,
+} from '../../nodes/MessengerBotBuilderTrigger/delivery';
 
 /** One shared delivery vector (format: test/fixtures/deliveries/README.md). */
 interface Vector {
@@ -8,7 +13,8 @@ interface Vector {
 	description: string;
 	verifier: VerificationKeys & VerifyOptions & { now: number };
 	request: { method: string; headers: Record<string, string | string[]>; body: string };
-	expected: { valid: true; eventId: string; type: string; status: number } | { valid: false; error: string; status: number };
+	expected:
+		{ valid: true; eventId: string; type: string; status: number } | { valid: false; error: string; status: number };
 }
 
 const folder = join(__dirname, '..', 'fixtures', 'deliveries');

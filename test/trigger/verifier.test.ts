@@ -49,8 +49,18 @@ describe('trigger verifier, beyond the shared vectors', () => {
 		['an nbf in the future', { alg: 'HS256', typ: 'JWT' }, { ...validClaims, nbf: NOW + 60 }, 'not_yet_valid'],
 		['a string exp', { alg: 'HS256', typ: 'JWT' }, { ...validClaims, exp: String(NOW + 300) }, 'invalid_claims'],
 		['an empty evt', { alg: 'HS256', typ: 'JWT' }, { ...validClaims, evt: '' }, 'invalid_claims'],
-		['an aud list without this hook', { alg: 'HS256', typ: 'JWT' }, { ...validClaims, aud: ['hook_2', 'hook_3'] }, 'audience_mismatch'],
-		['an exp just passed beyond the skew', { alg: 'HS256', typ: 'JWT' }, { ...validClaims, iat: NOW - 310, exp: NOW - 10 }, 'expired'],
+		[
+			'an aud list without this hook',
+			{ alg: 'HS256', typ: 'JWT' },
+			{ ...validClaims, aud: ['hook_2', 'hook_3'] },
+			'audience_mismatch',
+		],
+		[
+			'an exp just passed beyond the skew',
+			{ alg: 'HS256', typ: 'JWT' },
+			{ ...validClaims, iat: NOW - 310, exp: NOW - 10 },
+			'expired',
+		],
 		['HS512', { alg: 'HS512', typ: 'JWT' }, validClaims, 'algorithm_not_allowed'],
 	])('refuses a JWT with %s', (_what, header, claims, code) => {
 		expect(verify({ 'x-signature': hs256(header, claims) })).toMatchObject({ ok: false, code });
@@ -71,7 +81,9 @@ describe('trigger verifier, beyond the shared vectors', () => {
 
 	it('does not fall back to Standard Webhooks when the JWT fails', async () => {
 		const headers = await signed();
-		expect(verify({ ...headers, 'x-signature': headers['x-signature'].slice(0, -4) + 'AAAA' })).toMatchObject({ ok: false });
+		expect(verify({ ...headers, 'x-signature': headers['x-signature'].slice(0, -4) + 'AAAA' })).toMatchObject({
+			ok: false,
+		});
 	});
 
 	it('reads webhook-signature values spread over several header lines', async () => {
@@ -84,7 +96,9 @@ describe('trigger verifier, beyond the shared vectors', () => {
 	});
 
 	it('accepts header names in any case', async () => {
-		const headers = Object.fromEntries(Object.entries(await signed()).map(([name, value]) => [name.toUpperCase(), value]));
+		const headers = Object.fromEntries(
+			Object.entries(await signed()).map(([name, value]) => [name.toUpperCase(), value]),
+		);
 		expect(verify(headers)).toMatchObject({ ok: true, scheme: 'jwt' });
 	});
 
@@ -109,12 +123,16 @@ describe('trigger verifier, beyond the shared vectors', () => {
 			expect(() => verifyDelivery({ headers: {}, rawBody: body }, { secrets: ['whsec_not base64!'] })).toThrow(
 				/^secrets\[0\] must be a hook secret/,
 			);
-			expect(() => verifyDelivery({ headers: {}, rawBody: body }, { secrets: ['whsec_not base64!'] })).not.toThrow(/not base64!/);
+			expect(() => verifyDelivery({ headers: {}, rawBody: body }, { secrets: ['whsec_not base64!'] })).not.toThrow(
+				/not base64!/,
+			);
 		});
 
 		it('refuses to allow HS256 next to public keys', () => {
 			const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'stnfxPWEemis7ItfeIIkU0pxIJW2OKObBAqPCqcw3Jc' }] };
-			expect(() => verifyDelivery({ headers: {}, rawBody: body }, { jwks, algorithms: ['HS256'] })).toThrow(/HS256 cannot be allowed/);
+			expect(() => verifyDelivery({ headers: {}, rawBody: body }, { jwks, algorithms: ['HS256'] })).toThrow(
+				/HS256 cannot be allowed/,
+			);
 		});
 	});
 });

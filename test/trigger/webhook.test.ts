@@ -22,7 +22,10 @@ let server: WebhookServer;
 let harness: TriggerHarness;
 let sequence = 0;
 
-function triggerWith(parameters: TriggerHarnessOptions['parameters'], state: IDataObject = { hookId: HOOK_ID, secret: SECRET }) {
+function triggerWith(
+	parameters: TriggerHarnessOptions['parameters'],
+	state: IDataObject = { hookId: HOOK_ID, secret: SECRET },
+) {
 	harness = new TriggerHarness({
 		apiBaseUrl: 'http://127.0.0.1:9/api',
 		apiKey: 'unused',
@@ -40,10 +43,21 @@ function event(type: string, data: Record<string, unknown>, overrides: Record<st
 }
 
 const payment = () => ({
-	payment: { id: `pay_${sequence}`, amount: 5, currency: 'USD', botid: 'bot_tg', clientid: 'c1', messenger: 'telegram', description: null, paid_at: new Date().toISOString() },
+	payment: {
+		id: `pay_${sequence}`,
+		amount: 5,
+		currency: 'USD',
+		botid: 'bot_tg',
+		clientid: 'c1',
+		messenger: 'telegram',
+		description: null,
+		paid_at: new Date().toISOString(),
+	},
 });
 
-const subscriber = (botid = 'bot_tg') => ({ subscriber: { botid, clientid: `c${sequence}`, messenger: 'telegram', name: 'Ada' } });
+const subscriber = (botid = 'bot_tg') => ({
+	subscriber: { botid, clientid: `c${sequence}`, messenger: 'telegram', name: 'Ada' },
+});
 
 interface SendOptions {
 	secret?: string;
@@ -63,7 +77,8 @@ async function send(payload: Record<string, unknown>, options: SendOptions = {})
 		secret: options.secret ?? SECRET,
 		timestamp: options.timestamp,
 	});
-	if (options.scheme === 'jwt') for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) delete headers[name];
+	if (options.scheme === 'jwt')
+		for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) delete headers[name];
 	if (options.scheme === 'standard-webhooks') delete headers['x-signature'];
 	const response = await fetch(`${server.webhookBaseUrl}${NODE_PATH}`, {
 		method: 'POST',
@@ -94,7 +109,16 @@ describe('webhook(): genuine deliveries', () => {
 	it('accepts the Standard Webhooks signature when there is no X-Signature', async () => {
 		triggerWith({ events: ['*'], options: { output: 'envelope' } });
 		const delivered = event('payment.success', {
-			payment: { id: 'pay_1', amount: 5, currency: 'USD', botid: 'bot_tg', clientid: 'c1', messenger: 'telegram', description: null, paid_at: new Date().toISOString() },
+			payment: {
+				id: 'pay_1',
+				amount: 5,
+				currency: 'USD',
+				botid: 'bot_tg',
+				clientid: 'c1',
+				messenger: 'telegram',
+				description: null,
+				paid_at: new Date().toISOString(),
+			},
 		});
 		expect((await send(delivered, { scheme: 'standard-webhooks' })).status).toBe(200);
 		expect(harness.started).toEqual([[{ json: delivered }]]);
@@ -126,10 +150,18 @@ describe('webhook(): genuine deliveries', () => {
 	it('answers 200 and starts nothing for kinds and bots that are not chosen', async () => {
 		triggerWith({ events: ['subscriber.stage'], botIds: ['bot_wa'] });
 		expect((await send(event('subscriber.new', subscriber('bot_wa')))).body.reason).toMatch(/not selected/);
-		expect((await send(event('subscriber.stage', { ...subscriber('bot_tg'), stage: 'Won', previous: null }))).body.reason).toMatch(/another bot/);
+		expect(
+			(await send(event('subscriber.stage', { ...subscriber('bot_tg'), stage: 'Won', previous: null }))).body.reason,
+		).toMatch(/another bot/);
 		expect(harness.started).toHaveLength(0);
-		expect((await send(event('subscriber.stage', { ...subscriber('bot_wa'), stage: 'Won', previous: 'New' }))).status).toBe(200);
-		expect(harness.started[0][0].json).toMatchObject({ stage: 'Won', previous: 'New', subscriber: { botid: 'bot_wa' } });
+		expect(
+			(await send(event('subscriber.stage', { ...subscriber('bot_wa'), stage: 'Won', previous: 'New' }))).status,
+		).toBe(200);
+		expect(harness.started[0][0].json).toMatchObject({
+			stage: 'Won',
+			previous: 'New',
+			subscriber: { botid: 'bot_wa' },
+		});
 	});
 
 	it('passes on unknown event kinds only when asked to', async () => {
@@ -154,9 +186,21 @@ describe('webhook(): deliveries that start nothing', () => {
 	it.each([
 		['signed with another secret', { secret: generateHookSecret() }, 'invalid_signature'],
 		['signed for another hook', { hookId: 'hook_other' }, 'audience_mismatch'],
-		['signed ten minutes ago (JWT)', { timestamp: Math.floor(Date.now() / 1000) - 600, scheme: 'jwt' as const }, 'expired'],
-		['signed ten minutes ago (Standard Webhooks)', { timestamp: Math.floor(Date.now() / 1000) - 600, scheme: 'standard-webhooks' as const }, 'timestamp_out_of_tolerance'],
-		['signed ten minutes ahead', { timestamp: Math.floor(Date.now() / 1000) + 600, scheme: 'jwt' as const }, 'not_yet_valid'],
+		[
+			'signed ten minutes ago (JWT)',
+			{ timestamp: Math.floor(Date.now() / 1000) - 600, scheme: 'jwt' as const },
+			'expired',
+		],
+		[
+			'signed ten minutes ago (Standard Webhooks)',
+			{ timestamp: Math.floor(Date.now() / 1000) - 600, scheme: 'standard-webhooks' as const },
+			'timestamp_out_of_tolerance',
+		],
+		[
+			'signed ten minutes ahead',
+			{ timestamp: Math.floor(Date.now() / 1000) + 600, scheme: 'jwt' as const },
+			'not_yet_valid',
+		],
 	])('answers 401 to a delivery %s', async (_what, options, code) => {
 		const answer = await send(event('subscriber.new', subscriber()), options);
 		expect(answer).toEqual({ status: 401, body: { status: 'refused', code, error: expect.any(String) } });
@@ -166,7 +210,9 @@ describe('webhook(): deliveries that start nothing', () => {
 		const delivered = event('subscriber.new', subscriber());
 		const tampered = JSON.stringify({ ...delivered, data: subscriber('bot_evil') });
 		expect((await send(delivered, { sentBody: tampered, scheme: 'jwt' })).body.code).toBe('body_hash_mismatch');
-		expect((await send(delivered, { sentBody: tampered, scheme: 'standard-webhooks' })).body.code).toBe('invalid_signature');
+		expect((await send(delivered, { sentBody: tampered, scheme: 'standard-webhooks' })).body.code).toBe(
+			'invalid_signature',
+		);
 	});
 
 	it('answers 401 to an unsigned delivery', async () => {
@@ -200,14 +246,19 @@ describe('webhook(): what the n8n log says about a refusal', () => {
 		const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => {});
 		try {
 			const now = Math.floor(Date.now() / 1000);
-			const answer = await send(event('subscriber.new', subscriber()), { timestamp: now - 900, scheme: 'standard-webhooks' });
+			const answer = await send(event('subscriber.new', subscriber()), {
+				timestamp: now - 900,
+				scheme: 'standard-webhooks',
+			});
 			expect(answer.status).toBe(401);
 			expect(answer.body.code).toBe('timestamp_out_of_tolerance');
 			expect(JSON.stringify(answer.body)).not.toMatch(/behind|clock/);
 			expect(warn).toHaveBeenCalledTimes(1);
 			const [message, meta] = warn.mock.calls[0];
 			// The sender signed 900 s before n8n's "now" (give or take the second the request took).
-			expect(message).toMatch(/^Messenger Bot Builder Trigger refused a delivery \(timestamp_out_of_tolerance\): .*webhook-timestamp is 90[01] s behind this server's clock/);
+			expect(message).toMatch(
+				/^Messenger Bot Builder Trigger refused a delivery \(timestamp_out_of_tolerance\): .*webhook-timestamp is 90[01] s behind this server's clock/,
+			);
 			expect(meta).toEqual({ code: 'timestamp_out_of_tolerance' });
 		} finally {
 			warn.mockRestore();
@@ -270,10 +321,16 @@ describe('webhook(): queue mode and repeats', () => {
 	it('answers each delivery with its documented body: accepted, duplicate, ignored', async () => {
 		triggerWith({ events: ['payment.success'] });
 		const filtered = event('subscriber.new', subscriber());
-		expect(await send(filtered)).toEqual({ status: 200, body: { status: 'ignored', event: filtered.id, reason: 'event kind subscriber.new is not selected' } });
+		expect(await send(filtered)).toEqual({
+			status: 200,
+			body: { status: 'ignored', event: filtered.id, reason: 'event kind subscriber.new is not selected' },
+		});
 		const paid = event('payment.success', payment());
 		expect(await send(paid)).toEqual({ status: 200, body: { status: 'accepted', event: paid.id } });
-		expect(await send(paid, { scheme: 'standard-webhooks' })).toEqual({ status: 200, body: { status: 'duplicate', event: paid.id } });
+		expect(await send(paid, { scheme: 'standard-webhooks' })).toEqual({
+			status: 200,
+			body: { status: 'duplicate', event: paid.id },
+		});
 		expect(harness.started).toEqual([[{ json: paid.data }]]);
 	});
 
@@ -291,7 +348,11 @@ describe('webhook(): One Output per Event Kind', () => {
 
 	it('puts each event on the output of its kind: New Subscriber, Subscriber Stage Changed, Payment Succeeded', async () => {
 		triggerWith({ events: ['*'], options: { outputPerEvent: true } });
-		const deliveries = [event('subscriber.stage', stage()), event('payment.success', payment()), event('subscriber.new', subscriber())];
+		const deliveries = [
+			event('subscriber.stage', stage()),
+			event('payment.success', payment()),
+			event('subscriber.new', subscriber()),
+		];
 		for (const delivered of deliveries) expect((await send(delivered)).status).toBe(200);
 		expect(harness.startedOutputs).toEqual([
 			[[], [{ json: deliveries[0].data }], []],
@@ -310,8 +371,20 @@ describe('webhook(): One Output per Event Kind', () => {
 	it('n8n computes the outputs from the options: one, three named, or four with Other Events', () => {
 		const description = new MessengerBotBuilderTrigger().description;
 		const outputsFor = (options: INodeParameters) => {
-			const node: INode = { id: 'trigger', name: 'Trigger', type: `${PACKAGE}.messengerBotBuilderTrigger`, typeVersion: 1, position: [0, 0] as [number, number], parameters: { events: ['*'], options } };
-			const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: new HarnessNodeTypes([new MessengerBotBuilderTrigger()]) });
+			const node: INode = {
+				id: 'trigger',
+				name: 'Trigger',
+				type: `${PACKAGE}.messengerBotBuilderTrigger`,
+				typeVersion: 1,
+				position: [0, 0] as [number, number],
+				parameters: { events: ['*'], options },
+			};
+			const workflow = new Workflow({
+				nodes: [node],
+				connections: {},
+				active: false,
+				nodeTypes: new HarnessNodeTypes([new MessengerBotBuilderTrigger()]),
+			});
 			return NodeHelpers.getNodeOutputs(workflow, node, description);
 		};
 		expect(outputsFor({})).toEqual(['main']);
@@ -325,7 +398,8 @@ describe('webhook(): One Output per Event Kind', () => {
 
 describe('webhook(): an unsigned request cannot make its chosen event id a verified fact in the log', () => {
 	const CHOSEN_ID = 'evt_chosen_by_the_sender_91ab';
-	const REFUSED = 'Messenger Bot Builder Trigger refused a delivery (invalid_signature): webhook-signature matches none of the configured keys. ';
+	const REFUSED =
+		'Messenger Bot Builder Trigger refused a delivery (invalid_signature): webhook-signature matches none of the configured keys. ';
 	const UNVERIFIED_HINT =
 		'Unverified request (nothing vouches for what it claims): its signature matches none of the configured keys, and its body is ' +
 		'JSON whose "id" equals its webhook-id header, as a delivery\'s does. If the service sent it, either the secret or public key is ' +
@@ -341,21 +415,35 @@ describe('webhook(): an unsigned request cannot make its chosen event id a verif
 		let offsetMs = 10 * UNVERIFIED_HINT_INTERVAL_MS;
 		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
 		try {
-			const forge = () => send(event('subscriber.new', subscriber(), { id: CHOSEN_ID }), { secret: generateHookSecret(), scheme: 'standard-webhooks' });
+			const forge = () =>
+				send(event('subscriber.new', subscriber(), { id: CHOSEN_ID }), {
+					secret: generateHookSecret(),
+					scheme: 'standard-webhooks',
+				});
 			// Earlier tests' unverified hints (a JWT with another secret) may be counted as held back: one logged hint
 			// starts the count again.
 			await forge();
 			offsetMs += UNVERIFIED_HINT_INTERVAL_MS;
 			warn.mockClear();
 			debug.mockClear();
-			for (let i = 0; i < 3; i += 1) expect((await forge()).body).toEqual({ status: 'refused', code: 'invalid_signature', error: 'webhook-signature matches none of the configured keys' });
+			for (let i = 0; i < 3; i += 1)
+				expect((await forge()).body).toEqual({
+					status: 'refused',
+					code: 'invalid_signature',
+					error: 'webhook-signature matches none of the configured keys',
+				});
 			offsetMs += UNVERIFIED_HINT_INTERVAL_MS;
 			expect((await forge()).status).toBe(401);
 			expect(warn.mock.calls).toEqual([
 				[`${REFUSED}${UNVERIFIED_HINT}`, { code: 'invalid_signature', unverified: true }],
-				[`${REFUSED}${UNVERIFIED_HINT} (2 more unverified hints were held back since the last one)`, { code: 'invalid_signature', unverified: true }],
+				[
+					`${REFUSED}${UNVERIFIED_HINT} (2 more unverified hints were held back since the last one)`,
+					{ code: 'invalid_signature', unverified: true },
+				],
 			]);
-			const heldBack = debug.mock.calls.filter(([message]) => String(message).startsWith('Messenger Bot Builder Trigger refused'));
+			const heldBack = debug.mock.calls.filter(([message]) =>
+				String(message).startsWith('Messenger Bot Builder Trigger refused'),
+			);
 			expect(heldBack).toEqual([
 				[
 					'Messenger Bot Builder Trigger refused a delivery: webhook-signature matches none of the configured keys (an unverified hint held back: at most one a minute)',
@@ -366,7 +454,8 @@ describe('webhook(): an unsigned request cannot make its chosen event id a verif
 					{ code: 'invalid_signature' },
 				],
 			]);
-			for (const [message, meta] of [...warn.mock.calls, ...debug.mock.calls]) expect(JSON.stringify([message, meta])).not.toContain(CHOSEN_ID);
+			for (const [message, meta] of [...warn.mock.calls, ...debug.mock.calls])
+				expect(JSON.stringify([message, meta])).not.toContain(CHOSEN_ID);
 		} finally {
 			clock.mockRestore();
 			warn.mockRestore();

@@ -6,9 +6,7 @@ import { fetchPages } from '../transport/pagination';
 
 function matching(items: INodeListSearchItems[], filter?: string): INodeListSearchResult {
 	const needle = filter?.trim().toLowerCase();
-	const results = needle
-		? items.filter((item) => `${item.name} ${item.value}`.toLowerCase().includes(needle))
-		: items;
+	const results = needle ? items.filter((item) => `${item.name} ${item.value}`.toLowerCase().includes(needle)) : items;
 	return { results };
 }
 
@@ -100,12 +98,18 @@ export async function searchSubscribers(
 	const request = query
 		? { method: 'GET' as const, path: '/subscriber/find', params: { botid: bot, offset, query } }
 		: { method: 'GET' as const, path: '/subscriber/list', params: { botid: bot, offset, sort: 'new' } };
-	const subscribers = await fetchPages.call(this, { ...request, recordsField: 'subscribers' }, { returnAll: false, limit: SUBSCRIBERS_PER_PAGE });
+	const subscribers = await fetchPages.call(
+		this,
+		{ ...request, recordsField: 'subscribers' },
+		{ returnAll: false, limit: SUBSCRIBERS_PER_PAGE },
+	);
 	const results = subscribers.map((subscriber) => {
 		const clientid = label(subscriber, 'clientid');
 		const nickname = label(subscriber, 'username');
 		const shown = label(subscriber, 'name') || clientid;
-		const details = [nickname && `@${nickname}`, clientid, !bot && label(subscriber, 'botid')].filter(Boolean).join(', ');
+		const details = [nickname && `@${nickname}`, clientid, !bot && label(subscriber, 'botid')]
+			.filter(Boolean)
+			.join(', ');
 		return { name: `${shown} (${details})`, value: clientid };
 	});
 	const more = subscribers.length === SUBSCRIBERS_PER_PAGE;
@@ -121,5 +125,8 @@ export async function searchMessengers(this: ILoadOptionsFunctions, filter?: str
 		.map((candidate) => label(candidate, 'messenger'))
 		.filter((messenger) => messenger !== '');
 	const unique = [...new Set(messengers)].sort((a, b) => a.localeCompare(b));
-	return matching(unique.map((messenger) => ({ name: messenger, value: messenger })), filter);
+	return matching(
+		unique.map((messenger) => ({ name: messenger, value: messenger })),
+		filter,
+	);
 }

@@ -72,7 +72,11 @@ export type FieldsOfParams = Record<string, string>;
 
 function parameterHint(param: string, fields: FieldsOfParams): string {
 	// Bulk methods name an entry's parameter, e.g. `items[2].itemid`: the field is the last part.
-	const name = param.replace(/\[\d+\]/g, '').split('.').pop() ?? param;
+	const name =
+		param
+			.replace(/\[\d+\]/g, '')
+			.split('.')
+			.pop() ?? param;
 	const field = fields[name] ?? FIELD_OF_PARAM[name];
 	return field ? `Check the field "${field}" (the service's parameter "${param}").` : `Check the parameter "${param}".`;
 }
@@ -96,13 +100,20 @@ function describe(status: number, body: ServiceErrorBody, fields: FieldsOfParams
  * A 2xx answer that says `"ok": false` (documented as a boolean in the answers of sends, starts and writes): the
  * service did not carry the call out, so the item fails instead of being reported done.
  */
-export function notDoneError(node: INode, path: string, rawBody: IDataObject, secret: string, itemIndex?: number): NodeApiError {
+export function notDoneError(
+	node: INode,
+	path: string,
+	rawBody: IDataObject,
+	secret: string,
+	itemIndex?: number,
+): NodeApiError {
 	const reason = typeof rawBody.error === 'string' && rawBody.error ? rawBody.error : undefined;
 	const code = typeof rawBody.code === 'string' && rawBody.code ? rawBody.code : 'not_ok';
 	const details: JsonObject = { code, error: redact(reason ?? 'ok: false', secret) };
 	const error = new NodeApiError(node, details, {
 		message: redact(`${path} answered "ok": false${reason ? `: ${reason}` : ''} [${code}]`, secret),
-		description: 'The service answered the request but says it did not carry it out; the item is not reported done. Check its inputs and the service, then run it again.',
+		description:
+			'The service answered the request but says it did not carry it out; the item is not reported done. Check its inputs and the service, then run it again.',
 		itemIndex,
 	});
 	Object.assign(error.context, details);
@@ -118,8 +129,7 @@ export function serviceError(
 	itemIndex?: number,
 	fields: FieldsOfParams = {},
 ): NodeApiError {
-	const body: ServiceErrorBody =
-		rawBody && typeof rawBody === 'object' ? (rawBody as ServiceErrorBody) : {};
+	const body: ServiceErrorBody = rawBody && typeof rawBody === 'object' ? (rawBody as ServiceErrorBody) : {};
 	const text = body.error ?? (typeof rawBody === 'string' && rawBody ? rawBody.slice(0, 300) : `HTTP ${status}`);
 	const code = body.code ?? `http_${status}`;
 	const details: JsonObject = { code, error: redact(text, secret), status };
@@ -227,10 +237,14 @@ export function unconfirmedBulkChange(
 	node: INode,
 	what: { path: string; sent: number; confirmed: number; check: string; itemIndex: number },
 ): NodeOperationError {
-	const error = new NodeOperationError(node, `${what.path} confirmed ${what.confirmed} of the ${what.sent} entries sent`, {
-		itemIndex: what.itemIndex,
-		description: `The service accepted the request but says it applied only ${what.confirmed} of its ${what.sent} entries, and not which: every item of this request may have taken effect. ${what.check} before running it again.`,
-	});
+	const error = new NodeOperationError(
+		node,
+		`${what.path} confirmed ${what.confirmed} of the ${what.sent} entries sent`,
+		{
+			itemIndex: what.itemIndex,
+			description: `The service accepted the request but says it applied only ${what.confirmed} of its ${what.sent} entries, and not which: every item of this request may have taken effect. ${what.check} before running it again.`,
+		},
+	);
 	Object.assign(error.context, { code: 'unconfirmed', mayHaveTakenEffect: true });
 	return error;
 }
@@ -240,7 +254,8 @@ export function requireConfirmed(
 	node: INode,
 	what: { path: string; sent: number; confirmed: number | undefined; check: string; itemIndex: number },
 ): void {
-	if (what.confirmed !== undefined && what.confirmed < what.sent) throw unconfirmedBulkChange(node, { ...what, confirmed: what.confirmed });
+	if (what.confirmed !== undefined && what.confirmed < what.sent)
+		throw unconfirmedBulkChange(node, { ...what, confirmed: what.confirmed });
 }
 
 /** The first of `fields` in `answer` that holds a whole number (a count the service states), if any. */

@@ -54,7 +54,10 @@ export function findRecords(answer: unknown, fields: string[]): IDataObject[] {
 	if (Array.isArray(answer)) return answer as IDataObject[];
 	const names = [...fields, 'items'];
 	if (answer === null || typeof answer !== 'object') {
-		const what = answer === undefined || answer === null || answer === '' ? 'is empty' : `is a ${typeof answer}, not a JSON object`;
+		const what =
+			answer === undefined || answer === null || answer === ''
+				? 'is empty'
+				: `is a ${typeof answer}, not a JSON object`;
 		throw new UnreadableListError(`${what}: no list of records in it`);
 	}
 	const object = answer as IDataObject;
@@ -62,12 +65,18 @@ export function findRecords(answer: unknown, fields: string[]): IDataObject[] {
 	if (names.some((name) => object[name] === null)) return [];
 	const arrays = Object.values(object).filter((value) => Array.isArray(value));
 	if (arrays.length === 1) return arrays[0] as IDataObject[];
-	if (arrays.length > 1) throw new UnreadableListError(`holds several lists and none is called ${names.join(' or ')}: the records cannot be told apart`);
+	if (arrays.length > 1)
+		throw new UnreadableListError(
+			`holds several lists and none is called ${names.join(' or ')}: the records cannot be told apart`,
+		);
 	const wrapper = Object.keys(object).find((key) => {
 		const value = object[key];
 		return value !== null && typeof value === 'object' && Object.values(value).some((inner) => Array.isArray(inner));
 	});
-	if (wrapper !== undefined) throw new UnreadableListError(`holds its list inside "${wrapper}" instead of at its top level: it cannot be read as an empty list`);
+	if (wrapper !== undefined)
+		throw new UnreadableListError(
+			`holds its list inside "${wrapper}" instead of at its top level: it cannot be read as an empty list`,
+		);
 	const named = names.find((name) => object[name] !== undefined);
 	if (named !== undefined) throw new UnreadableListError(`has "${named}" that is not a list`);
 	return [];
@@ -77,7 +86,8 @@ export function findRecords(answer: unknown, fields: string[]): IDataObject[] {
 function identityOf(record: IDataObject): { id?: string; key: string } {
 	const id = record?.id;
 	// A number id past 2^53 was rounded when the answer was parsed: two records may now share it.
-	if ((typeof id === 'number' && Number.isSafeInteger(id)) || typeof id === 'string') return { id: String(id), key: `id:${String(id)}` };
+	if ((typeof id === 'number' && Number.isSafeInteger(id)) || typeof id === 'string')
+		return { id: String(id), key: `id:${String(id)}` };
 	return { key: `json:${JSON.stringify(record)}` };
 }
 
@@ -138,7 +148,10 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 		const size = ask + overlap;
 		const outcome = await apiRequest
 			.call(this, { ...request, params: { ...request.params, limit: size, offset: offset - overlap } })
-			.then((answer) => ({ answer }), (error: unknown) => ({ error }));
+			.then(
+				(answer) => ({ answer }),
+				(error: unknown) => ({ error }),
+			);
 		if ('error' in outcome) {
 			// A page too large for the service: learn a smaller one and go on; any other failure ends the read.
 			const refused = outcome.error instanceof NodeApiError && refusesLimit(outcome.error) && size > 1;
@@ -153,13 +166,17 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 		try {
 			served = findRecords(answer, fields);
 		} catch (error) {
-			const reason = error instanceof UnreadableListError ? error.reason : `cannot be read: ${(error as Error).message}`;
-			throw new NodeOperationError(this.getNode(), `The answer of ${request.path} ${reason}`, { itemIndex: request.itemIndex });
+			const reason =
+				error instanceof UnreadableListError ? error.reason : `cannot be read: ${(error as Error).message}`;
+			throw new NodeOperationError(this.getNode(), `The answer of ${request.path} ${reason}`, {
+				itemIndex: request.itemIndex,
+			});
 		}
 		const servedIdentities = served.map(identityOf);
 		const total = Number(answer.total);
 		// A total the answer states: a number, or digits in a string (an empty string is not 0).
-		const knownTotal = typeof answer.total === 'number' || (typeof answer.total === 'string' && /^\s*\d+\s*$/.test(answer.total));
+		const knownTotal =
+			typeof answer.total === 'number' || (typeof answer.total === 'string' && /^\s*\d+\s*$/.test(answer.total));
 		if (overlap) {
 			// The record asked for again is gone from its place, and it is not an earlier one (records added
 			// before it only move it later, which repeats records: dropped below): records were removed. An
@@ -169,11 +186,15 @@ export async function fetchPages(this: ApiContext, request: PageRequest, paging:
 			const stoppedServing = again === undefined && knownTotal && total >= offset;
 			if (!stoppedServing && again?.key !== boundary!.key && (again === undefined || !seen.has(again.key))) {
 				if (boundary!.id === undefined || restarts === MAX_RESTARTS) {
-					throw new NodeOperationError(this.getNode(), `The records of ${request.path} changed during the read: records were removed while it ran`, {
-						itemIndex: request.itemIndex,
-						description:
-							'Records before the part already read were removed, so later pages would skip as many records. Nothing was put out; run the node again when the list is not changing, or read with a Limit.',
-					});
+					throw new NodeOperationError(
+						this.getNode(),
+						`The records of ${request.path} changed during the read: records were removed while it ran`,
+						{
+							itemIndex: request.itemIndex,
+							description:
+								'Records before the part already read were removed, so later pages would skip as many records. Nothing was put out; run the node again when the list is not changing, or read with a Limit.',
+						},
+					);
 				}
 				restarts += 1;
 				records.length = 0;

@@ -7,7 +7,14 @@ import type {
 	ILoadOptionsFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { markMayHaveTakenEffect, noCredentialError, notDoneError, serviceError, transportError, type FieldsOfParams } from './errors';
+import {
+	markMayHaveTakenEffect,
+	noCredentialError,
+	notDoneError,
+	serviceError,
+	transportError,
+	type FieldsOfParams,
+} from './errors';
 import { answeredClean, answeredRateLimited, waitForTurn } from './pacing';
 
 export const CREDENTIAL_NAME = 'messengerBotBuilderApi';
@@ -121,7 +128,9 @@ export async function credentialIdOf(this: ApiContext): Promise<string> {
 function rateLimitBudgetMs(this: ApiContext, itemIndex: number | undefined): number {
 	const execute = this as IExecuteFunctions;
 	if (typeof execute.getInputData !== 'function') return DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
-	const seconds = Number(execute.getNodeParameter(RATE_LIMIT_WAIT_PARAMETER, itemIndex ?? 0, DEFAULT_RATE_LIMIT_WAIT_SECONDS));
+	const seconds = Number(
+		execute.getNodeParameter(RATE_LIMIT_WAIT_PARAMETER, itemIndex ?? 0, DEFAULT_RATE_LIMIT_WAIT_SECONDS),
+	);
 	return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
 }
 
@@ -199,7 +208,9 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 			const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex, request.fields);
 			error.description = `The service kept refusing with 429 (too many requests with this key); the node waited ${roundSeconds(waitedMs)} s in total and gives up after ${roundSeconds(budgetMs)} s (Request Options → Wait on Rate Limit). Fewer workflows or workers using this key at once help.`;
 			error.context.waitedSeconds = roundSeconds(waitedMs);
-			throw mayHaveTakenEffect ? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed }) : error;
+			throw mayHaveTakenEffect
+				? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed })
+				: error;
 		}
 		consecutive429 = 0;
 		answeredClean(credential.id);
@@ -217,6 +228,8 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 			throw lost(status, response.body);
 		}
 		const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex, request.fields);
-		throw mayHaveTakenEffect ? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed }) : error;
+		throw mayHaveTakenEffect
+			? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed })
+			: error;
 	}
 }

@@ -121,7 +121,8 @@ export function verifyDelivery(request: DeliveryRequest, keys: VerificationKeys,
 	const now = resolveClock(options.now)();
 	const body = typeof request.rawBody === 'string' ? new TextEncoder().encode(request.rawBody) : request.rawBody;
 	try {
-		if (!(body instanceof Uint8Array)) return { ok: false, code: 'malformed_json', reason: 'the raw body of the request is not available' };
+		if (!(body instanceof Uint8Array))
+			return { ok: false, code: 'malformed_json', reason: 'the raw body of the request is not available' };
 		const verified = verifyDeliveryWith(body, readHeaders(request.headers), verifier, now);
 		// node:crypto and keys held in memory: every step is synchronous.
 		if (verified instanceof Promise) throw new Error('verification did not complete synchronously');

@@ -1,43 +1,43 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
-  closeOwned,
-  connectRedis,
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  persistenceWarning,
-  RedisTimeoutError,
-  withTimeout,
-  type RedisCommandClient,
+	closeOwned,
+	connectRedis,
+	DEFAULT_COMMAND_TIMEOUT_MS,
+	persistenceWarning,
+	RedisTimeoutError,
+	withTimeout,
+	type RedisCommandClient,
 } from '../redisConnection';
 import { positiveNumber } from '../options';
 import { DEFAULT_DEDUPE_TTL_SECONDS, DONE, IN_PROGRESS, type BeginOutcome, type DedupeStore } from './store';
 
 export interface RedisDedupeStoreOptions {
-  /** An existing `ioredis` client or cluster (shared with the application); or give `url`. */
-  client?: RedisCommandClient;
-  /** Redis URL; `ioredis` (an optional peer dependency) is loaded on first use to connect to it. */
-  url?: string;
-  /** Key prefix (default `mbb:receiver:event:`). */
-  prefix?: string;
-  /** How long a done id is remembered, in seconds (default 24 h). */
-  ttlSeconds?: number;
-  /** Longest wait for one Redis command before the delivery is answered 503 (default 2000 ms). */
-  commandTimeoutMs?: number;
-  /**
-   * Receives the one warning given when this Redis keeps nothing (or only snapshots) across restarts. Default
-   * `console.warn`; `false` skips the check.
-   */
-  onWarning?: ((message: string) => void) | false;
+	/** An existing `ioredis` client or cluster (shared with the application); or give `url`. */
+	client?: RedisCommandClient;
+	/** Redis URL; `ioredis` (an optional peer dependency) is loaded on first use to connect to it. */
+	url?: string;
+	/** Key prefix (default `mbb:receiver:event:`). */
+	prefix?: string;
+	/** How long a done id is remembered, in seconds (default 24 h). */
+	ttlSeconds?: number;
+	/** Longest wait for one Redis command before the delivery is answered 503 (default 2000 ms). */
+	commandTimeoutMs?: number;
+	/**
+	 * Receives the one warning given when this Redis keeps nothing (or only snapshots) across restarts. Default
+	 * `console.warn`; `false` skips the check.
+	 */
+	onWarning?: ((message: string) => void) | false;
 }
 
 export interface RedisDedupeStore extends DedupeStore {
-  begin(eventId: string, leaseMs: number): Promise<BeginOutcome>;
-  renew(eventId: string, token: string, leaseMs: number): Promise<boolean>;
-  complete(eventId: string, token: string): Promise<boolean>;
-  release(eventId: string, token: string): Promise<void>;
-  /** Closes the connection this store opened from `url` (a given `client` is left open). */
-  close(): Promise<void>;
-  /** Resolves once the persistence check is done, with the warning it gave (tests, start-up logs). */
-  readonly persistenceChecked: Promise<string | undefined>;
+	begin(eventId: string, leaseMs: number): Promise<BeginOutcome>;
+	renew(eventId: string, token: string, leaseMs: number): Promise<boolean>;
+	complete(eventId: string, token: string): Promise<boolean>;
+	release(eventId: string, token: string): Promise<void>;
+	/** Closes the connection this store opened from `url` (a given `client` is left open). */
+	close(): Promise<void>;
+	/** Resolves once the persistence check is done, with the warning it gave (tests, start-up logs). */
+	readonly persistenceChecked: Promise<string | undefined>;
 }
 
 /**
@@ -47,18 +47,18 @@ export interface RedisDedupeStore extends DedupeStore {
  * the event).
  */
 const SCRIPTS = {
-  begin: `local v = redis.call('GET', KEYS[1])
+	begin: `local v = redis.call('GET', KEYS[1])
 if v then
   if string.sub(v, 1, 6) == 'lease:' then return 'in_progress' end
   return 'done'
 end
 redis.call('SET', KEYS[1], 'lease:' .. ARGV[1], 'PX', ARGV[2])
 return 'acquired'`,
-  renew: `if redis.call('GET', KEYS[1]) == 'lease:' .. ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+	renew: `if redis.call('GET', KEYS[1]) == 'lease:' .. ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`,
-  release: `if redis.call('GET', KEYS[1]) == 'lease:' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
+	release: `if redis.call('GET', KEYS[1]) == 'lease:' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`,
-  complete: `local v = redis.call('GET', KEYS[1])
+	complete: `local v = redis.call('GET', KEYS[1])
 if v == 'lease:' .. ARGV[1] or not v then
   redis.call('SET', KEYS[1], 'done', 'EX', ARGV[2])
   return 1
@@ -67,7 +67,9 @@ return 0`,
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
-const SHAS = Object.fromEntries(Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')])) as Record<ScriptName, string>;
+const SHAS = Object.fromEntries(
+	Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
+) as Record<ScriptName, string>;
 
 /**
  * Shared store for several receiver processes: each state change is one atomic script on one key, so at most one
@@ -80,83 +82,93 @@ const SHAS = Object.fromEntries(Object.entries(SCRIPTS).map(([name, source]) => 
  * released at once (token-checked), so that nobody is left waiting on a lease that nobody holds.
  */
 export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeStore {
-  if (!options || (!options.client && !options.url)) throw new TypeError('redisDedupeStore needs client or url');
-  if (options.client && typeof options.client.call !== 'function') throw new TypeError('redisDedupeStore: client must be an ioredis client (with call())');
-  const prefix = options.prefix ?? 'mbb:receiver:event:';
-  const ttlSeconds = options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new TypeError('ttlSeconds must be a positive whole number');
-  const timeoutMs = positiveNumber(options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'commandTimeoutMs');
-  const owned = options.client ? undefined : connectRedis(options.url!, 'redisDedupeStore');
-  const client: Promise<RedisCommandClient> = options.client ? Promise.resolve(options.client) : owned!;
-  // Avoid an unhandled rejection when nothing has used the store yet; each command reports the failure.
-  owned?.catch(() => undefined);
+	if (!options || (!options.client && !options.url)) throw new TypeError('redisDedupeStore needs client or url');
+	if (options.client && typeof options.client.call !== 'function')
+		throw new TypeError('redisDedupeStore: client must be an ioredis client (with call())');
+	const prefix = options.prefix ?? 'mbb:receiver:event:';
+	const ttlSeconds = options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
+	if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1)
+		throw new TypeError('ttlSeconds must be a positive whole number');
+	const timeoutMs = positiveNumber(options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'commandTimeoutMs');
+	const owned = options.client ? undefined : connectRedis(options.url!, 'redisDedupeStore');
+	const client: Promise<RedisCommandClient> = options.client ? Promise.resolve(options.client) : owned!;
+	// Avoid an unhandled rejection when nothing has used the store yet; each command reports the failure.
+	owned?.catch(() => undefined);
 
-  /** A script as the client runs it, with no timeout: it settles whenever Redis (or the client) gives up or answers. */
-  const untimed = async (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> => {
-    const redis = await client;
-    try {
-      return await redis.call('EVALSHA', SHAS[name], 1, prefix + eventId, ...args);
-    } catch (error) {
-      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      return redis.call('EVAL', SCRIPTS[name], 1, prefix + eventId, ...args);
-    }
-  };
+	/** A script as the client runs it, with no timeout: it settles whenever Redis (or the client) gives up or answers. */
+	const untimed = async (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> => {
+		const redis = await client;
+		try {
+			return await redis.call('EVALSHA', SHAS[name], 1, prefix + eventId, ...args);
+		} catch (error) {
+			if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+			return redis.call('EVAL', SCRIPTS[name], 1, prefix + eventId, ...args);
+		}
+	};
 
-  const script = (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> =>
-    withTimeout(untimed(name, eventId, ...args), timeoutMs, name);
+	const script = (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> =>
+		withTimeout(untimed(name, eventId, ...args), timeoutMs, name);
 
-  /** A begin that timed out took the lease after all: give it back, so that the event's next delivery is processed. */
-  const releaseOrphan = (eventId: string, token: string) =>
-    script('release', eventId, token).then(
-      (released) => {
-        if (released === 1) console.warn(`[receiver] a begin on event ${eventId} that timed out took the lease when Redis answered; released it`);
-      },
-      (error: unknown) =>
-        console.error(`[receiver] a begin on event ${eventId} that timed out took the lease later and it could not be released; it lapses by itself:`, error),
-    );
+	/** A begin that timed out took the lease after all: give it back, so that the event's next delivery is processed. */
+	const releaseOrphan = (eventId: string, token: string) =>
+		script('release', eventId, token).then(
+			(released) => {
+				if (released === 1)
+					console.warn(
+						`[receiver] a begin on event ${eventId} that timed out took the lease when Redis answered; released it`,
+					);
+			},
+			(error: unknown) =>
+				console.error(
+					`[receiver] a begin on event ${eventId} that timed out took the lease later and it could not be released; it lapses by itself:`,
+					error,
+				),
+		);
 
-  const warn = options.onWarning === undefined ? (message: string) => console.warn(message) : options.onWarning;
-  const persistenceChecked = warn
-    ? client.then(
-        async (redis) => {
-          const warning = await persistenceWarning(redis, timeoutMs, 'deduplication store');
-          if (warning) warn(warning);
-          return warning;
-        },
-        () => undefined,
-      )
-    : Promise.resolve(undefined);
+	const warn = options.onWarning === undefined ? (message: string) => console.warn(message) : options.onWarning;
+	const persistenceChecked = warn
+		? client.then(
+				async (redis) => {
+					const warning = await persistenceWarning(redis, timeoutMs, 'deduplication store');
+					if (warning) warn(warning);
+					return warning;
+				},
+				() => undefined,
+			)
+		: Promise.resolve(undefined);
 
-  return {
-    persistenceChecked,
-    async begin(eventId, leaseMs) {
-      const token = randomUUID();
-      const running = untimed('begin', eventId, token, Math.ceil(leaseMs));
-      let state: unknown;
-      try {
-        state = await withTimeout(running, timeoutMs, 'begin');
-      } catch (error) {
-        if (error instanceof RedisTimeoutError) {
-          running.then((late) => (late === 'acquired' ? releaseOrphan(eventId, token) : undefined), () => undefined);
-        }
-        throw error;
-      }
-      if (state === 'acquired') return { state, token };
-      return state === 'in_progress' ? IN_PROGRESS : DONE;
-    },
-    async renew(eventId, token, leaseMs) {
-      return (await script('renew', eventId, token, Math.ceil(leaseMs))) === 1;
-    },
-    async complete(eventId, token) {
-      return (await script('complete', eventId, token, ttlSeconds)) === 1;
-    },
-    async release(eventId, token) {
-      await script('release', eventId, token);
-    },
-    async close() {
-      await persistenceChecked;
-      if (owned) await closeOwned(await owned);
-    },
-  };
+	return {
+		persistenceChecked,
+		async begin(eventId, leaseMs) {
+			const token = randomUUID();
+			const running = untimed('begin', eventId, token, Math.ceil(leaseMs));
+			let state: unknown;
+			try {
+				state = await withTimeout(running, timeoutMs, 'begin');
+			} catch (error) {
+				if (error instanceof RedisTimeoutError) {
+					running.then(
+						(late) => (late === 'acquired' ? releaseOrphan(eventId, token) : undefined),
+						() => undefined,
+					);
+				}
+				throw error;
+			}
+			if (state === 'acquired') return { state, token };
+			return state === 'in_progress' ? IN_PROGRESS : DONE;
+		},
+		async renew(eventId, token, leaseMs) {
+			return (await script('renew', eventId, token, Math.ceil(leaseMs))) === 1;
+		},
+		async complete(eventId, token) {
+			return (await script('complete', eventId, token, ttlSeconds)) === 1;
+		},
+		async release(eventId, token) {
+			await script('release', eventId, token);
+		},
+		async close() {
+			await persistenceChecked;
+			if (owned) await closeOwned(await owned);
+		},
+	};
 }
-

@@ -14,21 +14,21 @@ export const DONE: BeginOutcome = Object.freeze({ state: 'done' });
  * receiver then answers 503 so that the sender retries.
  */
 export interface DedupeStore {
-  /** Takes a lease of `leaseMs` on `eventId` unless the event is done or leased by someone else. Atomic. */
-  begin(eventId: string, leaseMs: number): BeginOutcome | Promise<BeginOutcome>;
-  /** Extends the lease `token` holds; false when that lease is gone (expired, or taken over). */
-  renew(eventId: string, token: string, leaseMs: number): boolean | Promise<boolean>;
-  /**
-   * Records the event as done (for the dedupe window) and ends the lease, only if `token` still holds the lease, or
-   * nobody does (it lapsed and was not taken): atomic. Answers false, changing nothing, when another delivery holds
-   * the event's lease or has recorded it as done: this run overlapped another (its lease was lost). A store that
-   * answers nothing (`undefined`) is taken to have recorded it.
-   */
-  complete(eventId: string, token: string): boolean | void | Promise<boolean | void>;
-  /** Ends the lease `token` holds (only that one) without recording the event as done: its next delivery is processed again. */
-  release(eventId: string, token: string): void | Promise<void>;
-  /** Closes what the store opened itself (a connection made from a URL). */
-  close?(): Promise<void>;
+	/** Takes a lease of `leaseMs` on `eventId` unless the event is done or leased by someone else. Atomic. */
+	begin(eventId: string, leaseMs: number): BeginOutcome | Promise<BeginOutcome>;
+	/** Extends the lease `token` holds; false when that lease is gone (expired, or taken over). */
+	renew(eventId: string, token: string, leaseMs: number): boolean | Promise<boolean>;
+	/**
+	 * Records the event as done (for the dedupe window) and ends the lease, only if `token` still holds the lease, or
+	 * nobody does (it lapsed and was not taken): atomic. Answers false, changing nothing, when another delivery holds
+	 * the event's lease or has recorded it as done: this run overlapped another (its lease was lost). A store that
+	 * answers nothing (`undefined`) is taken to have recorded it.
+	 */
+	complete(eventId: string, token: string): boolean | void | Promise<boolean | void>;
+	/** Ends the lease `token` holds (only that one) without recording the event as done: its next delivery is processed again. */
+	release(eventId: string, token: string): void | Promise<void>;
+	/** Closes what the store opened itself (a connection made from a URL). */
+	close?(): Promise<void>;
 }
 
 /** How long a done event id is remembered by default: longer than the sender's whole retry schedule. */
@@ -40,5 +40,9 @@ export const DEFAULT_LEASE_MS = 30_000;
 const STORE_METHODS = ['begin', 'renew', 'complete', 'release'] as const;
 
 export function isDedupeStore(value: unknown): value is DedupeStore {
-  return typeof value === 'object' && value !== null && STORE_METHODS.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		STORE_METHODS.every((method) => typeof (value as Record<string, unknown>)[method] === 'function')
+	);
 }

@@ -13,27 +13,27 @@ export type EventListener = (type: EventType, data: Record<string, unknown>) => 
 
 /** Where domain changes announce events; the hook dispatcher listens and delivers them. */
 export interface EventSink {
-  emit(type: EventType, data: Record<string, unknown>): void;
-  listen(listener: EventListener): void;
+	emit(type: EventType, data: Record<string, unknown>): void;
+	listen(listener: EventListener): void;
 }
 
 /** What every handler and module sees of the running sandbox. */
 export interface SandboxContext {
-  store: Store;
-  clock: Clock;
-  options: ResolvedOptions;
-  events: EventSink;
+	store: Store;
+	clock: Clock;
+	options: ResolvedOptions;
+	events: EventSink;
 }
 
 /** One call of an API method, after authentication, scope check and rate limiting. */
 export interface ApiCall extends SandboxContext {
-  params: Params;
-  headers: IncomingHttpHeaders;
-  key: ApiKey;
-  /** Throws 403 bot_forbidden when the key is restricted to other bots. */
-  assertBot(botid: string): void;
-  /** False when the key is restricted to other bots (for filtering lists). */
-  botAllowed(botid: string): boolean;
+	params: Params;
+	headers: IncomingHttpHeaders;
+	key: ApiKey;
+	/** Throws 403 bot_forbidden when the key is restricted to other bots. */
+	assertBot(botid: string): void;
+	/** False when the key is restricted to other bots (for filtering lists). */
+	botAllowed(botid: string): boolean;
 }
 
 /**
@@ -41,20 +41,20 @@ export interface ApiCall extends SandboxContext {
  * methods that change data accept POST only and answer 405 to GET.
  */
 export interface Endpoint {
-  path: string;
-  methods: 'GET or POST' | 'POST';
-  scope: string;
-  handle(call: ApiCall): unknown;
+	path: string;
+	methods: 'GET or POST' | 'POST';
+	scope: string;
+	handle(call: ApiCall): unknown;
 }
 
 /** A domain area: its API methods and, optionally, demo data, routes outside /api, and background work. */
 export interface SandboxModule {
-  name: string;
-  endpoints: Endpoint[];
-  /** Adds demo data to an empty store. */
-  seed?(context: SandboxContext): void;
-  /** Routes outside /api (e.g. /sandbox/payments, download links). */
-  mount?(app: Router, context: SandboxContext): void;
-  /** Starts background work (timers, listeners on `events`); returns how to stop it. */
-  start?(context: SandboxContext): (() => Promise<void> | void) | void;
+	name: string;
+	endpoints: Endpoint[];
+	/** Adds demo data to an empty store. */
+	seed?(context: SandboxContext): void;
+	/** Routes outside /api (e.g. /sandbox/payments, download links). */
+	mount?(app: Router, context: SandboxContext): void;
+	/** Starts background work (timers, listeners on `events`); returns how to stop it. */
+	start?(context: SandboxContext): (() => Promise<void> | void) | void;
 }

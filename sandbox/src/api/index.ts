@@ -11,13 +11,13 @@ import { subscribersModule } from './subscribers';
 
 /** Every domain area of the API; a new area is one module here. */
 export const modules: SandboxModule[] = [
-  accountModule,
-  keysModule,
-  subscribersModule,
-  messagingModule,
-  crmModule,
-  statsModule,
-  listsModule,
-  catalogModule,
-  hooksModule,
+	accountModule,
+	keysModule,
+	subscribersModule,
+	messagingModule,
+	crmModule,
+	statsModule,
+	listsModule,
+	catalogModule,
+	hooksModule,
 ];

@@ -5,7 +5,15 @@ import { findHook, hooksFor, type Hook } from '../domain/hooks';
 import { ApiError, notFound } from '../http/errors';
 import { baseHeaders, sendAttempt, type AttemptOutcome } from './attempt';
 import { retryDelayMs } from './backoff';
-import { cancelHookDeliveries, findDelivery, finishDelivery, pendingDeliveries, queueDelivery, saveDelivery, type Delivery } from './deliveries';
+import {
+	cancelHookDeliveries,
+	findDelivery,
+	finishDelivery,
+	pendingDeliveries,
+	queueDelivery,
+	saveDelivery,
+	type Delivery,
+} from './deliveries';
 import { envelopeBody, newEventId } from './envelope';
 import { jwtSigningKey, signAttempt } from './signingKeys';
 
@@ -19,178 +27,213 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * deliveries resume after a restart with a data file.
  */
 export class DeliveryDispatcher {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Ids of deliveries with an attempt under way. */
-  private readonly attempting = new Set<string>();
-  private readonly stopping = new AbortController();
+	private readonly timers = new Map<string, NodeJS.Timeout>();
+	private readonly inFlight = new Set<Promise<void>>();
+	/** Ids of deliveries with an attempt under way. */
+	private readonly attempting = new Set<string>();
+	private readonly stopping = new AbortController();
 
-  constructor(private readonly context: SandboxContext) {
-    // After a reset, a restore or a rolled-back change the store holds new delivery objects: schedule those.
-    context.store.onReload(() => {
-      for (const timer of this.timers.values()) clearTimeout(timer);
-      this.timers.clear();
-      this.resume();
-    });
-  }
+	constructor(private readonly context: SandboxContext) {
+		// After a reset, a restore or a rolled-back change the store holds new delivery objects: schedule those.
+		context.store.onReload(() => {
+			for (const timer of this.timers.values()) clearTimeout(timer);
+			this.timers.clear();
+			this.resume();
+		});
+	}
 
-  /** Queues the event for every enabled hook subscribed to it. */
-  publish(type: EventType, data: Record<string, unknown>): void {
-    if (this.stopping.signal.aborted) return;
-    const { store, clock } = this.context;
-    const created = clock.iso();
-    for (const hook of hooksFor(store, type, data)) {
-      const eventId = newEventId();
-      const body = envelopeBody({ id: eventId, type, created, hook: hook.id, data });
-      this.schedule(queueDelivery(store, { hookId: hook.id, eventId, type, created, body }, Date.now()));
-    }
-  }
+	/** Queues the event for every enabled hook subscribed to it. */
+	publish(type: EventType, data: Record<string, unknown>): void {
+		if (this.stopping.signal.aborted) return;
+		const { store, clock } = this.context;
+		const created = clock.iso();
+		for (const hook of hooksFor(store, type, data)) {
+			const eventId = newEventId();
+			const body = envelopeBody({ id: eventId, type, created, hook: hook.id, data });
+			this.schedule(queueDelivery(store, { hookId: hook.id, eventId, type, created, body }, Date.now()));
+		}
+	}
 
-  /**
-   * Sends a delivery again now, given-up and delivered ones included: a finished delivery gets one
-   * more attempt and finishes again whatever its answer; a pending one is attempted now and keeps its
-   * retry schedule. Runs inside the caller's transaction.
-   */
-  redeliver(id: string): Delivery {
-    const { store } = this.context;
-    const delivery = findDelivery(store, id);
-    if (!delivery) throw notFound(`Delivery ${id}`, 'id');
-    const hook = findHook(store, delivery.hookId);
-    if (!hook) throw new ApiError(422, 'hook_deleted', `The hook of delivery ${id} was deleted; it cannot be sent again`, { param: 'id' });
-    if (hook.disabledAt !== null) {
-      throw new ApiError(422, 'hook_disabled', `The hook of delivery ${id} is disabled (${hook.disabledReason ?? 'disabled'}); it cannot be sent again`, { param: 'id' });
-    }
-    if (this.stopping.signal.aborted) throw new ApiError(503, 'stopping', 'The sandbox is stopping');
-    if (this.attempting.has(id)) {
-      throw new ApiError(409, 'attempt_under_way', `An attempt of delivery ${id} is under way; ask again once it has ended`, { param: 'id' });
-    }
-    if (delivery.status !== 'pending') {
-      delivery.status = 'pending';
-      delivery.outcome = null;
-      delivery.once = true;
-    }
-    delivery.nextAttemptAt = Date.now();
-    saveDelivery(store, delivery);
-    this.schedule(delivery);
-    return delivery;
-  }
+	/**
+	 * Sends a delivery again now, given-up and delivered ones included: a finished delivery gets one
+	 * more attempt and finishes again whatever its answer; a pending one is attempted now and keeps its
+	 * retry schedule. Runs inside the caller's transaction.
+	 */
+	redeliver(id: string): Delivery {
+		const { store } = this.context;
+		const delivery = findDelivery(store, id);
+		if (!delivery) throw notFound(`Delivery ${id}`, 'id');
+		const hook = findHook(store, delivery.hookId);
+		if (!hook)
+			throw new ApiError(422, 'hook_deleted', `The hook of delivery ${id} was deleted; it cannot be sent again`, {
+				param: 'id',
+			});
+		if (hook.disabledAt !== null) {
+			throw new ApiError(
+				422,
+				'hook_disabled',
+				`The hook of delivery ${id} is disabled (${hook.disabledReason ?? 'disabled'}); it cannot be sent again`,
+				{ param: 'id' },
+			);
+		}
+		if (this.stopping.signal.aborted) throw new ApiError(503, 'stopping', 'The sandbox is stopping');
+		if (this.attempting.has(id)) {
+			throw new ApiError(
+				409,
+				'attempt_under_way',
+				`An attempt of delivery ${id} is under way; ask again once it has ended`,
+				{ param: 'id' },
+			);
+		}
+		if (delivery.status !== 'pending') {
+			delivery.status = 'pending';
+			delivery.outcome = null;
+			delivery.once = true;
+		}
+		delivery.nextAttemptAt = Date.now();
+		saveDelivery(store, delivery);
+		this.schedule(delivery);
+		return delivery;
+	}
 
-  /** Schedules every delivery left pending by an earlier run. */
-  resume(): void {
-    for (const delivery of pendingDeliveries(this.context.store)) this.schedule(delivery);
-  }
+	/** Schedules every delivery left pending by an earlier run. */
+	resume(): void {
+		for (const delivery of pendingDeliveries(this.context.store)) this.schedule(delivery);
+	}
 
-  /** Cancels timers and in-flight requests; abandoned attempts stay pending for the next start. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
-    await Promise.allSettled([...this.inFlight]);
-  }
+	/** Cancels timers and in-flight requests; abandoned attempts stay pending for the next start. */
+	async stop(): Promise<void> {
+		this.stopping.abort();
+		for (const timer of this.timers.values()) clearTimeout(timer);
+		this.timers.clear();
+		await Promise.allSettled([...this.inFlight]);
+	}
 
-  private schedule(delivery: Delivery): void {
-    if (this.stopping.signal.aborted || delivery.nextAttemptAt === null) return;
-    clearTimeout(this.timers.get(delivery.id));
-    const wait = Math.max(0, delivery.nextAttemptAt - Date.now());
-    const timer = setTimeout(() => {
-      this.timers.delete(delivery.id);
-      if (delivery.nextAttemptAt !== null && delivery.nextAttemptAt > Date.now()) return this.schedule(delivery);
-      // An attempt is out already (the delivery was scheduled again by a reload): its outcome settles this one.
-      if (this.attempting.has(delivery.id)) return;
-      this.attempting.add(delivery.id);
-      const running = this.attempt(delivery)
-        .catch((error) => console.error(`sandbox: delivery ${delivery.id} failed unexpectedly`, error))
-        .finally(() => {
-          this.inFlight.delete(running);
-          this.attempting.delete(delivery.id);
-        });
-      this.inFlight.add(running);
-    }, Math.min(wait, MAX_TIMER_MS));
-    timer.unref();
-    this.timers.set(delivery.id, timer);
-  }
+	private schedule(delivery: Delivery): void {
+		if (this.stopping.signal.aborted || delivery.nextAttemptAt === null) return;
+		clearTimeout(this.timers.get(delivery.id));
+		const wait = Math.max(0, delivery.nextAttemptAt - Date.now());
+		const timer = setTimeout(
+			() => {
+				this.timers.delete(delivery.id);
+				if (delivery.nextAttemptAt !== null && delivery.nextAttemptAt > Date.now()) return this.schedule(delivery);
+				// An attempt is out already (the delivery was scheduled again by a reload): its outcome settles this one.
+				if (this.attempting.has(delivery.id)) return;
+				this.attempting.add(delivery.id);
+				const running = this.attempt(delivery)
+					.catch((error) => console.error(`sandbox: delivery ${delivery.id} failed unexpectedly`, error))
+					.finally(() => {
+						this.inFlight.delete(running);
+						this.attempting.delete(delivery.id);
+					});
+				this.inFlight.add(running);
+			},
+			Math.min(wait, MAX_TIMER_MS),
+		);
+		timer.unref();
+		this.timers.set(delivery.id, timer);
+	}
 
-  /** True while `delivery` is the store's current object for its id (not replaced by a reload). */
-  private isCurrent(delivery: Delivery): boolean {
-    return findDelivery(this.context.store, delivery.id) === delivery;
-  }
+	/** True while `delivery` is the store's current object for its id (not replaced by a reload). */
+	private isCurrent(delivery: Delivery): boolean {
+		return findDelivery(this.context.store, delivery.id) === delivery;
+	}
 
-  private async attempt(delivery: Delivery): Promise<void> {
-    const { store } = this.context;
-    if (delivery.status !== 'pending' || this.stopping.signal.aborted || !this.isCurrent(delivery)) return;
-    const hook = findHook(store, delivery.hookId);
-    if (!hook) return store.transaction(() => finishDelivery(store, delivery, 'cancelled', 'hook deleted'));
-    if (hook.disabledAt !== null) return store.transaction(() => finishDelivery(store, delivery, 'cancelled', 'hook disabled'));
-    let sent: Record<string, string> = baseHeaders();
+	private async attempt(delivery: Delivery): Promise<void> {
+		const { store } = this.context;
+		if (delivery.status !== 'pending' || this.stopping.signal.aborted || !this.isCurrent(delivery)) return;
+		const hook = findHook(store, delivery.hookId);
+		if (!hook) return store.transaction(() => finishDelivery(store, delivery, 'cancelled', 'hook deleted'));
+		if (hook.disabledAt !== null)
+			return store.transaction(() => finishDelivery(store, delivery, 'cancelled', 'hook disabled'));
+		let sent: Record<string, string> = baseHeaders();
 
-    const attemptId = `att_${randomUUID()}`;
-    const at = new Date().toISOString();
-    let outcome: AttemptOutcome;
-    try {
-      const headers = await signAttempt(store, {
-        body: delivery.body,
-        eventId: delivery.eventId,
-        hookId: hook.id,
-        secret: hook.secret,
-        attemptId,
-        timestamp: Math.floor(Date.now() / 1000),
-        jwtKey: this.jwtKey(),
-      });
-      sent = { ...sent, ...headers };
-      outcome = await sendAttempt({
-        url: hook.url,
-        body: delivery.body,
-        headers,
-        timeoutMs: this.context.options.deliveryTimeoutMs,
-        stopSignal: this.stopping.signal,
-      });
-    } catch (error) {
-      outcome = { status: null, error: `signing failed: ${(error as Error).message}`, durationMs: 0, responseBody: null, abandoned: false };
-    }
-    if (outcome.abandoned) return;
-    // The working set may have been read again meanwhile (a rolled-back change, reset, restore): the attempt was
-    // made, so it is recorded on the delivery's current object while that one still waits for it.
-    const current = this.isCurrent(delivery) ? delivery : findDelivery(store, delivery.id);
-    if (!current || current.status !== 'pending') return;
+		const attemptId = `att_${randomUUID()}`;
+		const at = new Date().toISOString();
+		let outcome: AttemptOutcome;
+		try {
+			const headers = await signAttempt(store, {
+				body: delivery.body,
+				eventId: delivery.eventId,
+				hookId: hook.id,
+				secret: hook.secret,
+				attemptId,
+				timestamp: Math.floor(Date.now() / 1000),
+				jwtKey: this.jwtKey(),
+			});
+			sent = { ...sent, ...headers };
+			outcome = await sendAttempt({
+				url: hook.url,
+				body: delivery.body,
+				headers,
+				timeoutMs: this.context.options.deliveryTimeoutMs,
+				stopSignal: this.stopping.signal,
+			});
+		} catch (error) {
+			outcome = {
+				status: null,
+				error: `signing failed: ${(error as Error).message}`,
+				durationMs: 0,
+				responseBody: null,
+				abandoned: false,
+			};
+		}
+		if (outcome.abandoned) return;
+		// The working set may have been read again meanwhile (a rolled-back change, reset, restore): the attempt was
+		// made, so it is recorded on the delivery's current object while that one still waits for it.
+		const current = this.isCurrent(delivery) ? delivery : findDelivery(store, delivery.id);
+		if (!current || current.status !== 'pending') return;
 
-    store.transaction(() => {
-      current.attempts.push({
-        n: current.attempts.length + 1, id: attemptId, at, status: outcome.status, error: outcome.error, durationMs: outcome.durationMs,
-        headers: sent, responseBody: outcome.responseBody,
-      });
-      saveDelivery(store, current);
-      // The hook may have been deleted while the request was out: the attempt is recorded, nothing follows.
-      if (current.status === 'pending') this.settle(current, findHook(store, hook.id) ?? hook, outcome.status);
-    });
-  }
+		store.transaction(() => {
+			current.attempts.push({
+				n: current.attempts.length + 1,
+				id: attemptId,
+				at,
+				status: outcome.status,
+				error: outcome.error,
+				durationMs: outcome.durationMs,
+				headers: sent,
+				responseBody: outcome.responseBody,
+			});
+			saveDelivery(store, current);
+			// The hook may have been deleted while the request was out: the attempt is recorded, nothing follows.
+			if (current.status === 'pending') this.settle(current, findHook(store, hook.id) ?? hook, outcome.status);
+		});
+	}
 
-  /** Decides what follows an attempt: done, hook disabled, another attempt later, or give up. */
-  private settle(delivery: Delivery, hook: Hook, status: number | null): void {
-    const { store, clock, options } = this.context;
-    const once = delivery.once === true;
-    delete delivery.once;
-    if (status !== null && status >= 200 && status < 300) {
-      return finishDelivery(store, delivery, 'delivered', `receiver answered ${status}`);
-    }
-    if (status === 410) {
-      hook.disabledAt = clock.iso();
-      hook.disabledReason = 'the receiver answered 410 Gone';
-      finishDelivery(store, delivery, 'failed', 'receiver answered 410 Gone: hook disabled');
-      return cancelHookDeliveries(store, hook.id, 'hook disabled');
-    }
-    if (once) return finishDelivery(store, delivery, 'failed', `redelivery failed: ${delivery.attempts.at(-1)?.error ?? 'no answer'}`);
-    const delay = retryDelayMs(options.retrySchedule, delivery.attempts.length);
-    if (delay === undefined) {
-      return finishDelivery(store, delivery, 'failed', `gave up after ${delivery.attempts.length} attempts`);
-    }
-    delivery.nextAttemptAt = Date.now() + delay;
-    saveDelivery(store, delivery);
-    this.schedule(delivery);
-  }
+	/** Decides what follows an attempt: done, hook disabled, another attempt later, or give up. */
+	private settle(delivery: Delivery, hook: Hook, status: number | null): void {
+		const { store, clock, options } = this.context;
+		const once = delivery.once === true;
+		delete delivery.once;
+		if (status !== null && status >= 200 && status < 300) {
+			return finishDelivery(store, delivery, 'delivered', `receiver answered ${status}`);
+		}
+		if (status === 410) {
+			hook.disabledAt = clock.iso();
+			hook.disabledReason = 'the receiver answered 410 Gone';
+			finishDelivery(store, delivery, 'failed', 'receiver answered 410 Gone: hook disabled');
+			return cancelHookDeliveries(store, hook.id, 'hook disabled');
+		}
+		if (once)
+			return finishDelivery(
+				store,
+				delivery,
+				'failed',
+				`redelivery failed: ${delivery.attempts.at(-1)?.error ?? 'no answer'}`,
+			);
+		const delay = retryDelayMs(options.retrySchedule, delivery.attempts.length);
+		if (delay === undefined) {
+			return finishDelivery(store, delivery, 'failed', `gave up after ${delivery.attempts.length} attempts`);
+		}
+		delivery.nextAttemptAt = Date.now() + delay;
+		saveDelivery(store, delivery);
+		this.schedule(delivery);
+	}
 
-  private jwtKey(): AsymmetricJwtKey | undefined {
-    const { store, clock, options } = this.context;
-    const alg = options.signingAlgorithm;
-    return alg === 'HS256' || alg === 'v1a' ? undefined : jwtSigningKey(store, alg, clock.iso());
-  }
+	private jwtKey(): AsymmetricJwtKey | undefined {
+		const { store, clock, options } = this.context;
+		const alg = options.signingAlgorithm;
+		return alg === 'HS256' || alg === 'v1a' ? undefined : jwtSigningKey(store, alg, clock.iso());
+	}
 }

@@ -3,13 +3,13 @@ import type { EventType } from '../api/endpoint';
 
 /** The body of a delivery, as the receiver sees it. */
 export interface EventEnvelope {
-  /** `evt_...`: the same for every attempt of one hook's delivery; receivers dedupe on it. */
-  id: string;
-  type: EventType;
-  created: string;
-  /** Id of the hook the delivery is for. */
-  hook: string;
-  data: Record<string, unknown>;
+	/** `evt_...`: the same for every attempt of one hook's delivery; receivers dedupe on it. */
+	id: string;
+	type: EventType;
+	created: string;
+	/** Id of the hook the delivery is for. */
+	hook: string;
+	data: Record<string, unknown>;
 }
 
 export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
@@ -19,6 +19,6 @@ export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
  * the same bytes.
  */
 export function envelopeBody(envelope: EventEnvelope): string {
-  const { id, type, created, hook, data } = envelope;
-  return JSON.stringify({ id, type, created, hook, data });
+	const { id, type, created, hook, data } = envelope;
+	return JSON.stringify({ id, type, created, hook, data });
 }

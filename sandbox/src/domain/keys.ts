@@ -2,8 +2,19 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../store';
 
 export const SCOPE_AREAS = [
-  'account', 'bots', 'subscribers', 'messages', 'chains', 'broadcasts', 'lists',
-  'catalog', 'crm', 'stats', 'log', 'hooks', 'keys',
+	'account',
+	'bots',
+	'subscribers',
+	'messages',
+	'chains',
+	'broadcasts',
+	'lists',
+	'catalog',
+	'crm',
+	'stats',
+	'log',
+	'hooks',
+	'keys',
 ] as const;
 
 export const ALL_SCOPES: string[] = SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]);
@@ -12,64 +23,70 @@ export const ALL_SCOPES: string[] = SCOPE_AREAS.flatMap((area) => [`${area}:read
 export const ACCOUNT_KEY_ID = 'account';
 
 export interface ApiKey {
-  id: string;
-  key: string;
-  name: string;
-  /** `*` for the account key: every scope. */
-  scopes: string[];
-  /** Bots this key may touch; empty means all. */
-  bots: string[];
-  created: string;
-  /** Epoch ms; null never expires. */
-  expiresAt: number | null;
-  revoked: boolean;
-  /**
-   * Id of the key that created this one. Absent for the account key and for keys stored before the sandbox
-   * recorded creators: those have no creator to outlive or to be revoked with.
-   */
-  createdBy?: string;
+	id: string;
+	key: string;
+	name: string;
+	/** `*` for the account key: every scope. */
+	scopes: string[];
+	/** Bots this key may touch; empty means all. */
+	bots: string[];
+	created: string;
+	/** Epoch ms; null never expires. */
+	expiresAt: number | null;
+	revoked: boolean;
+	/**
+	 * Id of the key that created this one. Absent for the account key and for keys stored before the sandbox
+	 * recorded creators: those have no creator to outlive or to be revoked with.
+	 */
+	createdBy?: string;
 }
 
 interface KeysState {
-  keys: ApiKey[];
+	keys: ApiKey[];
 }
 
 export const newKeyValue = () => `mbb_${randomBytes(24).toString('base64url')}`;
 
 export function keysState(store: Store): KeysState {
-  return store.document<KeysState>('keys', () => ({ keys: [] }));
+	return store.document<KeysState>('keys', () => ({ keys: [] }));
 }
 
 export function publicKey(key: ApiKey) {
-  return {
-    id: key.id,
-    name: key.name,
-    scopes: key.scopes,
-    bots: key.bots,
-    created: key.created,
-    expires: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
-    revoked: key.revoked,
-  };
+	return {
+		id: key.id,
+		name: key.name,
+		scopes: key.scopes,
+		bots: key.bots,
+		created: key.created,
+		expires: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+		revoked: key.revoked,
+	};
 }
 
 /** The account key: all scopes, no bot restriction, no expiry. Created once per store. */
 export function ensureAccountKey(store: Store, fixedValue: string | undefined, nowIso: string): ApiKey {
-  const state = keysState(store);
-  let account = state.keys.find((key) => key.id === ACCOUNT_KEY_ID);
-  if (!account) {
-    account = {
-      id: ACCOUNT_KEY_ID, key: fixedValue ?? newKeyValue(), name: 'Account key', scopes: ['*'], bots: [],
-      created: nowIso, expiresAt: null, revoked: false,
-    };
-    state.keys.unshift(account);
-  } else if (fixedValue && account.key !== fixedValue) {
-    account.key = fixedValue;
-  }
-  return account;
+	const state = keysState(store);
+	let account = state.keys.find((key) => key.id === ACCOUNT_KEY_ID);
+	if (!account) {
+		account = {
+			id: ACCOUNT_KEY_ID,
+			key: fixedValue ?? newKeyValue(),
+			name: 'Account key',
+			scopes: ['*'],
+			bots: [],
+			created: nowIso,
+			expiresAt: null,
+			revoked: false,
+		};
+		state.keys.unshift(account);
+	} else if (fixedValue && account.key !== fixedValue) {
+		account.key = fixedValue;
+	}
+	return account;
 }
 
 export function hasScope(key: ApiKey, scope: string): boolean {
-  return key.scopes.includes('*') || key.scopes.includes(scope);
+	return key.scopes.includes('*') || key.scopes.includes(scope);
 }
 
 /**
@@ -77,22 +94,22 @@ export function hasScope(key: ApiKey, scope: string): boolean {
  * an unrestricted key manages everything; a restricted one only what is bound to its bots alone.
  */
 export function withinBots(objectBots: string[], keyBots: string[]): boolean {
-  if (keyBots.length === 0) return true;
-  return objectBots.length > 0 && objectBots.every((botid) => keyBots.includes(botid));
+	if (keyBots.length === 0) return true;
+	return objectBots.length > 0 && objectBots.every((botid) => keyBots.includes(botid));
 }
 
 /** The keys `id` created, directly or through keys it created, in creation order. */
 export function keysCreatedBy(keys: ApiKey[], id: string): ApiKey[] {
-  const found: ApiKey[] = [];
-  const creators = new Set([id]);
-  // Keys are stored in creation order and a creator always exists before what it creates: one pass finds them all.
-  for (const key of keys) {
-    if (key.createdBy !== undefined && creators.has(key.createdBy)) {
-      found.push(key);
-      creators.add(key.id);
-    }
-  }
-  return found;
+	const found: ApiKey[] = [];
+	const creators = new Set([id]);
+	// Keys are stored in creation order and a creator always exists before what it creates: one pass finds them all.
+	for (const key of keys) {
+		if (key.createdBy !== undefined && creators.has(key.createdBy)) {
+			found.push(key);
+			creators.add(key.id);
+		}
+	}
+	return found;
 }
 
 /**
@@ -101,8 +118,8 @@ export function keysCreatedBy(keys: ApiKey[], id: string): ApiKey[] {
  * without a recorded creator (by an older sandbox) is revocable by itself and the account key only.
  */
 export function mayRevoke(keys: ApiKey[], caller: ApiKey, target: ApiKey): boolean {
-  if (caller.id === ACCOUNT_KEY_ID || target.id === caller.id) return true;
-  return keysCreatedBy(keys, caller.id).some((key) => key.id === target.id);
+	if (caller.id === ACCOUNT_KEY_ID || target.id === caller.id) return true;
+	return keysCreatedBy(keys, caller.id).some((key) => key.id === target.id);
 }
 
 /**
@@ -110,9 +127,9 @@ export function mayRevoke(keys: ApiKey[], caller: ApiKey, target: ApiKey): boole
  * `limited` is true when the creator's expiry was taken instead of `wanted`.
  */
 export function expiryWithin(creator: ApiKey, wanted: number | null): { expiresAt: number | null; limited: boolean } {
-  if (creator.expiresAt === null) return { expiresAt: wanted, limited: false };
-  if (wanted !== null && wanted <= creator.expiresAt) return { expiresAt: wanted, limited: false };
-  return { expiresAt: creator.expiresAt, limited: true };
+	if (creator.expiresAt === null) return { expiresAt: wanted, limited: false };
+	if (wanted !== null && wanted <= creator.expiresAt) return { expiresAt: wanted, limited: false };
+	return { expiresAt: creator.expiresAt, limited: true };
 }
 
 /**
@@ -121,6 +138,6 @@ export function expiryWithin(creator: ApiKey, wanted: number | null): { expiresA
  * rights are within its own.
  */
 export function logReadableKeyIds(keys: ApiKey[], reader: ApiKey): 'all' | Set<string> {
-  if (reader.bots.length === 0) return 'all';
-  return new Set([reader.id, ...keysCreatedBy(keys, reader.id).map((key) => key.id)]);
+	if (reader.bots.length === 0) return 'all';
+	return new Set([reader.id, ...keysCreatedBy(keys, reader.id).map((key) => key.id)]);
 }

@@ -8,12 +8,12 @@ import { Params } from './params';
 
 /** The account key, or the console's session (with the console's Host and Origin checks). */
 function requireAccountKey(context: SandboxContext, req: Request): void {
-  if (hasConsoleSession(req)) return assertConsoleRequest(context, req, true);
-  refuseForeignOrigin(req);
-  const value = req.headers.authorization?.trim();
-  if (!value) throw unauthorized('The Authorization header with the account key is missing');
-  const account = keysState(context.store).keys.find((key) => key.id === 'account');
-  if (!account || account.key !== value) throw new ApiError(401, 'unauthorized', 'Sandbox routes need the account key');
+	if (hasConsoleSession(req)) return assertConsoleRequest(context, req, true);
+	refuseForeignOrigin(req);
+	const value = req.headers.authorization?.trim();
+	if (!value) throw unauthorized('The Authorization header with the account key is missing');
+	const account = keysState(context.store).keys.find((key) => key.id === 'account');
+	if (!account || account.key !== value) throw new ApiError(401, 'unauthorized', 'Sandbox routes need the account key');
 }
 
 /**
@@ -22,20 +22,20 @@ function requireAccountKey(context: SandboxContext, req: Request): void {
  * origin is refused. The change is one transaction, committed before the answer.
  */
 export function sandboxRoute(context: SandboxContext, handle: (params: Params) => unknown): RequestHandler[] {
-  return [
-    express.json({ type: () => true }),
-    async (req: Request, res: Response) => {
-      try {
-        requireAccountKey(context, req);
-        const body = req.method === 'GET' ? req.query : (req.body ?? {});
-        if (typeof body !== 'object' || Array.isArray(body)) {
-          throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
-        }
-        const params = new Params(body as Record<string, unknown>);
-        res.status(200).json(context.store.transaction(() => handle(params)) ?? {});
-      } catch (error) {
-        sendError(res, toApiError(error));
-      }
-    },
-  ];
+	return [
+		express.json({ type: () => true }),
+		async (req: Request, res: Response) => {
+			try {
+				requireAccountKey(context, req);
+				const body = req.method === 'GET' ? req.query : (req.body ?? {});
+				if (typeof body !== 'object' || Array.isArray(body)) {
+					throw new ApiError(422, 'invalid_body', 'The request body must be a JSON object');
+				}
+				const params = new Params(body as Record<string, unknown>);
+				res.status(200).json(context.store.transaction(() => handle(params)) ?? {});
+			} catch (error) {
+				sendError(res, toApiError(error));
+			}
+		},
+	];
 }

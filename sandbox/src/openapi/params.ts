@@ -7,17 +7,17 @@ import type { Schema } from './schema';
  * the method runs (src/http/validation.ts), so the two cannot disagree.
  */
 export interface ParamSpec {
-  schema: Schema;
-  required: boolean;
-  description: string;
-  /** Completes `Parameter "<name>" …` when a value does not match the schema, e.g. "must be an integer from 1 to 1000". */
-  expect: string;
-  /** Set when the parameter (or its rule) is the sandbox's decision where the documentation is silent. */
-  sandbox?: string;
-  /** An array with more entries than `maxItems` is refused with this code (and `max`) instead of invalid_param. */
-  tooManyCode?: string;
-  /** A list of records (rows, catalog items): a refusal's `param` names the record or field at fault, e.g. items[2].price. */
-  namesEntries?: boolean;
+	schema: Schema;
+	required: boolean;
+	description: string;
+	/** Completes `Parameter "<name>" …` when a value does not match the schema, e.g. "must be an integer from 1 to 1000". */
+	expect: string;
+	/** Set when the parameter (or its rule) is the sandbox's decision where the documentation is silent. */
+	sandbox?: string;
+	/** An array with more entries than `maxItems` is refused with this code (and `max`) instead of invalid_param. */
+	tooManyCode?: string;
+	/** A list of records (rows, catalog items): a refusal's `param` names the record or field at fault, e.g. items[2].price. */
+	namesEntries?: boolean;
 }
 
 /** A parameter before it is said to be required or optional; `sandbox` carries what its shape decides (a bound the documentation does not state). */
@@ -25,14 +25,27 @@ export type ParamShape = Omit<ParamSpec, 'required' | 'description'>;
 
 const notes = (...parts: (string | undefined)[]): string | undefined => parts.filter(Boolean).join(' ') || undefined;
 
-export const required = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({ ...shape, required: true, description, sandbox: notes(shape.sandbox, sandbox) });
-export const optional = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({ ...shape, required: false, description, sandbox: notes(shape.sandbox, sandbox) });
+export const required = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({
+	...shape,
+	required: true,
+	description,
+	sandbox: notes(shape.sandbox, sandbox),
+});
+export const optional = (shape: ParamShape, description: string, sandbox?: string): ParamSpec => ({
+	...shape,
+	required: false,
+	description,
+	sandbox: notes(shape.sandbox, sandbox),
+});
 
 /** Said of every bound the sandbox sets where the service's documentation states none. */
-export const UNDOCUMENTED_LIMIT = 'the service\'s own limit is not documented';
+export const UNDOCUMENTED_LIMIT = "the service's own limit is not documented";
 
 /** A shape with a bound of the sandbox's own (`what`, e.g. "at most 10 buttons"), said in its `x-sandbox` note. */
-export const sandboxLimit = (shape: ParamShape, what: string): ParamShape => ({ ...shape, sandbox: notes(shape.sandbox, `${what}: ${UNDOCUMENTED_LIMIT}.`) });
+export const sandboxLimit = (shape: ParamShape, what: string): ParamShape => ({
+	...shape,
+	sandbox: notes(shape.sandbox, `${what}: ${UNDOCUMENTED_LIMIT}.`),
+});
 
 /** Text that holds at least one character other than white space. */
 const NOT_BLANK = '\\S';
@@ -41,73 +54,86 @@ const NOT_BLANK = '\\S';
  * Text: a string (JSON numbers are taken as their text, since the service declares most scalars as strings).
  * `blank` allows an empty string (which clears a field or means "all"); `numbers: false` takes strings only.
  */
-export function text(options: { max?: number; blank?: boolean; numbers?: boolean; pattern?: string; format?: string; what?: string } = {}): ParamShape {
-  const numbers = options.numbers ?? true;
-  const pattern = options.pattern ?? (options.blank ? undefined : NOT_BLANK);
-  const schema: Schema = {
-    type: numbers ? ['string', 'number'] : 'string',
-    ...(options.max !== undefined ? { maxLength: options.max } : {}),
-    ...(pattern ? { pattern } : {}),
-    ...(options.format ? { format: options.format } : {}),
-  };
-  const what = options.what ?? (numbers ? 'a string or a number' : 'a string');
-  const parts = [options.blank ? what : `${what}, not blank`, options.max !== undefined ? `at most ${options.max} characters` : undefined];
-  const shape = { schema, expect: `must be ${parts.filter(Boolean).join(', ')}` };
-  // Every text bound is the sandbox's: the documentation states no length.
-  return options.max !== undefined ? sandboxLimit(shape, `At most ${options.max} characters`) : shape;
+export function text(
+	options: { max?: number; blank?: boolean; numbers?: boolean; pattern?: string; format?: string; what?: string } = {},
+): ParamShape {
+	const numbers = options.numbers ?? true;
+	const pattern = options.pattern ?? (options.blank ? undefined : NOT_BLANK);
+	const schema: Schema = {
+		type: numbers ? ['string', 'number'] : 'string',
+		...(options.max !== undefined ? { maxLength: options.max } : {}),
+		...(pattern ? { pattern } : {}),
+		...(options.format ? { format: options.format } : {}),
+	};
+	const what = options.what ?? (numbers ? 'a string or a number' : 'a string');
+	const parts = [
+		options.blank ? what : `${what}, not blank`,
+		options.max !== undefined ? `at most ${options.max} characters` : undefined,
+	];
+	const shape = { schema, expect: `must be ${parts.filter(Boolean).join(', ')}` };
+	// Every text bound is the sandbox's: the documentation states no length.
+	return options.max !== undefined ? sandboxLimit(shape, `At most ${options.max} characters`) : shape;
 }
 
 /** Digits of an integer from `min` to `max` as a regular expression (no sign, no leading zeros). */
 export function integerPattern(min: number, max?: number): string {
-  if (max === undefined) {
-    if (min > 1) throw new Error('integerPattern: an open range starts at 0 or 1');
-    return min === 0 ? '^(?:0|[1-9][0-9]*)$' : '^[1-9][0-9]*$';
-  }
-  return `^(?:${rangeAlternatives(min, max).join('|')})$`;
+	if (max === undefined) {
+		if (min > 1) throw new Error('integerPattern: an open range starts at 0 or 1');
+		return min === 0 ? '^(?:0|[1-9][0-9]*)$' : '^[1-9][0-9]*$';
+	}
+	return `^(?:${rangeAlternatives(min, max).join('|')})$`;
 }
 
 /** Splits [min, max] into ranges whose ends have the same number of digits and differ in a tail of 0…9 (after to-regex-range's method). */
 function rangeAlternatives(min: number, max: number): string[] {
-  const stops = new Set<number>([max]);
-  for (let nines = 1; ; nines++) {
-    const stop = Number(`${String(min).slice(0, -nines) || ''}${'9'.repeat(nines)}`);
-    if (!(min <= stop && stop < max)) break;
-    stops.add(stop);
-  }
-  for (let zeros = 1; ; zeros++) {
-    const stop = max + 1 - ((max + 1) % 10 ** zeros) - 1;
-    if (!(min < stop && stop < max)) break;
-    stops.add(stop);
-  }
-  const sorted = [...stops].sort((a, b) => a - b);
-  const alternatives: string[] = [];
-  let start = min;
-  for (const stop of sorted) {
-    alternatives.push(digitsBetween(String(start), String(stop)));
-    start = stop + 1;
-  }
-  return alternatives;
+	const stops = new Set<number>([max]);
+	for (let nines = 1; ; nines++) {
+		const stop = Number(`${String(min).slice(0, -nines) || ''}${'9'.repeat(nines)}`);
+		if (!(min <= stop && stop < max)) break;
+		stops.add(stop);
+	}
+	for (let zeros = 1; ; zeros++) {
+		const stop = max + 1 - ((max + 1) % 10 ** zeros) - 1;
+		if (!(min < stop && stop < max)) break;
+		stops.add(stop);
+	}
+	const sorted = [...stops].sort((a, b) => a - b);
+	const alternatives: string[] = [];
+	let start = min;
+	for (const stop of sorted) {
+		alternatives.push(digitsBetween(String(start), String(stop)));
+		start = stop + 1;
+	}
+	return alternatives;
 }
 
 function digitsBetween(start: string, stop: string): string {
-  let pattern = '';
-  let any = 0;
-  for (let index = 0; index < start.length; index++) {
-    const [low, high] = [start[index], stop[index]];
-    if (low === high) pattern += low;
-    else if (low === '0' && high === '9') any++;
-    else pattern += `[${low}-${high}]`;
-  }
-  return any > 0 ? `${pattern}[0-9]${any > 1 ? `{${any}}` : ''}` : pattern;
+	let pattern = '';
+	let any = 0;
+	for (let index = 0; index < start.length; index++) {
+		const [low, high] = [start[index], stop[index]];
+		if (low === high) pattern += low;
+		else if (low === '0' && high === '9') any++;
+		else pattern += `[${low}-${high}]`;
+	}
+	return any > 0 ? `${pattern}[0-9]${any > 1 ? `{${any}}` : ''}` : pattern;
 }
 
 /** An integer, as a JSON number or as its decimal digits. */
 export function integer(min = 1, max?: number): ParamShape {
-  const bounds = { minimum: min, ...(max !== undefined ? { maximum: max } : {}) };
-  return {
-    schema: { anyOf: [{ type: 'integer', ...bounds }, { type: 'string', pattern: integerPattern(min, max) }] },
-    expect: max === undefined ? `must be an integer of at least ${min}` : `must be an integer of at least ${min} and at most ${max}`,
-  };
+	const bounds = { minimum: min, ...(max !== undefined ? { maximum: max } : {}) };
+	return {
+		schema: {
+			anyOf: [
+				{ type: 'integer', ...bounds },
+				{ type: 'string', pattern: integerPattern(min, max) },
+			],
+		},
+		expect:
+			max === undefined
+				? `must be an integer of at least ${min}`
+				: `must be an integer of at least ${min} and at most ${max}`,
+	};
 }
 
 /**
@@ -116,73 +142,87 @@ export function integer(min = 1, max?: number): ParamShape {
  * (kubb names both members `true`).
  */
 export const FLAG_SCHEMA: Schema = {
-  anyOf: [
-    { type: 'boolean' },
-    { type: 'string', enum: ['true', 'false', '1', '0'] },
-    { type: 'integer', enum: [1, 0] },
-  ],
+	anyOf: [
+		{ type: 'boolean' },
+		{ type: 'string', enum: ['true', 'false', '1', '0'] },
+		{ type: 'integer', enum: [1, 0] },
+	],
 };
 export const flag: ParamShape = {
-  schema: FLAG_SCHEMA,
-  expect: 'must be true or false (or 1 or 0)',
+	schema: FLAG_SCHEMA,
+	expect: 'must be true or false (or 1 or 0)',
 };
 
 /** One word of a fixed list. */
 export const choice = (values: readonly string[]): ParamShape => ({
-  schema: { type: 'string', enum: [...values] },
-  expect: `must be one of: ${values.join(', ')}`,
+	schema: { type: 'string', enum: [...values] },
+	expect: `must be one of: ${values.join(', ')}`,
 });
 
 /** A calendar day YYYY-MM-DD that exists. */
 export const day: ParamShape = { schema: { type: 'string', format: 'date' }, expect: 'must be a date YYYY-MM-DD' };
 
 /** An ISO 8601 time with seconds and a zone, e.g. 2026-01-31T12:00:00Z. */
-const INSTANT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
+const INSTANT =
+	'^[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
 
 /** A day (compared in the account's time zone) or an instant. */
 export const dayOrTime: ParamShape = {
-  schema: { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time', pattern: INSTANT }] },
-  expect: 'must be a date YYYY-MM-DD or an ISO 8601 time such as 2026-01-31T12:00:00Z',
+	schema: {
+		anyOf: [
+			{ type: 'string', format: 'date' },
+			{ type: 'string', format: 'date-time', pattern: INSTANT },
+		],
+	},
+	expect: 'must be a date YYYY-MM-DD or an ISO 8601 time such as 2026-01-31T12:00:00Z',
 };
 
 /** One string or a non-empty array of strings, each matching `item`. */
 export function oneOrMany(item: Schema, expect: string, options: { empty?: boolean } = {}): ParamShape {
-  return {
-    schema: { anyOf: [item, { type: 'array', items: item, ...(options.empty ? {} : { minItems: 1 }) }] },
-    expect,
-  };
+	return {
+		schema: { anyOf: [item, { type: 'array', items: item, ...(options.empty ? {} : { minItems: 1 }) }] },
+		expect,
+	};
 }
 
 /** An array of `items`. */
-export function list(items: Schema, expect: string, bounds: { min?: number; max?: number; unique?: boolean; tooManyCode?: string } = {}): ParamShape {
-  return {
-    schema: {
-      type: 'array',
-      items,
-      ...(bounds.min !== undefined ? { minItems: bounds.min } : {}),
-      ...(bounds.max !== undefined ? { maxItems: bounds.max } : {}),
-      ...(bounds.unique ? { uniqueItems: true } : {}),
-    },
-    expect,
-    ...(bounds.tooManyCode ? { tooManyCode: bounds.tooManyCode, namesEntries: true } : {}),
-  };
+export function list(
+	items: Schema,
+	expect: string,
+	bounds: { min?: number; max?: number; unique?: boolean; tooManyCode?: string } = {},
+): ParamShape {
+	return {
+		schema: {
+			type: 'array',
+			items,
+			...(bounds.min !== undefined ? { minItems: bounds.min } : {}),
+			...(bounds.max !== undefined ? { maxItems: bounds.max } : {}),
+			...(bounds.unique ? { uniqueItems: true } : {}),
+		},
+		expect,
+		...(bounds.tooManyCode ? { tooManyCode: bounds.tooManyCode, namesEntries: true } : {}),
+	};
 }
 
 /** An object whose every key is free (a column, a variable) with values matching `values`. */
 export function dictionary(values: Schema, expect: string, options: { keys?: Schema; min?: number } = {}): ParamShape {
-  return {
-    schema: {
-      type: 'object',
-      additionalProperties: values,
-      ...(options.keys ? { propertyNames: options.keys } : {}),
-      ...(options.min !== undefined ? { minProperties: options.min } : {}),
-    },
-    expect,
-  };
+	return {
+		schema: {
+			type: 'object',
+			additionalProperties: values,
+			...(options.keys ? { propertyNames: options.keys } : {}),
+			...(options.min !== undefined ? { minProperties: options.min } : {}),
+		},
+		expect,
+	};
 }
 
 /** A value of a list cell as a caller sends it: text, number or flag; null leaves the cell empty. */
 export const CELL: Schema = { type: ['string', 'number', 'boolean', 'null'] };
 
 /** A non-blank string (for array items and object properties). */
-export const nonBlank = (max?: number): Schema => ({ type: 'string', pattern: NOT_BLANK, ...(max !== undefined ? { maxLength: max } : {}) });
+export const nonBlank = (max?: number): Schema => ({
+	type: 'string',
+	pattern: NOT_BLANK,
+	...(max !== undefined ? { maxLength: max } : {}),
+});

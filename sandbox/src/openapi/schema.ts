@@ -21,7 +21,7 @@ export const anyObject: Schema = { type: 'object', additionalProperties: true };
 export const scalar: Schema = { type: ['string', 'number', 'boolean'] };
 
 export const nullable = (schema: Schema): Schema =>
-  typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : { anyOf: [schema, { type: 'null' }] };
+	typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : { anyOf: [schema, { type: 'null' }] };
 export const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 export const oneOf = (...schemas: Schema[]): Schema => ({ anyOf: schemas });
@@ -32,13 +32,16 @@ export const describe = (schema: Schema, description: string): Schema => ({ ...s
  * and docs they make (JSDoc, zod `.describe`), but drop extensions such as `x-sandbox`: the text carries the mark there.
  */
 export const withSandboxNote = (description: unknown, why: string): string =>
-  [typeof description === 'string' ? description : undefined, `Sandbox: ${why}`].filter(Boolean).join(' ');
+	[typeof description === 'string' ? description : undefined, `Sandbox: ${why}`].filter(Boolean).join(' ');
 
 /** The sandbox's decision where the service's documentation is silent; `why` says what the gap is (in `x-sandbox` and the description). */
-export const sandbox = (schema: Schema, why = 'The sandbox\'s answer to a gap in the service\'s documentation.'): Schema => ({
-  ...schema,
-  description: withSandboxNote(schema.description, why),
-  [SANDBOX_MARK]: why,
+export const sandbox = (
+	schema: Schema,
+	why = "The sandbox's answer to a gap in the service's documentation.",
+): Schema => ({
+	...schema,
+	description: withSandboxNote(schema.description, why),
+	[SANDBOX_MARK]: why,
 });
 
 /**
@@ -48,15 +51,16 @@ export const sandbox = (schema: Schema, why = 'The sandbox\'s answer to a gap in
  * tests hold it to that (see {@link sandboxSendsEveryExtra}); nothing else may appear.
  */
 export function object(documented: Record<string, Schema>, extra: Record<string, Schema> = {}, open = false): Schema {
-  const properties: Record<string, Schema> = { ...documented };
-  for (const [name, schema] of Object.entries(extra)) properties[name] = schema[SANDBOX_MARK] ? schema : sandbox(schema);
-  return {
-    type: 'object',
-    properties,
-    required: Object.keys(documented),
-    ...(Object.keys(extra).length > 0 ? { [SANDBOX_SENDS]: Object.keys(extra) } : {}),
-    additionalProperties: open,
-  };
+	const properties: Record<string, Schema> = { ...documented };
+	for (const [name, schema] of Object.entries(extra))
+		properties[name] = schema[SANDBOX_MARK] ? schema : sandbox(schema);
+	return {
+		type: 'object',
+		properties,
+		required: Object.keys(documented),
+		...(Object.keys(extra).length > 0 ? { [SANDBOX_SENDS]: Object.keys(extra) } : {}),
+		additionalProperties: open,
+	};
 }
 
 /** A set of values that may grow (Zalando's convention): generated types read the value as a string. */
@@ -72,23 +76,25 @@ const SUBSCHEMAS = ['items', 'not', 'additionalProperties', 'propertyNames', 'co
  * `x-extensible-enum`. The sandbox's own answers are held to the closed schemas ({@link sandboxSendsEveryExtra}'s view).
  */
 export function openAnswer(schema: Schema): Schema {
-  const open: Schema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'additionalProperties' && value === false) continue;
-    if (key === 'enum' && Array.isArray(value) && value.every((entry) => typeof entry === 'string')) {
-      open[EXTENSIBLE_ENUM] = value;
-      if (schema.type === undefined) open.type = 'string';
-    } else if ((key === 'properties' || key === 'patternProperties') && value && typeof value === 'object') {
-      open[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, openAnswer(property as Schema)]));
-    } else if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value)) {
-      open[key] = value.map((entry) => openAnswer(entry as Schema));
-    } else if (SUBSCHEMAS.includes(key) && value && typeof value === 'object') {
-      open[key] = openAnswer(value as Schema);
-    } else {
-      open[key] = value;
-    }
-  }
-  return open;
+	const open: Schema = {};
+	for (const [key, value] of Object.entries(schema)) {
+		if (key === 'additionalProperties' && value === false) continue;
+		if (key === 'enum' && Array.isArray(value) && value.every((entry) => typeof entry === 'string')) {
+			open[EXTENSIBLE_ENUM] = value;
+			if (schema.type === undefined) open.type = 'string';
+		} else if ((key === 'properties' || key === 'patternProperties') && value && typeof value === 'object') {
+			open[key] = Object.fromEntries(
+				Object.entries(value).map(([name, property]) => [name, openAnswer(property as Schema)]),
+			);
+		} else if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value)) {
+			open[key] = value.map((entry) => openAnswer(entry as Schema));
+		} else if (SUBSCHEMAS.includes(key) && value && typeof value === 'object') {
+			open[key] = openAnswer(value as Schema);
+		} else {
+			open[key] = value;
+		}
+	}
+	return open;
 }
 
 /**
@@ -97,16 +103,18 @@ export function openAnswer(schema: Schema): Schema {
  * checked against this.
  */
 export function sandboxSendsEveryExtra<T>(document: T): T {
-  const walk = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(walk);
-    if (value === null || typeof value !== 'object') return value;
-    const copy = Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, walk(entry)])) as Schema;
-    const sends = copy[SANDBOX_SENDS];
-    if (Array.isArray(sends)) copy.required = [...new Set([...((copy.required as string[] | undefined) ?? []), ...(sends as string[])])];
-    return copy;
-  };
-  return walk(document) as T;
+	const walk = (value: unknown): unknown => {
+		if (Array.isArray(value)) return value.map(walk);
+		if (value === null || typeof value !== 'object') return value;
+		const copy = Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, walk(entry)])) as Schema;
+		const sends = copy[SANDBOX_SENDS];
+		if (Array.isArray(sends))
+			copy.required = [...new Set([...((copy.required as string[] | undefined) ?? []), ...(sends as string[])])];
+		return copy;
+	};
+	return walk(document) as T;
 }
 
 /** An object the sandbox alone defines (every property is its decision). */
-export const sandboxObject = (properties: Record<string, Schema>, why?: string): Schema => sandbox(object(properties), why);
+export const sandboxObject = (properties: Record<string, Schema>, why?: string): Schema =>
+	sandbox(object(properties), why);

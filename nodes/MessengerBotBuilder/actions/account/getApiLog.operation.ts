@@ -33,7 +33,7 @@ export const getApiLog: Operation = {
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. /list/',
-				description: "Only calls whose method path contains this text",
+				description: 'Only calls whose method path contains this text',
 			},
 			{
 				displayName: 'Status',
@@ -50,7 +50,11 @@ export const getApiLog: Operation = {
 		const params: IDataObject = { path: filters.path, status: filters.status };
 		if (filters.failed === true) params.failed = true;
 		params.from = dayOf.call(this, filters.from, 'From', itemIndex);
-		const records = await fetchPages.call(this, { method: 'GET', path: '/log/get', params, itemIndex }, paging.call(this, itemIndex));
+		const records = await fetchPages.call(
+			this,
+			{ method: 'GET', path: '/log/get', params, itemIndex },
+			paging.call(this, itemIndex),
+		);
 		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.apiLogEntry);
 	},
 };

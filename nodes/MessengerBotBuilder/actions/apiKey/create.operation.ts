@@ -7,8 +7,19 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 const AREAS = [
-	'account', 'bots', 'subscribers', 'messages', 'chains', 'broadcasts', 'lists',
-	'catalog', 'crm', 'stats', 'log', 'hooks', 'keys',
+	'account',
+	'bots',
+	'subscribers',
+	'messages',
+	'chains',
+	'broadcasts',
+	'lists',
+	'catalog',
+	'crm',
+	'stats',
+	'log',
+	'hooks',
+	'keys',
 ];
 
 const SCOPES = AREAS.flatMap((area) => [`${area}:read`, `${area}:write`])
@@ -74,20 +85,32 @@ export const create: Operation = {
 	],
 	async execute(itemIndex) {
 		const scopes = this.getNodeParameter('scopes', itemIndex, []) as string[];
-		if (!scopes.length) throw new NodeOperationError(this.getNode(), 'The field "Scopes" is empty: choose at least one scope', { itemIndex });
+		if (!scopes.length)
+			throw new NodeOperationError(this.getNode(), 'The field "Scopes" is empty: choose at least one scope', {
+				itemIndex,
+			});
 		const bots = stringList.call(this, 'bots', itemIndex);
 		const allBots = choice.call(this, 'botAccess', ['some', 'all'], 'some', itemIndex) === 'all';
 		if (!allBots && !bots.length) {
-			throw emptyWouldWiden.call(this, 'Bot Names or IDs', { all: 'a key for all bots', instead: 'choose "Bots: All Bots"' }, itemIndex);
+			throw emptyWouldWiden.call(
+				this,
+				'Bot Names or IDs',
+				{ all: 'a key for all bots', instead: 'choose "Bots: All Bots"' },
+				itemIndex,
+			);
 		}
 		// Without days the service makes a key that never expires: an empty or invalid Days must not get there.
 		const rawDays = this.getNodeParameter('days', itemIndex, 30) as unknown;
 		const days = rawDays === '' || rawDays === null || rawDays === undefined ? NaN : Number(rawDays);
 		if (!Number.isInteger(days) || days < 1) {
-			throw new NodeOperationError(this.getNode(), `The field "Days" is not a whole number of days from 1 (got ${JSON.stringify(rawDays ?? null)})`, {
-				itemIndex,
-				description: 'Nothing was created: without a number of days the service would make a key that never expires.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`The field "Days" is not a whole number of days from 1 (got ${JSON.stringify(rawDays ?? null)})`,
+				{
+					itemIndex,
+					description: 'Nothing was created: without a number of days the service would make a key that never expires.',
+				},
+			);
 		}
 		const params = {
 			name: text.call(this, 'name', itemIndex, true),

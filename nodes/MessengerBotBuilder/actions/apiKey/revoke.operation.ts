@@ -21,6 +21,12 @@ export const revoke: Operation = {
 	],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'keyId', itemIndex, true) };
-		return await apiRequest.call(this, { method: 'POST', path: '/key/revoke', params, itemIndex, fields: { id: fieldLabel.call(this, 'keyId') } });
+		return await apiRequest.call(this, {
+			method: 'POST',
+			path: '/key/revoke',
+			params,
+			itemIndex,
+			fields: { id: fieldLabel.call(this, 'keyId') },
+		});
 	},
 };

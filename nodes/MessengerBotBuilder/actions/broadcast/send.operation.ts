@@ -22,11 +22,16 @@ export const send: Operation = {
 			name: 'audience',
 			type: 'options',
 			options: [
-				{ name: 'A Segment', value: 'segment', description: 'Subscribers of a bot, with tags, or who started a dialog (set below)' },
+				{
+					name: 'A Segment',
+					value: 'segment',
+					description: 'Subscribers of a bot, with tags, or who started a dialog (set below)',
+				},
 				{ name: 'Everyone', value: 'everyone', description: 'Every subscriber of every bot the key may reach' },
 			],
 			default: 'segment',
-			description: 'Who gets the message: the segment set under Segment and Options, or (chosen explicitly) every subscriber',
+			description:
+				'Who gets the message: the segment set under Segment and Options, or (chosen explicitly) every subscriber',
 		},
 		{
 			displayName: 'Segment and Options',
@@ -84,10 +89,15 @@ export const send: Operation = {
 			// Tags are a comma-separated list: one of only commas and spaces is empty too.
 			if ('tags' in options && !tags.length) throw emptyWouldWiden.call(this, 'Tags', everyone, itemIndex);
 			if (!botid && !tags.length && !dialog) {
-				throw new NodeOperationError(this.getNode(), 'The segment is empty: add Bot, Tags or "Only Who Started a Dialog" under Segment and Options', {
-					itemIndex,
-					description: 'Nothing was sent. Without a segment the broadcast would go to every subscriber: choose "Send To: Everyone" if that is meant.',
-				});
+				throw new NodeOperationError(
+					this.getNode(),
+					'The segment is empty: add Bot, Tags or "Only Who Started a Dialog" under Segment and Options',
+					{
+						itemIndex,
+						description:
+							'Nothing was sent. Without a segment the broadcast would go to every subscriber: choose "Send To: Everyone" if that is meant.',
+					},
+				);
 			}
 		}
 		const params: IDataObject = {

@@ -23,7 +23,12 @@ const header = (headers: Download['headers'], name: string) => {
 };
 
 /** Reads the body, giving up (and closing the connection) as soon as it grows past `maxBytes`. */
-async function readCapped(this: IExecuteFunctions, download: Download, maxMb: number, itemIndex: number): Promise<Buffer> {
+async function readCapped(
+	this: IExecuteFunctions,
+	download: Download,
+	maxMb: number,
+	itemIndex: number,
+): Promise<Buffer> {
 	const maxBytes = Math.round(maxMb * MB);
 	const tooLarge = (size: string) =>
 		new NodeOperationError(this.getNode(), `The catalog file is larger than the limit of ${maxMb} MB (${size})`, {
@@ -56,7 +61,8 @@ export const download: Operation = {
 	value: 'download',
 	name: 'Download',
 	action: 'Download the catalog file of a web app',
-	description: 'Gets a fresh link to the catalog file and downloads the file into binary data at once (links last 2 minutes)',
+	description:
+		'Gets a fresh link to the catalog file and downloads the file into binary data at once (links last 2 minutes)',
 	properties: [
 		webAppField,
 		{
@@ -91,10 +97,18 @@ export const download: Operation = {
 		const field = text.call(this, 'binaryPropertyName', itemIndex, true);
 		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 		const maxMb = Number(options.maxSizeMb ?? DEFAULT_MAX_MB);
-		const answer = await apiRequest.call(this, { method: 'GET', path: '/catalog/get', params: { webappid: webAppId }, itemIndex });
+		const answer = await apiRequest.call(this, {
+			method: 'GET',
+			path: '/catalog/get',
+			params: { webappid: webAppId },
+			itemIndex,
+		});
 		const link = typeof answer.link === 'string' ? answer.link : '';
 		if (!/^https?:\/\//i.test(link)) {
-			throw new NodeOperationError(this.getNode(), 'The service answered without a download link', { itemIndex, description: JSON.stringify(answer).slice(0, 300) });
+			throw new NodeOperationError(this.getNode(), 'The service answered without a download link', {
+				itemIndex,
+				description: JSON.stringify(answer).slice(0, 300),
+			});
 		}
 		const response = (await this.helpers.httpRequest({
 			method: 'GET',
@@ -106,10 +120,15 @@ export const download: Operation = {
 		})) as Download;
 		if (response.statusCode < 200 || response.statusCode >= 300) {
 			response.body.destroy?.();
-			throw new NodeOperationError(this.getNode(), `The catalog file could not be downloaded: its link answered HTTP ${response.statusCode}`, {
-				itemIndex,
-				description: response.statusCode === 410 ? 'The link expired before it was followed; run the node again.' : undefined,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`The catalog file could not be downloaded: its link answered HTTP ${response.statusCode}`,
+				{
+					itemIndex,
+					description:
+						response.statusCode === 410 ? 'The link expired before it was followed; run the node again.' : undefined,
+				},
+			);
 		}
 		const content = await readCapped.call(this, response, maxMb, itemIndex);
 		const fileName = fileNameOf(header(response.headers, 'content-disposition'), webAppId);

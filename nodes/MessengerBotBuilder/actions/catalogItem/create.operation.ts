@@ -1,7 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Operation } from '../types';
 import { runInBatches } from '../common/batches';
-import { CATALOG_CHECK, ITEMS_PER_REQUEST, itemFields, itemFieldsField, webAppField, webAppOf } from '../common/catalog';
+import {
+	CATALOG_CHECK,
+	ITEMS_PER_REQUEST,
+	itemFields,
+	itemFieldsField,
+	webAppField,
+	webAppOf,
+} from '../common/catalog';
 import { apiRequest } from '../../transport/request';
 import { requireConfirmed } from '../../transport/errors';
 
@@ -32,7 +39,13 @@ export const create: Operation = {
 				});
 				// One id per item created, in order (documented): fewer means some items may not exist.
 				const ids = Array.isArray(answer.id) ? (answer.id as IDataObject[string][]) : [];
-				requireConfirmed(this.getNode(), { path: '/catalog/item/bulk/create', sent: entries.length, confirmed: ids.length, check: CATALOG_CHECK, itemIndex: itemIndexes[0] });
+				requireConfirmed(this.getNode(), {
+					path: '/catalog/item/bulk/create',
+					sent: entries.length,
+					confirmed: ids.length,
+					check: CATALOG_CHECK,
+					itemIndex: itemIndexes[0],
+				});
 				return entries.map((entry, position) => ({ ...entry, id: ids[position], webappid: shared.webappid }));
 			},
 		});

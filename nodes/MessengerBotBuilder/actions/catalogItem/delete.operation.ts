@@ -17,7 +17,12 @@ export const deleteItem: Operation = {
 				return { key: 'all', shared: {}, entry: { itemid: itemIdOf.call(this, itemIndex) } };
 			},
 			async single(prepared, itemIndex) {
-				const answer = await apiRequest.call(this, { method: 'POST', path: '/catalog/item/delete', params: prepared.entry, itemIndex });
+				const answer = await apiRequest.call(this, {
+					method: 'POST',
+					path: '/catalog/item/delete',
+					params: prepared.entry,
+					itemIndex,
+				});
 				return { ...prepared.entry, deleted: true, result: answer.result };
 			},
 			async many(_shared, entries, itemIndexes) {
@@ -28,7 +33,13 @@ export const deleteItem: Operation = {
 					itemIndex: itemIndexes[0],
 				});
 				// The documentation shows only `result`; a count of the items deleted, where the service states one, must match.
-				requireConfirmed(this.getNode(), { path: '/catalog/item/bulk/delete', sent: entries.length, confirmed: statedCount(answer, 'deleted'), check: CATALOG_CHECK, itemIndex: itemIndexes[0] });
+				requireConfirmed(this.getNode(), {
+					path: '/catalog/item/bulk/delete',
+					sent: entries.length,
+					confirmed: statedCount(answer, 'deleted'),
+					check: CATALOG_CHECK,
+					itemIndex: itemIndexes[0],
+				});
 				return entries.map((entry) => ({ ...entry, deleted: true, result: answer.result }));
 			},
 		});

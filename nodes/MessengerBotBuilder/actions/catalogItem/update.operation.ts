@@ -1,7 +1,15 @@
 import type { Operation } from '../types';
 import { runInBatches } from '../common/batches';
 import { fieldsToChange } from '../common/emptyValues';
-import { CATALOG_CHECK, ITEMS_PER_REQUEST, itemFieldsField, itemIdField, itemIdOf, webAppField, webAppOf } from '../common/catalog';
+import {
+	CATALOG_CHECK,
+	ITEMS_PER_REQUEST,
+	itemFieldsField,
+	itemIdField,
+	itemIdOf,
+	webAppField,
+	webAppOf,
+} from '../common/catalog';
 import { apiRequest } from '../../transport/request';
 import { requireConfirmed, statedCount } from '../../transport/errors';
 
@@ -32,7 +40,13 @@ export const update: Operation = {
 					itemIndex: itemIndexes[0],
 				});
 				// The documentation shows only `result`; a count of the items changed, where the service states one, must match.
-				requireConfirmed(this.getNode(), { path: '/catalog/item/bulk/edit', sent: entries.length, confirmed: statedCount(answer, 'updated'), check: CATALOG_CHECK, itemIndex: itemIndexes[0] });
+				requireConfirmed(this.getNode(), {
+					path: '/catalog/item/bulk/edit',
+					sent: entries.length,
+					confirmed: statedCount(answer, 'updated'),
+					check: CATALOG_CHECK,
+					itemIndex: itemIndexes[0],
+				});
 				return entries.map((entry) => ({ ...entry, webappid: shared.webappid, result: answer.result }));
 			},
 		});

@@ -27,7 +27,13 @@ export const stop = subscriberOperation({
 	params(itemIndex) {
 		if (choice.call(this, 'scope', ['one', 'all'], 'one', itemIndex) === 'all') return {};
 		const chaincode = text.call(this, 'chainCode', itemIndex);
-		if (!chaincode) throw emptyWouldWiden.call(this, 'Chain', { all: 'every chain', instead: 'choose "Stop: All Chains"' }, itemIndex);
+		if (!chaincode)
+			throw emptyWouldWiden.call(
+				this,
+				'Chain',
+				{ all: 'every chain', instead: 'choose "Stop: All Chains"' },
+				itemIndex,
+			);
 		return { chaincode };
 	},
 });

@@ -20,7 +20,12 @@ export interface BatchPlan {
 	/** A group of one item: the single-item method (which may be safer, e.g. idempotent). */
 	single(this: IExecuteFunctions, prepared: BatchEntry, itemIndex: number): Promise<IDataObject>;
 	/** Several items in one request; returns one result per entry, in order. */
-	many(this: IExecuteFunctions, shared: IDataObject, entries: IDataObject[], itemIndexes: number[]): Promise<IDataObject[]>;
+	many(
+		this: IExecuteFunctions,
+		shared: IDataObject,
+		entries: IDataObject[],
+		itemIndexes: number[],
+	): Promise<IDataObject[]>;
 }
 
 interface Group {
@@ -102,7 +107,10 @@ export async function runInBatches(
 		try {
 			if (entries.length === 1) {
 				const [itemIndex] = itemIndexes;
-				results[itemIndex] = { json: await plan.single.call(this, prepared[itemIndex], itemIndex), pairedItem: { item: itemIndex } };
+				results[itemIndex] = {
+					json: await plan.single.call(this, prepared[itemIndex], itemIndex),
+					pairedItem: { item: itemIndex },
+				};
 				memory?.record(itemIndex, [results[itemIndex]!]);
 				return;
 			}

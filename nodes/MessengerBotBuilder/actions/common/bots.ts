@@ -5,7 +5,9 @@ import { recordsOf } from './params';
 
 /** The first of `fields` that the record fills, as text ('' when none). */
 export const recordLabel = (record: IDataObject, ...fields: string[]): string =>
-	String(fields.map((field) => record[field]).find((value) => value !== undefined && value !== null && value !== '') ?? '');
+	String(
+		fields.map((field) => record[field]).find((value) => value !== undefined && value !== null && value !== '') ?? '',
+	);
 
 /** A bot record's BotID, whatever the service calls the field. */
 export const botIdOf = (bot: IDataObject): string => recordLabel(bot, 'id', 'botid', 'BotID');

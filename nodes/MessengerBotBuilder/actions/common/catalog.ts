@@ -55,16 +55,49 @@ export const itemFieldsField = (name: string, displayName: string): INodePropert
 	options: [
 		{ displayName: 'Category', name: 'rubric', type: 'string', default: '', description: 'Category in the catalog' },
 		commaSeparatedField('Colors', 'colors', 'e.g. red, blue'),
-		{ displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'Description of the item shown in the catalog' },
-		{ displayName: 'Hidden', name: 'hide', type: 'boolean', default: false, description: 'Whether to hide the item from the catalog for now (it stays stored)' },
+		{
+			displayName: 'Description',
+			name: 'description',
+			type: 'string',
+			typeOptions: { rows: 3 },
+			default: '',
+			description: 'Description of the item shown in the catalog',
+		},
+		{
+			displayName: 'Hidden',
+			name: 'hide',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to hide the item from the catalog for now (it stays stored)',
+		},
 		{ displayName: 'Old Price', name: 'oldprice', type: 'string', default: '', description: 'Shown crossed out' },
 		{ displayName: 'Position', name: 'order', type: 'number', default: 0, description: 'Ordinal position in the list' },
-		{ displayName: 'Price', name: 'price', type: 'string', default: '', placeholder: 'e.g. 19.90', description: 'Price of the item' },
+		{
+			displayName: 'Price',
+			name: 'price',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. 19.90',
+			description: 'Price of the item',
+		},
 		commaSeparatedField('Sizes', 'sizes', 'e.g. S, M, L'),
 		{ displayName: 'SKU', name: 'code', type: 'string', default: '', description: 'Article code' },
 		{ displayName: 'Stock', name: 'pieces', type: 'string', default: '', description: 'How many pieces are in stock' },
-		{ displayName: 'Stock by Size', name: 'szpieces', type: 'string', default: '', placeholder: 'e.g. S:3, M:0', description: 'Pairs size:quantity separated by commas' },
-		{ displayName: 'Title', name: 'title', type: 'string', default: '', description: 'Name of the item shown in the catalog' },
+		{
+			displayName: 'Stock by Size',
+			name: 'szpieces',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. S:3, M:0',
+			description: 'Pairs size:quantity separated by commas',
+		},
+		{
+			displayName: 'Title',
+			name: 'title',
+			type: 'string',
+			default: '',
+			description: 'Name of the item shown in the catalog',
+		},
 	],
 });
 
@@ -74,8 +107,14 @@ export function itemFields(this: IExecuteFunctions, name: string, itemIndex: num
 	return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== '' && value !== undefined));
 }
 
-export const webAppOf = (context: IExecuteFunctions, itemIndex: number) => text.call(context, 'webAppId', itemIndex, true);
+export const webAppOf = (context: IExecuteFunctions, itemIndex: number) =>
+	text.call(context, 'webAppId', itemIndex, true);
 
 export function itemIdOf(this: IExecuteFunctions, itemIndex: number): number {
-	return recordNumber.call(this, text.call(this, 'itemId', itemIndex, true), fieldLabel.call(this, 'itemId'), itemIndex);
+	return recordNumber.call(
+		this,
+		text.call(this, 'itemId', itemIndex, true),
+		fieldLabel.call(this, 'itemId'),
+		itemIndex,
+	);
 }

@@ -20,10 +20,14 @@ export function emptyWouldWiden(
 	widening: { all: string; instead: string },
 	itemIndex: number,
 ): NodeOperationError {
-	return new NodeOperationError(this.getNode(), `The field "${field}" is empty: nothing was sent, because the service reads an empty ${field} as ${widening.all}`, {
-		itemIndex,
-		description: `Give "${field}" a value (check the expression and the input item), or ${widening.instead} if ${widening.all} is meant.`,
-	});
+	return new NodeOperationError(
+		this.getNode(),
+		`The field "${field}" is empty: nothing was sent, because the service reads an empty ${field} as ${widening.all}`,
+		{
+			itemIndex,
+			description: `Give "${field}" a value (check the expression and the input item), or ${widening.instead} if ${widening.all} is meant.`,
+		},
+	);
 }
 
 /**
@@ -54,8 +58,12 @@ export function assertAddedFiltersGiven(
  */
 export function fieldsToChange(this: IExecuteFunctions, name: string, itemIndex: number, only?: string[]): IDataObject {
 	const fields = this.getNodeParameter(name, itemIndex, {}) as IDataObject;
-	if (isVersion1(this)) return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== '' && value !== undefined && value !== null));
-	const isEmpty = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+	if (isVersion1(this))
+		return Object.fromEntries(
+			Object.entries(fields).filter(([, value]) => value !== '' && value !== undefined && value !== null),
+		);
+	const isEmpty = (value: unknown) =>
+		value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 	const empty = Object.entries(fields).find(([field, value]) => (!only || only.includes(field)) && isEmpty(value));
 	if (empty) {
 		const label = fieldLabel.call(this, empty[0]);
@@ -76,15 +84,24 @@ export function fieldsToChange(this: IExecuteFunctions, name: string, itemIndex:
  * the field: n8n does not check the type of an option inside a collection, and reading such a value
  * as "no" would drop a condition of a segment or filter.
  */
-export function yesNoOption(this: IExecuteFunctions, value: unknown, field: string, itemIndex: number): boolean | undefined {
+export function yesNoOption(
+	this: IExecuteFunctions,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): boolean | undefined {
 	if (value === undefined) return undefined;
 	if (value === true || value === false) return value;
 	const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
 	if (text === 'true' || text === 'false') return text === 'true';
-	throw new NodeOperationError(this.getNode(), `The field "${field}" must be true or false, got ${JSON.stringify(value ?? null)}: nothing was sent`, {
-		itemIndex,
-		description: `Check the expression and the input item, or remove "${field}" if it is not meant.`,
-	});
+	throw new NodeOperationError(
+		this.getNode(),
+		`The field "${field}" must be true or false, got ${JSON.stringify(value ?? null)}: nothing was sent`,
+		{
+			itemIndex,
+			description: `Check the expression and the input item, or remove "${field}" if it is not meant.`,
+		},
+	);
 }
 
 /**
@@ -92,12 +109,22 @@ export function yesNoOption(this: IExecuteFunctions, value: unknown, field: stri
  * a segment or everyone): exactly one of `allowed`, else the item fails naming the field, so that a
  * value from an expression that is empty or mistyped never falls through to the widest choice.
  */
-export function choice<T extends string>(this: IExecuteFunctions, name: string, allowed: readonly T[], fallback: T, itemIndex: number): T {
+export function choice<T extends string>(
+	this: IExecuteFunctions,
+	name: string,
+	allowed: readonly T[],
+	fallback: T,
+	itemIndex: number,
+): T {
 	const value = this.getNodeParameter(name, itemIndex, fallback) as unknown;
 	if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
 	const field = fieldLabel.call(this, name);
-	throw new NodeOperationError(this.getNode(), `The field "${field}" has the value ${JSON.stringify(value ?? null)}, which is not one of its choices: nothing was sent`, {
-		itemIndex,
-		description: `Choose one of: ${allowed.join(', ')} (check the expression and the input item).`,
-	});
+	throw new NodeOperationError(
+		this.getNode(),
+		`The field "${field}" has the value ${JSON.stringify(value ?? null)}, which is not one of its choices: nothing was sent`,
+		{
+			itemIndex,
+			description: `Choose one of: ${allowed.join(', ')} (check the expression and the input item).`,
+		},
+	);
 }

@@ -45,10 +45,16 @@ export function locator(
 }
 
 export const botField = (extra: Extra = {}): INodeProperties =>
-	locator('botId', 'Bot', 'searchBots', {
-		placeholder: 'e.g. bot_tg',
-		description: 'The bot (BotID). Pick it from the list, or give its ID.',
-	}, extra);
+	locator(
+		'botId',
+		'Bot',
+		'searchBots',
+		{
+			placeholder: 'e.g. bot_tg',
+			description: 'The bot (BotID). Pick it from the list, or give its ID.',
+		},
+		extra,
+	);
 
 const clientIdText = (extra: Extra): INodeProperties => ({
 	displayName: 'Client ID',
@@ -69,11 +75,17 @@ const clientIdText = (extra: Extra): INodeProperties => ({
 export const clientIdFields = (extra: Extra = {}): INodeProperties[] => [
 	inVersions(clientIdText(extra), onlyVersion1),
 	inVersions(
-		locator('clientId', 'Subscriber', 'searchSubscribers', {
-			placeholder: 'e.g. 123456789',
-			description: 'The subscriber. Search by name or nickname, or give its ID in the messenger (ClientID).',
-			idLabel: 'By Client ID',
-		}, extra),
+		locator(
+			'clientId',
+			'Subscriber',
+			'searchSubscribers',
+			{
+				placeholder: 'e.g. 123456789',
+				description: 'The subscriber. Search by name or nickname, or give its ID in the messenger (ClientID).',
+				idLabel: 'By Client ID',
+			},
+			extra,
+		),
 		fromVersion2,
 	),
 ];
@@ -95,34 +107,59 @@ const messengerText = (extra: Extra): INodeProperties => ({
 export const messengerFields = (extra: Extra = {}): INodeProperties[] => [
 	inVersions(messengerText(extra), onlyVersion1),
 	inVersions(
-		locator('messenger', 'Messenger', 'searchMessengers', {
-			placeholder: 'e.g. telegram',
-			description: extra.description ?? 'The messenger of the subscriber. Pick it from the bots\' messengers, or type its name.',
-			idLabel: 'By Name',
-		}, { required: false, ...extra }),
+		locator(
+			'messenger',
+			'Messenger',
+			'searchMessengers',
+			{
+				placeholder: 'e.g. telegram',
+				description:
+					extra.description ?? "The messenger of the subscriber. Pick it from the bots' messengers, or type its name.",
+				idLabel: 'By Name',
+			},
+			{ required: false, ...extra },
+		),
 		fromVersion2,
 	),
 ];
 
 export const chainField = (extra: Extra = {}): INodeProperties =>
-	locator('chainCode', 'Chain', 'searchChains', {
-		placeholder: 'e.g. 1001',
-		description: 'The chain (its code, a string of digits). Pick it from the list, or give its code.',
-	}, extra);
+	locator(
+		'chainCode',
+		'Chain',
+		'searchChains',
+		{
+			placeholder: 'e.g. 1001',
+			description: 'The chain (its code, a string of digits). Pick it from the list, or give its code.',
+		},
+		extra,
+	);
 
 export const projectField = (extra: Extra = {}): INodeProperties =>
-	locator('group', 'Project', 'searchProjects', {
-		placeholder: 'e.g. grp_main',
-		description: 'The project (its code). Pick it from the list, or give its code.',
-	}, extra);
+	locator(
+		'group',
+		'Project',
+		'searchProjects',
+		{
+			placeholder: 'e.g. grp_main',
+			description: 'The project (its code). Pick it from the list, or give its code.',
+		},
+		extra,
+	);
 
 /** A list: picked, by number, or by name (many list methods accept the name instead of the number). */
 export const listField = (extra: Extra = {}): INodeProperties =>
-	locator('listId', 'List', 'searchLists', {
-		placeholder: 'e.g. 1',
-		byNamePlaceholder: 'e.g. Leads',
-		description: 'The list. Pick it, or give its number or its name.',
-	}, extra);
+	locator(
+		'listId',
+		'List',
+		'searchLists',
+		{
+			placeholder: 'e.g. 1',
+			byNamePlaceholder: 'e.g. Leads',
+			description: 'The list. Pick it, or give its number or its name.',
+		},
+		extra,
+	);
 
 export const returnAllField: INodeProperties = {
 	displayName: 'Return All',
@@ -130,7 +167,7 @@ export const returnAllField: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description: 'Whether to return all results or only up to a given limit',
-	hint: 'Pages are read at the service\'s pace (10 requests per second)',
+	hint: "Pages are read at the service's pace (10 requests per second)",
 };
 
 export const limitField: INodeProperties = {
@@ -171,7 +208,14 @@ export const variablesField = (extra: Extra = {}): INodeProperties => ({
 			displayName: 'Variable',
 			name: 'values',
 			values: [
-				{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. promo', description: 'Name of the variable' },
+				{
+					displayName: 'Name',
+					name: 'name',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. promo',
+					description: 'Name of the variable',
+				},
 				{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'Value of the variable' },
 			],
 		},
@@ -193,8 +237,22 @@ export const buttonsField: INodeProperties = {
 			displayName: 'Button',
 			name: 'values',
 			values: [
-				{ displayName: 'Text', name: 'name', type: 'string', default: '', placeholder: 'e.g. Open the shop', description: 'Text on the button' },
-				{ displayName: 'URL', name: 'url', type: 'string', default: '', placeholder: 'e.g. https://example.com', description: 'The http or https address the button opens' },
+				{
+					displayName: 'Text',
+					name: 'name',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. Open the shop',
+					description: 'Text on the button',
+				},
+				{
+					displayName: 'URL',
+					name: 'url',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. https://example.com',
+					description: 'The http or https address the button opens',
+				},
 			],
 		},
 	],

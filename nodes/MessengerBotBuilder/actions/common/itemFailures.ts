@@ -20,8 +20,7 @@ export function failureJson(error: Error & { context?: IDataObject; description?
 
 /** The error to throw for a failed item: API errors stay NodeApiErrors; everything points at the item. */
 export function withItemIndex(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
-	const failure =
-		error instanceof NodeApiError ? error : new NodeOperationError(node, error as Error, { itemIndex });
+	const failure = error instanceof NodeApiError ? error : new NodeOperationError(node, error as Error, { itemIndex });
 	failure.context.itemIndex ??= itemIndex;
 	return failure;
 }

@@ -23,7 +23,11 @@ function findProperty(properties: INodeProperties[], name: string, version: numb
  * for error messages; a dotted path names its last field (`options.limitWaitTime.values` → "Limit Wait Time").
  */
 export function fieldLabel(this: IExecuteFunctions, name: string): string {
-	const field = name.split('.').filter((part) => part !== 'values').pop() ?? name;
+	const field =
+		name
+			.split('.')
+			.filter((part) => part !== 'values')
+			.pop() ?? name;
 	try {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;

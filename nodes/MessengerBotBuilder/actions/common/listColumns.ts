@@ -49,7 +49,10 @@ export async function mappedRow(
 	itemIndex: number,
 	headersOf: () => Promise<string[]>,
 ): Promise<IDataObject> {
-	const mapper = this.getNodeParameter('columns', itemIndex, { mappingMode: 'defineBelow', value: {} }) as ResourceMapperValue;
+	const mapper = this.getNodeParameter('columns', itemIndex, {
+		mappingMode: 'defineBelow',
+		value: {},
+	}) as ResourceMapperValue;
 	const automatic = mapper.mappingMode === 'autoMapInputData';
 	const source: IDataObject = automatic ? this.getInputData()[itemIndex].json : ((mapper.value ?? {}) as IDataObject);
 	const columns = automatic ? await headersOf() : Object.keys(source);

@@ -13,7 +13,9 @@ export function registerResources(resources: readonly Resource[]): void {
 
 /** `operation` of `resource`, or undefined when no such operation is registered. */
 export function registeredOperation(resource: string, operation: string): Operation | undefined {
-	return registered.find((candidate) => candidate.value === resource)?.operations.find((candidate) => candidate.value === operation);
+	return registered
+		.find((candidate) => candidate.value === resource)
+		?.operations.find((candidate) => candidate.value === operation);
 }
 
 /** The properties of `operation` of `resource`, or undefined when no such operation is registered. */

@@ -11,7 +11,20 @@ export { isVersion1 };
  */
 export const SIMPLIFIED = {
 	/** The card's identity and state; variables (often large) come from Subscriber → Get Variables. */
-	subscriber: ['id', 'botid', 'clientid', 'messenger', 'name', 'username', 'note', 'tags', 'active', 'blocked', 'dialog', 'subscribed'],
+	subscriber: [
+		'id',
+		'botid',
+		'clientid',
+		'messenger',
+		'name',
+		'username',
+		'note',
+		'tags',
+		'active',
+		'blocked',
+		'dialog',
+		'subscribed',
+	],
 	/** A list row: its number, its values by column name, when it was added (`values` repeats `row` by order). */
 	listRow: ['id', 'row', 'created'],
 	/** A chat message: who wrote what, and when. */
@@ -52,7 +65,8 @@ export function outputFields(simplified: readonly string[]): INodeProperties[] {
 function pathValue(record: IDataObject, path: string[]): { found: boolean; value?: unknown } {
 	let current: unknown = record;
 	for (const key of path) {
-		if (!current || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, key)) return { found: false };
+		if (!current || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, key))
+			return { found: false };
 		current = (current as IDataObject)[key];
 	}
 	return { found: true, value: current };
@@ -100,14 +114,22 @@ export function shapeRecords(
 	// A field found in no record and not one the service documents is most likely misspelled (or `Email`
 	// for `row.Email`): putting out records without it would look like success.
 	const unknown = records.length
-		? paths.filter((path) => !simplified.includes(path.split('.')[0]) && !records.some((record) => pathValue(record, path.split('.')).found))
+		? paths.filter(
+				(path) =>
+					!simplified.includes(path.split('.')[0]) &&
+					!records.some((record) => pathValue(record, path.split('.')).found),
+			)
 		: [];
 	if (unknown.length) {
 		const present = [...new Set(records.flatMap((record) => Object.keys(record)))].sort();
-		throw new NodeOperationError(this.getNode(), `The field "Fields" names ${unknown.map((path) => `"${path}"`).join(', ')}, which no record has`, {
-			itemIndex,
-			description: `The records have: ${present.join(', ')}. A dot reaches into an object, e.g. row.Email.`,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The field "Fields" names ${unknown.map((path) => `"${path}"`).join(', ')}, which no record has`,
+			{
+				itemIndex,
+				description: `The records have: ${present.join(', ')}. A dot reaches into an object, e.g. row.Email.`,
+			},
+		);
 	}
 	return records.map((record) => pick(record, paths));
 }

@@ -41,11 +41,15 @@ export function jsonObject(this: IExecuteFunctions, name: string, itemIndex: num
 		try {
 			value = JSON.parse(raw);
 		} catch {
-			throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" is not valid JSON`, { itemIndex });
+			throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" is not valid JSON`, {
+				itemIndex,
+			});
 		}
 	}
 	if (!value || typeof value !== 'object' || Array.isArray(value)) {
-		throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" must be a JSON object`, { itemIndex });
+		throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" must be a JSON object`, {
+			itemIndex,
+		});
 	}
 	return value as IDataObject;
 }
@@ -56,7 +60,9 @@ export function jsonObject(this: IExecuteFunctions, name: string, itemIndex: num
  * naming the field, since leaving it out would report a write that was not made.
  */
 export function pairs(this: IExecuteFunctions, name: string, itemIndex: number): IDataObject {
-	const collection = this.getNodeParameter(name, itemIndex, {}) as { values?: Array<{ name: unknown; value: unknown }> };
+	const collection = this.getNodeParameter(name, itemIndex, {}) as {
+		values?: Array<{ name: unknown; value: unknown }>;
+	};
 	const result: IDataObject = {};
 	for (const [position, entry] of (collection.values ?? []).entries()) {
 		const key = entry.name === undefined || entry.name === null ? '' : String(entry.name);
@@ -66,10 +72,14 @@ export function pairs(this: IExecuteFunctions, name: string, itemIndex: number):
 		}
 		if (entry.value === undefined || entry.value === null || entry.value === '') continue;
 		const field = fieldLabel.call(this, name);
-		throw new NodeOperationError(this.getNode(), `The field "${field}" has a value without a name (entry ${position + 1}): nothing was sent`, {
-			itemIndex,
-			description: `Give entry ${position + 1} of "${field}" a name (check the expression and the input item), or remove it.`,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The field "${field}" has a value without a name (entry ${position + 1}): nothing was sent`,
+			{
+				itemIndex,
+				description: `Give entry ${position + 1} of "${field}" a name (check the expression and the input item), or remove it.`,
+			},
+		);
 	}
 	return result;
 }
@@ -85,10 +95,14 @@ export function stringList(this: IExecuteFunctions, name: string, itemIndex: num
 		const missing = raw.findIndex((part) => part === undefined || part === null);
 		if (missing !== -1) {
 			const field = fieldLabel.call(this, name);
-			throw new NodeOperationError(this.getNode(), `The field "${field}" has an empty entry (entry ${missing + 1} is ${String(raw[missing])}): nothing was sent`, {
-				itemIndex,
-				description: `Check the expression of "${field}" and the input item: every entry of its list must have a value.`,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`The field "${field}" has an empty entry (entry ${missing + 1} is ${String(raw[missing])}): nothing was sent`,
+				{
+					itemIndex,
+					description: `Check the expression of "${field}" and the input item: every entry of its list must have a value.`,
+				},
+			);
 		}
 	}
 	const parts = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
@@ -127,7 +141,11 @@ export function recordNumber(this: IExecuteFunctions, raw: string, field: string
 	const value = raw.trim();
 	const number = digitsNumber(value);
 	if (number === undefined || number < 1) {
-		throw new NodeOperationError(this.getNode(), `The field "${field}" must hold record numbers (1, 2, 3…), got "${value}"`, { itemIndex });
+		throw new NodeOperationError(
+			this.getNode(),
+			`The field "${field}" must hold record numbers (1, 2, 3…), got "${value}"`,
+			{ itemIndex },
+		);
 	}
 	return number;
 }
@@ -154,7 +172,7 @@ export function dayOf(this: IExecuteFunctions, value: unknown, label: string, it
 		throw new NodeOperationError(this.getNode(), `The field "${label}" takes a day, got "${written}"`, {
 			itemIndex,
 			description:
-				'The service filters by whole days, so a time of day would widen the filter to the whole day. Give a date (YYYY-MM-DD) or a time of 00:00, e.g. {{ $today }} or {{ $now.startOf(\'day\') }}.',
+				"The service filters by whole days, so a time of day would widen the filter to the whole day. Give a date (YYYY-MM-DD) or a time of 00:00, e.g. {{ $today }} or {{ $now.startOf('day') }}.",
 		});
 	}
 	return matched[1];

@@ -22,17 +22,26 @@ function messengersOfBots(this: IExecuteFunctions): Promise<Map<string, string>>
  * messenger is the one sent, else the one in the answer's card, else the bot's (a subscriber lives in
  * its bot's messenger); null when the service tells none of these.
  */
-export async function recipientOf(this: IExecuteFunctions, sent: IDataObject, answer: IDataObject): Promise<IDataObject> {
+export async function recipientOf(
+	this: IExecuteFunctions,
+	sent: IDataObject,
+	answer: IDataObject,
+): Promise<IDataObject> {
 	const card = (answer.subscriber as IDataObject | undefined) ?? answer;
 	const botid = String(sent.botid);
 	const messenger =
-		recordLabel(sent, 'messenger') || recordLabel(card, 'messenger') || (await messengersOfBots.call(this)).get(botid) || null;
+		recordLabel(sent, 'messenger') ||
+		recordLabel(card, 'messenger') ||
+		(await messengersOfBots.call(this)).get(botid) ||
+		null;
 	return { botid, clientid: String(sent.clientid), messenger };
 }
 
 /** What was sent besides the recipient: the request's other parameters, those left empty dropped. */
 export function requestBesides(sent: IDataObject, recipientFields: readonly string[]): IDataObject {
 	return Object.fromEntries(
-		Object.entries(sent).filter(([name, value]) => !recipientFields.includes(name) && value !== undefined && value !== null && value !== ''),
+		Object.entries(sent).filter(
+			([name, value]) => !recipientFields.includes(name) && value !== undefined && value !== null && value !== '',
+		),
 	);
 }

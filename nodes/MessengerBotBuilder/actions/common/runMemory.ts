@@ -25,7 +25,8 @@ function mayBeAppliedTwice(error: unknown): boolean {
 
 const runs = new Map<string, Entry>();
 
-const RETRY_NOTE = "Retry On Fail does not send it again either: check first, then run the item again if it did not take effect.";
+const RETRY_NOTE =
+	'Retry On Fail does not send it again either: check first, then run the item again if it did not take effect.';
 
 export interface RunMemory {
 	/** The outputs of an item that already succeeded in an earlier attempt of this run. */
@@ -72,7 +73,8 @@ export function runMemory(this: IExecuteFunctions): RunMemory | undefined {
 		failed: (itemIndex, error) => {
 			if (!mayBeAppliedTwice(error) || entry.uncertain.has(itemIndex)) return;
 			const described = error as Error & { description?: string | null };
-			if (!described.description?.includes(RETRY_NOTE)) described.description = `${described.description ? `${described.description} ` : ''}${RETRY_NOTE}`;
+			if (!described.description?.includes(RETRY_NOTE))
+				described.description = `${described.description ? `${described.description} ` : ''}${RETRY_NOTE}`;
 			entry.uncertain.set(itemIndex, described);
 		},
 		finish: () => {

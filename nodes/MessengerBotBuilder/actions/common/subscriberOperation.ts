@@ -44,7 +44,11 @@ export function subscriberOperation(spec: SubscriberOperationSpec): Operation {
 			// Version 1 puts out what it always did.
 			if (spec.method === 'GET' || Array.isArray(output) || !namesRecipients(this)) return output;
 			const request = requestBesides(params, RECIPIENT_FIELDS);
-			return { ...output, recipient: await recipientOf.call(this, params, answer), ...(Object.keys(request).length ? { request } : {}) };
+			return {
+				...output,
+				recipient: await recipientOf.call(this, params, answer),
+				...(Object.keys(request).length ? { request } : {}),
+			};
 		},
 	};
 }

@@ -33,7 +33,10 @@ export const listsFormFields = (context: Pick<IExecuteFunctions, 'getNode'>) => 
 
 /** The property, shown only in the given versions (on top of its own display rules). */
 export function inVersions(property: INodeProperties, versions: IDisplayOptions['show']): INodeProperties {
-	return { ...property, displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, ...versions } } };
+	return {
+		...property,
+		displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, ...versions } },
+	};
 }
 
 /** Whether a property's `@version` rule (if any) admits `version`. */

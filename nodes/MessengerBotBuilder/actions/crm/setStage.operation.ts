@@ -6,8 +6,7 @@ export const setStage = subscriberOperation({
 	value: 'setStage',
 	name: 'Set Stage',
 	action: 'Move a subscriber to a CRM funnel stage',
-	description:
-		"Sets the subscriber's funnel stage; a chain triggered by the stage's tag starts by itself",
+	description: "Sets the subscriber's funnel stage; a chain triggered by the stage's tag starts by itself",
 	method: 'POST',
 	path: '/crm/stage/set',
 	properties: [

@@ -30,12 +30,25 @@ export const create: Operation = {
 			description:
 				'Column names in order, separated by commas (or an array from an expression). Columns named CreationDate, ClientID, Messenger and BotID are filled by the service.',
 		},
-		projectField({ displayName: 'Project', required: false, description: 'The project the list belongs to (optional)' }),
+		projectField({
+			displayName: 'Project',
+			required: false,
+			description: 'The project the list belongs to (optional)',
+		}),
 	],
 	async execute(itemIndex) {
 		const headers = stringList.call(this, 'headers', itemIndex);
-		if (!headers.length) throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, 'headers')}" is empty: give at least one column`, { itemIndex });
-		const params = { name: text.call(this, 'name', itemIndex, true), headers, group: text.call(this, 'group', itemIndex) };
+		if (!headers.length)
+			throw new NodeOperationError(
+				this.getNode(),
+				`The field "${fieldLabel.call(this, 'headers')}" is empty: give at least one column`,
+				{ itemIndex },
+			);
+		const params = {
+			name: text.call(this, 'name', itemIndex, true),
+			headers,
+			group: text.call(this, 'group', itemIndex),
+		};
 		const answer = await apiRequest.call(this, { method: 'POST', path: '/list/create', params, itemIndex });
 		return (answer.list as typeof answer) ?? answer;
 	},

@@ -22,7 +22,12 @@ const isEmptyCell = (value: unknown) => value === undefined || value === '';
  * the Service Columns values themselves, in the columns the list has and the row leaves empty. A key that may not
  * read the lists (only `lists:write`) sends the rows as they are, with the parameters, as a single add does.
  */
-async function fillServiceColumns(this: IExecuteFunctions, shared: IDataObject, rows: IDataObject[], itemIndex: number): Promise<void> {
+async function fillServiceColumns(
+	this: IExecuteFunctions,
+	shared: IDataObject,
+	rows: IDataObject[],
+	itemIndex: number,
+): Promise<void> {
 	const given = Object.entries(SERVICE_COLUMNS).filter(([param]) => !isEmptyCell(shared[param]));
 	if (given.length === 0) return;
 	let headers: string[];
@@ -31,7 +36,9 @@ async function fillServiceColumns(this: IExecuteFunctions, shared: IDataObject, 
 	} catch {
 		return;
 	}
-	for (const row of rows) for (const [param, column] of given) if (headers.includes(column) && isEmptyCell(row[column])) row[column] = shared[param];
+	for (const row of rows)
+		for (const [param, column] of given)
+			if (headers.includes(column) && isEmptyCell(row[column])) row[column] = shared[param];
 }
 
 /**
@@ -41,7 +48,9 @@ async function fillServiceColumns(this: IExecuteFunctions, shared: IDataObject, 
 function holdsSentValues(returned: IDataObject | undefined, sent: IDataObject): boolean {
 	const stored = returned?.row;
 	if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return true;
-	return Object.entries(sent).every(([column, value]) => isEmptyCell(value) || String((stored as IDataObject)[column]) === String(value));
+	return Object.entries(sent).every(
+		([column, value]) => isEmptyCell(value) || String((stored as IDataObject)[column]) === String(value),
+	);
 }
 
 /** What to look at when an add may have taken effect without its answer arriving. */
@@ -75,9 +84,27 @@ export const add: Operation = {
 			default: {},
 			description: 'Values for the columns ClientID, Messenger and BotID when the row does not give them',
 			options: [
-				{ displayName: 'Bot ID', name: 'botid', type: 'string', default: '', description: 'Fills the BotID column when the row does not give it' },
-				{ displayName: 'Client ID', name: 'clientid', type: 'string', default: '', description: 'Fills the ClientID column when the row does not give it' },
-				{ displayName: 'Messenger', name: 'messenger', type: 'string', default: '', description: 'Fills the Messenger column when the row does not give it' },
+				{
+					displayName: 'Bot ID',
+					name: 'botid',
+					type: 'string',
+					default: '',
+					description: 'Fills the BotID column when the row does not give it',
+				},
+				{
+					displayName: 'Client ID',
+					name: 'clientid',
+					type: 'string',
+					default: '',
+					description: 'Fills the ClientID column when the row does not give it',
+				},
+				{
+					displayName: 'Messenger',
+					name: 'messenger',
+					type: 'string',
+					default: '',
+					description: 'Fills the Messenger column when the row does not give it',
+				},
 			],
 		},
 	],
@@ -88,7 +115,12 @@ export const add: Operation = {
 				const listid = await listIdOf.call(this, itemIndex);
 				const headersOf = async () => (await listShape.call(this, { listid }, itemIndex)).headers;
 				const service = this.getNodeParameter('service', itemIndex, {}) as IDataObject;
-				const shared: IDataObject = { listid, botid: service.botid, clientid: service.clientid, messenger: service.messenger };
+				const shared: IDataObject = {
+					listid,
+					botid: service.botid,
+					clientid: service.clientid,
+					messenger: service.messenger,
+				};
 				return { key: JSON.stringify(shared), shared, entry: await mappedRow.call(this, itemIndex, headersOf) };
 			},
 			async single(prepared, itemIndex) {
@@ -117,13 +149,23 @@ export const add: Operation = {
 				// What the answer confirms (the service's answer is not documented): a count, or the rows it returns
 				// (fewer only when the row cap trimmed some of the new ones away at once).
 				const confirmed = statedCount(answer, 'count', 'added') ?? (returned && !trimmed ? returned.length : undefined);
-				requireConfirmed(this.getNode(), { path: '/list/rows/add', sent: rows.length, confirmed, check: ROW_CHECK, itemIndex: itemIndexes[0] });
+				requireConfirmed(this.getNode(), {
+					path: '/list/rows/add',
+					sent: rows.length,
+					confirmed,
+					check: ROW_CHECK,
+					itemIndex: itemIndexes[0],
+				});
 				// Rows come back in the order sent; when the row cap removed the first of them at once, the rows returned
 				// are the last ones, and the items before say `kept: false`. Without rows, the input row stands in.
 				const firstReturned = returned ? rows.length - Math.min(returned.length, rows.length) : rows.length;
 				// A returned row that does not hold the values sent at its place means another order (the answer is not
 				// documented): no item takes another row's id, and every item says only that its row was added.
-				const inOrder = returned === undefined || returned.slice(0, rows.length - firstReturned).every((back, at) => holdsSentValues(back, rows[firstReturned + at]));
+				const inOrder =
+					returned === undefined ||
+					returned
+						.slice(0, rows.length - firstReturned)
+						.every((back, at) => holdsSentValues(back, rows[firstReturned + at]));
 				if (!inOrder) return rows.map((row) => ({ row, added: true, trimmed }));
 				return rows.map((row, position) => {
 					if (returned && position >= firstReturned) return { ...returned[position - firstReturned], trimmed };

@@ -33,17 +33,31 @@ export const deleteRows: Operation = {
 		// the service states one, must match the rows sent.
 		const remove = async (context: typeof this, listid: IDataObject[string], named: number[], itemIndex: number) => {
 			const rowids = [...new Set(named)];
-			const answer = await apiRequest.call(context, { method: 'POST', path: '/list/row/delete', params: { listid, rowids }, itemIndex });
+			const answer = await apiRequest.call(context, {
+				method: 'POST',
+				path: '/list/row/delete',
+				params: { listid, rowids },
+				itemIndex,
+			});
 			const check = 'Look for the rows in the list (List Row → Get Many)';
-			requireConfirmed(context.getNode(), { path: '/list/row/delete', sent: rowids.length, confirmed: statedCount(answer, 'deleted'), check, itemIndex });
+			requireConfirmed(context.getNode(), {
+				path: '/list/row/delete',
+				sent: rowids.length,
+				confirmed: statedCount(answer, 'deleted'),
+				check,
+				itemIndex,
+			});
 		};
 		return await runInBatches.call(this, items, {
 			maxPerRequest: ROWS_PER_REQUEST,
 			async prepare(itemIndex) {
 				const listid = await listIdOf.call(this, itemIndex);
 				const field = fieldLabel.call(this, 'rowIds');
-				const rowids = stringList.call(this, 'rowIds', itemIndex).map((rowid) => recordNumber.call(this, rowid, field, itemIndex));
-				if (!rowids.length) throw new NodeOperationError(this.getNode(), `The field "${field}" must hold row numbers`, { itemIndex });
+				const rowids = stringList
+					.call(this, 'rowIds', itemIndex)
+					.map((rowid) => recordNumber.call(this, rowid, field, itemIndex));
+				if (!rowids.length)
+					throw new NodeOperationError(this.getNode(), `The field "${field}" must hold row numbers`, { itemIndex });
 				return { key: String(listid), shared: { listid }, entry: { rowids } };
 			},
 			async single(prepared, itemIndex) {
@@ -51,7 +65,12 @@ export const deleteRows: Operation = {
 				return { deleted: true, rowids: prepared.entry.rowids };
 			},
 			async many(shared, entries, itemIndexes) {
-				await remove(this, shared.listid, entries.flatMap((entry) => entry.rowids as number[]), itemIndexes[0]);
+				await remove(
+					this,
+					shared.listid,
+					entries.flatMap((entry) => entry.rowids as number[]),
+					itemIndexes[0],
+				);
 				return entries.map((entry) => ({ deleted: true, rowids: entry.rowids }));
 			},
 		});

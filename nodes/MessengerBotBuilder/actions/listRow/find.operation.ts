@@ -37,7 +37,13 @@ export const find: Operation = {
 							description:
 								'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 						},
-						{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'The value the column must have (or contain, without Exact Match)' },
+						{
+							displayName: 'Value',
+							name: 'value',
+							type: 'string',
+							default: '',
+							description: 'The value the column must have (or contain, without Exact Match)',
+						},
 					],
 				},
 			],
@@ -64,7 +70,12 @@ export const find: Operation = {
 		// Every value contains the empty text: with substring matching an empty condition would match every row.
 		const unbounded = Object.entries(where).find(([, value]) => String(value ?? '') === '');
 		if (unbounded && this.getNodeParameter('exact', itemIndex, true) === false) {
-			throw emptyWouldWiden.call(this, `Value (of ${unbounded[0]})`, { all: 'a match for every row', instead: 'remove the condition' }, itemIndex);
+			throw emptyWouldWiden.call(
+				this,
+				`Value (of ${unbounded[0]})`,
+				{ all: 'a match for every row', instead: 'remove the condition' },
+				itemIndex,
+			);
 		}
 		const params = { ...listRef.call(this, itemIndex), where, exact: this.getNodeParameter('exact', itemIndex, true) };
 		const records = await fetchPages.call(

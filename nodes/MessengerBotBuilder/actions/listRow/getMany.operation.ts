@@ -24,7 +24,11 @@ export const getMany: Operation = {
 	properties: [listField(), ...pagingFields, sortField, ...outputFields(SIMPLIFIED.listRow)],
 	async execute(itemIndex) {
 		const params = { ...listRef.call(this, itemIndex), sort: this.getNodeParameter('sort', itemIndex, 'old') };
-		const records = await fetchPages.call(this, { method: 'GET', path: '/list/rows/get', params, itemIndex }, paging.call(this, itemIndex));
+		const records = await fetchPages.call(
+			this,
+			{ method: 'GET', path: '/list/rows/get', params, itemIndex },
+			paging.call(this, itemIndex),
+		);
 		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.listRow);
 	},
 };

@@ -11,7 +11,14 @@ import { answerLink, keepQuestion, linkOrigin } from './sendAndWaitBinding';
 import { sendAndWaitProperties } from './sendAndWaitFields';
 import { timedOutOutput } from './sendAndWaitOutput';
 import type { Question, Subscriber } from './sendAndWaitQuestion';
-import { answersByButton, buttonAnswersOf, formFieldsOf, maxAnswerLengthParameter, responseTypeOf, waitLimitOf } from './sendAndWaitQuestion';
+import {
+	answersByButton,
+	buttonAnswersOf,
+	formFieldsOf,
+	maxAnswerLengthParameter,
+	responseTypeOf,
+	waitLimitOf,
+} from './sendAndWaitQuestion';
 
 /**
  * n8n's name for the operation: n8n checks the signature of resume links only for operations of
@@ -24,7 +31,8 @@ async function subscriberOf(this: IExecuteFunctions): Promise<Subscriber> {
 	const key = subscriberKey.call(this, 0);
 	const subscriber: Subscriber = { botId: String(key.botid), clientId: String(key.clientid) };
 	if (this.getNode().typeVersion >= 3) {
-		const card = (await apiRequest.call(this, { method: 'GET', path: '/subscriber/get', params: key, itemIndex: 0 })).subscriber as IDataObject | undefined;
+		const card = (await apiRequest.call(this, { method: 'GET', path: '/subscriber/get', params: key, itemIndex: 0 }))
+			.subscriber as IDataObject | undefined;
 		subscriber.messenger = typeof card?.messenger === 'string' ? card.messenger : undefined;
 	}
 	return subscriber;
@@ -64,10 +72,14 @@ export const sendAndWait: Operation = {
 	properties: sendAndWaitProperties,
 	async executeAll(items): Promise<INodeExecutionData[]> {
 		if (items.length > 1) {
-			throw new NodeOperationError(this.getNode(), `Send and Wait for Response waits for one answer, but got ${items.length} items`, {
-				description:
-					'An execution waits for one answer at a time. To ask several subscribers, loop over them one at a time (Loop Over Items with batch size 1), or call a sub-workflow that asks one (Execute Workflow, "Run once for each item").',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Send and Wait for Response waits for one answer, but got ${items.length} items`,
+				{
+					description:
+						'An execution waits for one answer at a time. To ask several subscribers, loop over them one at a time (Loop Over Items with batch size 1), or call a sub-workflow that asks one (Execute Workflow, "Run once for each item").',
+				},
+			);
 		}
 		// A question whose message may have gone out in an earlier attempt is not sent again (Retry On Fail).
 		const memory = runMemory.call(this);

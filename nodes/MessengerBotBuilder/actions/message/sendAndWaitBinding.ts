@@ -51,7 +51,11 @@ export function waitingQuestion(this: IWebhookFunctions): Question | undefined {
 }
 
 /** The signed link of one answer button (or, for the form types, of the page with the form). */
-export function answerLink(this: IExecuteFunctions, question: Question, answer?: { label: string; approved?: boolean }): string {
+export function answerLink(
+	this: IExecuteFunctions,
+	question: Question,
+	answer?: { label: string; approved?: boolean },
+): string {
 	const query: Record<string, string> = { [LINK.question]: question.id };
 	if (answer) {
 		query[LINK.answer] = answer.label;
@@ -111,7 +115,13 @@ export const SPENT_AFTER_PRESS_MS = 10_000;
 const spentPages = new Map<string, { shownUpTo: number }>();
 const pagesKey = (executionId: string, questionId: string) => `${executionId}:${questionId}`;
 
-export function tokenState(executionId: string, question: Question, subject: string, token: unknown, now = Date.now()): TokenState {
+export function tokenState(
+	executionId: string,
+	question: Question,
+	subject: string,
+	token: unknown,
+	now = Date.now(),
+): TokenState {
 	if (typeof token !== 'string') return 'forged';
 	const parts = /^(\d{1,16})\.([0-9a-f]{64})$/.exec(token);
 	if (!parts) return 'forged';
@@ -151,7 +161,10 @@ export function deadlineOf(question: Pick<Question, 'until'>, now = Date.now()):
  * from a program (a link scanner that read the token off the page, say), which must never answer
  * for the person the message was sent to.
  */
-export function crossSiteReason(headers: Record<string, string | string[] | undefined>, origin: string): string | undefined {
+export function crossSiteReason(
+	headers: Record<string, string | string[] | undefined>,
+	origin: string,
+): string | undefined {
 	const site = headers['sec-fetch-site'];
 	if (site !== undefined) return site === 'same-origin' ? undefined : `Sec-Fetch-Site is ${String(site)}`;
 	const from = headers.origin;

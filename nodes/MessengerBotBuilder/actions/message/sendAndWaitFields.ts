@@ -16,7 +16,8 @@ export const sendAndWaitProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. Can we deliver your order tomorrow?',
-		description: 'The question the subscriber gets, with one link button per answer under it (or one button that opens a page to answer on)',
+		description:
+			'The question the subscriber gets, with one link button per answer under it (or one button that opens a page to answer on)',
 	},
 	{
 		displayName: 'Response Type',
@@ -27,7 +28,11 @@ export const sendAndWaitProperties: INodeProperties[] = [
 		options: [
 			{ name: 'Approval', value: 'approval', description: 'An Approve button, and a Decline button if you want one' },
 			{ name: 'Choice', value: 'choice', description: 'Your own list of answers, one button each' },
-			{ name: 'Custom Form', value: 'customForm', description: 'A form with your fields (text, number, dropdown, date) on a page' },
+			{
+				name: 'Custom Form',
+				value: 'customForm',
+				description: 'A form with your fields (text, number, dropdown, date) on a page',
+			},
 			{ name: 'Free Text', value: 'freeText', description: 'A text the subscriber writes on a page' },
 		],
 	},
@@ -152,7 +157,13 @@ export const sendAndWaitProperties: INodeProperties[] = [
 								displayName: 'Option',
 								name: 'values',
 								values: [
-									{ displayName: 'Option', name: 'option', type: 'string', default: '', description: 'Text of the choice; the output holds it when chosen' },
+									{
+										displayName: 'Option',
+										name: 'option',
+										type: 'string',
+										default: '',
+										description: 'Text of the choice; the output holds it when chosen',
+									},
 								],
 							},
 						],
@@ -162,7 +173,8 @@ export const sendAndWaitProperties: INodeProperties[] = [
 						name: 'requiredField',
 						type: 'boolean',
 						default: false,
-						description: 'Whether the form can only be sent with this field filled in (an empty optional field is put out as null)',
+						description:
+							'Whether the form can only be sent with this field filled in (an empty optional field is put out as null)',
 					},
 				],
 			},
@@ -213,7 +225,11 @@ export const sendAndWaitProperties: INodeProperties[] = [
 								default: 'afterTimeInterval',
 								description: 'How the end of the wait is given',
 								options: [
-									{ name: 'After Time Interval', value: 'afterTimeInterval', description: 'Waits for a certain amount of time' },
+									{
+										name: 'After Time Interval',
+										value: 'afterTimeInterval',
+										description: 'Waits for a certain amount of time',
+									},
 									{ name: 'At Specified Time', value: 'atSpecifiedTime', description: 'Waits until a date and time' },
 								],
 							},
@@ -255,4 +271,3 @@ export const sendAndWaitProperties: INodeProperties[] = [
 		],
 	},
 ];
-

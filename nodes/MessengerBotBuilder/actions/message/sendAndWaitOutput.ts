@@ -19,7 +19,12 @@ function askedSubscriber(question: Question): IDataObject {
 	return { botid: botId, clientid: clientId, messenger };
 }
 
-export function answeredOutput(context: IWebhookFunctions, question: Question, answer: IDataObject, fieldAnswers?: FieldAnswer[]): IDataObject {
+export function answeredOutput(
+	context: IWebhookFunctions,
+	question: Question,
+	answer: IDataObject,
+	fieldAnswers?: FieldAnswer[],
+): IDataObject {
 	const data: IDataObject = { ...answer, timedOut: false };
 	// A Custom Form's values also as a list: the `answer` object loses labels n8n's deepCopy leaves out (see versions.ts).
 	if (fieldAnswers && listsFormFields(context)) data.fields = fieldAnswers.map((field) => ({ ...field }));

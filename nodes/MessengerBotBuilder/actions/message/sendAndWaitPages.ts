@@ -52,13 +52,19 @@ button { display: block; width: 100%; margin: 18px 0 0; font: inherit; font-weig
 </html>`;
 }
 
-const paragraph = (text: string, className?: string) => `<p${className ? ` class="${className}"` : ''}>${escapeHtml(text)}</p>`;
+const paragraph = (text: string, className?: string) =>
+	`<p${className ? ` class="${className}"` : ''}>${escapeHtml(text)}</p>`;
 
 function messagePage(status: number, title: string, lines: string[]): Page {
-	return { status, title, html: layout(title, `<h1>${escapeHtml(title)}</h1>${lines.map((line) => paragraph(line)).join('')}`) };
+	return {
+		status,
+		title,
+		html: layout(title, `<h1>${escapeHtml(title)}</h1>${lines.map((line) => paragraph(line)).join('')}`),
+	};
 }
 
-const hiddenToken = (token: PageToken) => `<input type="hidden" name="${TOKEN_FIELD}" value="${escapeHtml(token.value)}">`;
+const hiddenToken = (token: PageToken) =>
+	`<input type="hidden" name="${TOKEN_FIELD}" value="${escapeHtml(token.value)}">`;
 
 /**
  * A control no person sees or reaches: out of sight (1 px, clipped), out of the accessibility tree (aria-hidden) and of
@@ -105,7 +111,10 @@ function formInput(field: FormField, index: number, value: string): string {
 		// Each option posts its index: without a value attribute a browser posts the option's text with its
 		// whitespace collapsed, which would not match an option such as "Late  evening".
 		const options = (field.options ?? [])
-			.map((option, optionIndex) => `<option value="${optionIndex}"${String(optionIndex) === value ? ' selected' : ''}>${escapeHtml(option)}</option>`)
+			.map(
+				(option, optionIndex) =>
+					`<option value="${optionIndex}"${String(optionIndex) === value ? ' selected' : ''}>${escapeHtml(option)}</option>`,
+			)
 			.join('');
 		return `<select id="${id}" name="${name}"${required}><option value="">Choose…</option>${options}</select>`;
 	}
@@ -200,13 +209,19 @@ export const automatedPage = () =>
 /** What a too-early confirmation is told: the page is shown again (nothing recorded). */
 export const TOO_EARLY_NOTICE = 'Please check your answer and confirm again: nothing has been recorded yet.';
 /** What a confirmation of a page left open for hours is told: the page is shown again (nothing recorded). */
-export const STALE_NOTICE = 'This page was open for a long time. Please check your answer and confirm again: nothing has been recorded yet.';
+export const STALE_NOTICE =
+	'This page was open for a long time. Please check your answer and confirm again: nothing has been recorded yet.';
 
 export const methodNotAllowedPage = () =>
-	messagePage(405, 'Not an answer', ['An answer link is opened in a browser and answered on its page. Nothing was recorded.']);
+	messagePage(405, 'Not an answer', [
+		'An answer link is opened in a browser and answered on its page. Nothing was recorded.',
+	]);
 
 export const failedPage = () =>
-	messagePage(500, 'Something went wrong', ['Your answer could not be handled and was not recorded.', 'Open the link from the message again.']);
+	messagePage(500, 'Something went wrong', [
+		'Your answer could not be handled and was not recorded.',
+		'Open the link from the message again.',
+	]);
 
 export const incompleteLinkPage = () =>
 	messagePage(400, 'Link not complete', ['This link does not carry an answer. Use the buttons of the message.']);

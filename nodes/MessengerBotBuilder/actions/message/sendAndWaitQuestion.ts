@@ -66,12 +66,15 @@ export const DEFAULT_MAX_ANSWER_LENGTH = 10_000;
 export const characterCount = (text: string) => [...text].length;
 
 /** The length limit of a question's answers. */
-export const maxAnswerLengthOf = (question: Pick<Question, 'maxAnswerLength'>) => question.maxAnswerLength ?? DEFAULT_MAX_ANSWER_LENGTH;
+export const maxAnswerLengthOf = (question: Pick<Question, 'maxAnswerLength'>) =>
+	question.maxAnswerLength ?? DEFAULT_MAX_ANSWER_LENGTH;
 
 /** Why a text is too long to be an answer, or undefined. */
 export function tooLongProblem(text: string, limit: number): string | undefined {
 	const length = characterCount(text);
-	return length > limit ? `This answer is ${length} characters long; at most ${limit} are accepted. Shorten it and send it again.` : undefined;
+	return length > limit
+		? `This answer is ${length} characters long; at most ${limit} are accepted. Shorten it and send it again.`
+		: undefined;
 }
 
 export const RESPONSE_TYPES: ResponseType[] = ['approval', 'choice', 'freeText', 'customForm'];
@@ -99,10 +102,18 @@ export function buttonAnswersOf(this: IExecuteFunctions, responseType: ResponseT
 		const collection = this.getNodeParameter('choices', 0, {}) as { values?: Array<{ label?: unknown }> };
 		const labels = (collection.values ?? []).map((choice) => String(choice.label ?? '').trim());
 		if (labels.length === 0 || labels.some((label) => label === '')) {
-			fail(this, 'Every answer in "Answers" needs a text', 'Add at least one answer and give each a text: it is the text of its button.');
+			fail(
+				this,
+				'Every answer in "Answers" needs a text',
+				'Add at least one answer and give each a text: it is the text of its button.',
+			);
 		}
 		if (new Set(labels).size !== labels.length) {
-			fail(this, 'Two answers in "Answers" have the same text', 'The workflow receives the text of the button tapped, so each answer needs its own.');
+			fail(
+				this,
+				'Two answers in "Answers" have the same text',
+				'The workflow receives the text of the button tapped, so each answer needs its own.',
+			);
 		}
 		return labels.map((label) => ({ label }));
 	}
@@ -111,7 +122,11 @@ export function buttonAnswersOf(this: IExecuteFunctions, responseType: ResponseT
 	if (options.approvalType === 'single') return [{ label: approve, approved: true }];
 	const decline = String(options.disapproveLabel ?? 'Decline').trim() || 'Decline';
 	if (decline === approve) {
-		fail(this, 'The approve and decline buttons have the same text', 'Give "Approve Button Text" and "Decline Button Text" different texts.');
+		fail(
+			this,
+			'The approve and decline buttons have the same text',
+			'Give "Approve Button Text" and "Decline Button Text" different texts.',
+		);
 	}
 	return [
 		{ label: approve, approved: true },
@@ -130,11 +145,21 @@ const DROPPED_BY_N8N = ['__proto__', 'constructor', 'prototype'];
 /** The fields of a Custom Form, checked: each has a label of its own, dropdowns have choices. */
 export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	const collection = this.getNodeParameter('formFields', 0, {}) as {
-		values?: Array<{ fieldLabel?: unknown; fieldType?: unknown; requiredField?: unknown; fieldOptions?: { values?: Array<{ option?: unknown }> } }>;
+		values?: Array<{
+			fieldLabel?: unknown;
+			fieldType?: unknown;
+			requiredField?: unknown;
+			fieldOptions?: { values?: Array<{ option?: unknown }> };
+		}>;
 	};
 	const fields = (collection.values ?? []).map((raw, index): FormField => {
 		const label = String(raw.fieldLabel ?? '').trim();
-		if (!label) fail(this, `Field ${index + 1} of "Form Fields" needs a label`, 'The label is shown above the field and names the value in the output.');
+		if (!label)
+			fail(
+				this,
+				`Field ${index + 1} of "Form Fields" needs a label`,
+				'The label is shown above the field and names the value in the output.',
+			);
 		if (DROPPED_BY_N8N.includes(label) && !listsFormFields(this)) {
 			fail(
 				this,
@@ -146,16 +171,23 @@ export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 		if (!FIELD_TYPES.includes(type)) fail(this, `The field "${label}" of "Form Fields" has an unknown type "${type}"`);
 		const field: FormField = { label, type, required: raw.requiredField === true };
 		if (type === 'dropdown') {
-			const options = (raw.fieldOptions?.values ?? []).map((entry) => String(entry.option ?? '').trim()).filter(Boolean);
+			const options = (raw.fieldOptions?.values ?? [])
+				.map((entry) => String(entry.option ?? '').trim())
+				.filter(Boolean);
 			if (options.length === 0) fail(this, `The dropdown "${label}" of "Form Fields" has no options`);
-			if (new Set(options).size !== options.length) fail(this, `The dropdown "${label}" of "Form Fields" has the same option twice`);
+			if (new Set(options).size !== options.length)
+				fail(this, `The dropdown "${label}" of "Form Fields" has the same option twice`);
 			field.options = options;
 		}
 		return field;
 	});
 	if (fields.length === 0) fail(this, 'A Custom Form needs at least one field in "Form Fields"');
 	if (new Set(fields.map((field) => field.label)).size !== fields.length) {
-		fail(this, 'Two fields in "Form Fields" have the same label', 'The output names each value by its label, so each field needs its own.');
+		fail(
+			this,
+			'Two fields in "Form Fields" have the same label',
+			'The output names each value by its label, so each field needs its own.',
+		);
 	}
 	return fields;
 }
@@ -165,7 +197,10 @@ export function maxAnswerLengthParameter(this: IExecuteFunctions): number {
 	const value = this.getNodeParameter('options.maxAnswerLength', 0, DEFAULT_MAX_ANSWER_LENGTH) as unknown;
 	const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-		fail(this, `The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(value)})`);
+		fail(
+			this,
+			`The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(value)})`,
+		);
 	}
 	return limit;
 }
@@ -180,12 +215,21 @@ export function waitLimitOf(this: IExecuteFunctions): Date {
 	} else {
 		const amount = Number(limit.resumeAmount ?? 1);
 		// An expression can give 0 or less: the links would be expired when they arrive.
-		if (amount <= 0) fail(this, `The "Amount" of "Limit Wait Time" must be more than 0 (got ${amount})`, 'Nobody could answer links that expire as they are sent.');
+		if (amount <= 0)
+			fail(
+				this,
+				`The "Amount" of "Limit Wait Time" must be more than 0 (got ${amount})`,
+				'Nobody could answer links that expire as they are sent.',
+			);
 		const unit = UNIT_MS[String(limit.resumeUnit ?? 'hours')];
 		until = new Date(Date.now() + amount * (unit ?? NaN));
 	}
 	if (Number.isNaN(until.getTime())) {
-		fail(this, 'The "Limit Wait Time" option does not give a valid time', 'Give an amount and a unit, or a date and time.');
+		fail(
+			this,
+			'The "Limit Wait Time" option does not give a valid time',
+			'Give an amount and a unit, or a date and time.',
+		);
 	}
 	if (limit.limitType === 'atSpecifiedTime' && until.getTime() <= Date.now()) {
 		fail(this, `The "Max Date and Time" of "Limit Wait Time" is in the past (${until.toISOString()})`);
@@ -253,7 +297,10 @@ function numberOf(text: string): { number: number } | { problem: string } {
 		const significantDigits = exact.replace(/^-/, '').split('e')[0].length;
 		return significantDigits > 15
 			? { problem: 'This number has too many digits to be kept exactly: enter at most 15 significant digits.' }
-			: { problem: 'This number is too close to zero to be kept exactly: enter 0 or a number of at least 1e-300 (in size).' };
+			: {
+					problem:
+						'This number is too close to zero to be kept exactly: enter 0 or a number of at least 1e-300 (in size).',
+				};
 	}
 	return { number };
 }
@@ -294,7 +341,12 @@ export function checkForm(fields: FormField[], body: IDataObject, maxLength = DE
 			values.set(field.label, text);
 		}
 	});
-	return { values: Object.fromEntries(values), fieldAnswers: [...values].map(([label, value]) => ({ label, value })), errors, entered };
+	return {
+		values: Object.fromEntries(values),
+		fieldAnswers: [...values].map(([label, value]) => ({ label, value })),
+		errors,
+		entered,
+	};
 }
 
 /** Name of the text box of a Free Text page. */

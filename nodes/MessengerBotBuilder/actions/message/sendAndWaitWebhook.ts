@@ -59,7 +59,9 @@ const answerWebhook = (httpMethod: IWebhookDescription['httpMethod']): IWebhookD
 	isFullPath: true,
 });
 
-export const sendAndWaitWebhooks: IWebhookDescription[] = [...ANSWER_METHODS, 'PUT', 'PATCH', 'DELETE'].map((method) => answerWebhook(method as IWebhookDescription['httpMethod']));
+export const sendAndWaitWebhooks: IWebhookDescription[] = [...ANSWER_METHODS, 'PUT', 'PATCH', 'DELETE'].map((method) =>
+	answerWebhook(method as IWebhookDescription['httpMethod']),
+);
 
 /** Answers with a page and resumes nothing. */
 function shown(context: IWebhookFunctions, page: Page): IWebhookResponseData {
@@ -86,18 +88,26 @@ function linkAnswer(question: Question, query: IDataObject): ButtonAnswer | unde
 const answerByButton = (question: Question) => answersByButton(question.responseType);
 
 /** The subject of a page's token: the answer of the link, or the form. */
-const tokenSubject = (question: Question, answer?: ButtonAnswer) => (answerByButton(question) ? `answer:${answer?.label}` : 'form');
+const tokenSubject = (question: Question, answer?: ButtonAnswer) =>
+	answerByButton(question) ? `answer:${answer?.label}` : 'form';
 
 /** The page a GET or HEAD shows (the confirm button, or the form); or shown again, with what was typed kept. */
-function questionPage(question: Question, answer: ButtonAnswer | undefined, body: IDataObject = {}, again?: AskAgain): Page {
+function questionPage(
+	question: Question,
+	answer: ButtonAnswer | undefined,
+	body: IDataObject = {},
+	again?: AskAgain,
+): Page {
 	const token = pageToken(question, tokenSubject(question, answer));
 	if (answerByButton(question)) return confirmPage(question.message, answer!.label, token, again);
-	if (question.responseType === 'freeText') return freeTextPage(question.message, token, typedText(body), undefined, again);
+	if (question.responseType === 'freeText')
+		return freeTextPage(question.message, token, typedText(body), undefined, again);
 	const { entered } = checkForm(question.fields, body, maxAnswerLengthOf(question));
 	return customFormPage(question.message, question.fields, token, entered, new Map(), again);
 }
 
-const typedText = (body: IDataObject) => (typeof body[FREE_TEXT_INPUT] === 'string' ? (body[FREE_TEXT_INPUT] as string).trim() : '');
+const typedText = (body: IDataObject) =>
+	typeof body[FREE_TEXT_INPUT] === 'string' ? (body[FREE_TEXT_INPUT] as string).trim() : '';
 
 interface PostedAnswer {
 	data: IDataObject;
@@ -182,7 +192,9 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 
 	const body = submittedFields(context.getBodyData());
 	const executionId = context.getExecutionId();
-	const token = crossSiteReason(request.headers, question.origin) ? 'forged' : tokenState(executionId, question, tokenSubject(question, answer), body[TOKEN_FIELD]);
+	const token = crossSiteReason(request.headers, question.origin)
+		? 'forged'
+		: tokenState(executionId, question, tokenSubject(question, answer), body[TOKEN_FIELD]);
 	if (token === 'forged') return shown(context, refusedPage());
 	if (body[DECOY_FIELD] !== undefined) {
 		// Only a program presses it: every page of this question shown so far is spent, the question stays open.
@@ -193,8 +205,10 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 		return shown(context, automatedPage());
 	}
 	if (token === 'spent') return shown(context, automatedPage());
-	if (token === 'early') return shown(context, questionPage(question, answer, body, { status: 425, notice: TOO_EARLY_NOTICE }));
-	if (token === 'stale') return shown(context, questionPage(question, answer, body, { status: 409, notice: STALE_NOTICE }));
+	if (token === 'early')
+		return shown(context, questionPage(question, answer, body, { status: 425, notice: TOO_EARLY_NOTICE }));
+	if (token === 'stale')
+		return shown(context, questionPage(question, answer, body, { status: 409, notice: STALE_NOTICE }));
 	const posted = postedAnswer(question, answer, body);
 	if ('html' in posted) return shown(context, posted);
 	const claim = claimAnswer(context.getExecutionId(), question.id, JSON.stringify(posted.data));
@@ -213,7 +227,9 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	});
 	return {
 		webhookResponse: receivedPage(posted.shownAs).html,
-		workflowData: [[{ json: answeredOutput(context, question, posted.data, posted.fieldAnswers), pairedItem: { item: 0 } }]],
+		workflowData: [
+			[{ json: answeredOutput(context, question, posted.data, posted.fieldAnswers), pairedItem: { item: 0 } }],
+		],
 	};
 }
 

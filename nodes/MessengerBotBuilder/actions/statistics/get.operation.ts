@@ -17,7 +17,11 @@ export const get: Operation = {
 		const from = day.call(this, 'from', itemIndex);
 		const to = day.call(this, 'to', itemIndex);
 		if (!from || !to) {
-			throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, from ? 'to' : 'from')}" is empty: give both dates or neither`, { itemIndex });
+			throw new NodeOperationError(
+				this.getNode(),
+				`The field "${fieldLabel.call(this, from ? 'to' : 'from')}" is empty: give both dates or neither`,
+				{ itemIndex },
+			);
 		}
 		return await apiRequest.call(this, { method: 'GET', path: '/stat/get', params: { from, to }, itemIndex });
 	},

@@ -23,7 +23,10 @@ export const addTags = subscriberOperation({
 	],
 	params(itemIndex) {
 		const tags = stringList.call(this, 'tags', itemIndex);
-		if (!tags.length) throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, 'tags')}" is empty`, { itemIndex });
+		if (!tags.length)
+			throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, 'tags')}" is empty`, {
+				itemIndex,
+			});
 		return { tag: tags };
 	},
 });

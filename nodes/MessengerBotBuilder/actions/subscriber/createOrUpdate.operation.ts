@@ -4,9 +4,27 @@ import { locatorValue } from '../common/params';
 import { card, subscriberOperation } from '../common/subscriberOperation';
 
 export const cardFields = [
-	{ displayName: 'Name', name: 'name', type: 'string' as const, default: '', description: 'The name of the subscriber' },
-	{ displayName: 'Nickname', name: 'username', type: 'string' as const, default: '', description: 'The username in the messenger' },
-	{ displayName: 'Note', name: 'note', type: 'string' as const, default: '', description: 'A note about the subscriber, visible to the account' },
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string' as const,
+		default: '',
+		description: 'The name of the subscriber',
+	},
+	{
+		displayName: 'Nickname',
+		name: 'username',
+		type: 'string' as const,
+		default: '',
+		description: 'The username in the messenger',
+	},
+	{
+		displayName: 'Note',
+		name: 'note',
+		type: 'string' as const,
+		default: '',
+		description: 'A note about the subscriber, visible to the account',
+	},
 ];
 
 export const createOrUpdate = subscriberOperation({
@@ -28,7 +46,12 @@ export const createOrUpdate = subscriberOperation({
 		},
 	],
 	params(itemIndex) {
-		const fields = fieldsToChange.call(this, 'additionalFields', itemIndex, cardFields.map((field) => field.name));
+		const fields = fieldsToChange.call(
+			this,
+			'additionalFields',
+			itemIndex,
+			cardFields.map((field) => field.name),
+		);
 		return { ...fields, messenger: locatorValue(fields.messenger) };
 	},
 	output: (answer) => ({ ...card(answer), created: answer.created }),

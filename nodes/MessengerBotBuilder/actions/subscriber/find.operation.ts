@@ -44,9 +44,23 @@ export const find: Operation = {
 	],
 	async execute(itemIndex) {
 		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-		assertAddedFiltersGiven.call(this, options, { botid: 'Bot', tag: 'Tag' }, 'no filter (every subscriber)', itemIndex);
-		const params = { query: text.call(this, 'query', itemIndex, true), botid: locatorValue(options.botid), tag: options.tag };
-		const records = await fetchPages.call(this, { method: 'GET', path: '/subscriber/find', params, itemIndex }, paging.call(this, itemIndex));
+		assertAddedFiltersGiven.call(
+			this,
+			options,
+			{ botid: 'Bot', tag: 'Tag' },
+			'no filter (every subscriber)',
+			itemIndex,
+		);
+		const params = {
+			query: text.call(this, 'query', itemIndex, true),
+			botid: locatorValue(options.botid),
+			tag: options.tag,
+		};
+		const records = await fetchPages.call(
+			this,
+			{ method: 'GET', path: '/subscriber/find', params, itemIndex },
+			paging.call(this, itemIndex),
+		);
 		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.subscriber);
 	},
 };

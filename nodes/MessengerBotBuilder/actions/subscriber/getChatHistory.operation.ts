@@ -12,7 +12,11 @@ export const getChatHistory: Operation = {
 	properties: [botField(), ...clientIdFields(), ...pagingFields, ...outputFields(SIMPLIFIED.chatMessage)],
 	async execute(itemIndex) {
 		const params = subscriberKey.call(this, itemIndex);
-		const records = await fetchPages.call(this, { method: 'GET', path: '/subscriber/chat/get', params, itemIndex }, paging.call(this, itemIndex));
+		const records = await fetchPages.call(
+			this,
+			{ method: 'GET', path: '/subscriber/chat/get', params, itemIndex },
+			paging.call(this, itemIndex),
+		);
 		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.chatMessage);
 	},
 };

@@ -77,7 +77,13 @@ export const getMany: Operation = {
 	],
 	async execute(itemIndex) {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-		const textFilters = { botid: 'Bot', messenger: 'Messenger', tag: 'Tag', from: 'Subscribed From', to: 'Subscribed To' };
+		const textFilters = {
+			botid: 'Bot',
+			messenger: 'Messenger',
+			tag: 'Tag',
+			from: 'Subscribed From',
+			to: 'Subscribed To',
+		};
 		assertAddedFiltersGiven.call(this, filters, textFilters, 'no filter (every subscriber)', itemIndex);
 		const stored = (this.getNode().parameters.filters ?? {}) as IDataObject;
 		for (const [name, label] of Object.entries({ active: 'Active', blocked: 'Blocked', dialog: 'Started a Dialog' })) {
@@ -86,7 +92,12 @@ export const getMany: Operation = {
 			const fromExpression = typeof stored[name] === 'string' && String(stored[name]).startsWith('=');
 			const value = filters[name];
 			if (fromExpression && (value === '' || value === null || value === undefined)) {
-				throw emptyWouldWiden.call(this, label, { all: 'no filter (every subscriber)', instead: 'choose "Any" or remove the filter' }, itemIndex);
+				throw emptyWouldWiden.call(
+					this,
+					label,
+					{ all: 'no filter (every subscriber)', instead: 'choose "Any" or remove the filter' },
+					itemIndex,
+				);
 			}
 			if (value !== '') filters[name] = String(yesNoOption.call(this, value, label, itemIndex));
 		}
@@ -96,8 +107,13 @@ export const getMany: Operation = {
 			messenger: locatorValue(filters.messenger),
 			sort: this.getNodeParameter('sort', itemIndex, 'old'),
 		};
-		for (const bound of ['from', 'to'] as const) params[bound] = dayOf.call(this, filters[bound], textFilters[bound], itemIndex);
-		const records = await fetchPages.call(this, { method: 'GET', path: '/subscriber/list', params, itemIndex }, paging.call(this, itemIndex));
+		for (const bound of ['from', 'to'] as const)
+			params[bound] = dayOf.call(this, filters[bound], textFilters[bound], itemIndex);
+		const records = await fetchPages.call(
+			this,
+			{ method: 'GET', path: '/subscriber/list', params, itemIndex },
+			paging.call(this, itemIndex),
+		);
 		return shapeRecords.call(this, itemIndex, records, SIMPLIFIED.subscriber);
 	},
 };

@@ -24,10 +24,15 @@ export const removeTag = subscriberOperation({
 		const tag = text.call(this, 'tag', itemIndex, true);
 		// The service removes one tag a call: "vip, newsletter" would be looked for as one tag, found nowhere, and nothing removed.
 		if (tag.includes(',')) {
-			throw new NodeOperationError(this.getNode(), `The field "Tag" holds several tags ("${tag}"): Remove Tag removes one`, {
-				itemIndex,
-				description: 'Give one tag per item (split the list into items first, e.g. with Split Out), or use one Remove Tag node per tag.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`The field "Tag" holds several tags ("${tag}"): Remove Tag removes one`,
+				{
+					itemIndex,
+					description:
+						'Give one tag per item (split the list into items first, e.g. with Split Out), or use one Remove Tag node per tag.',
+				},
+			);
 		}
 		return { tag };
 	},

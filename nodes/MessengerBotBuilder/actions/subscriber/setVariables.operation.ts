@@ -22,9 +22,13 @@ export const setVariables = subscriberOperation({
 				{ name: 'One Chain', value: 'one' },
 			],
 			default: 'one',
-			description: 'Which of the subscriber\'s chains get the variables; every chain is an explicit choice',
+			description: "Which of the subscriber's chains get the variables; every chain is an explicit choice",
 		},
-		chainField({ displayName: 'Only Chain', description: 'Write into this chain only', displayOptions: { show: { scope: ['one'] } } }),
+		chainField({
+			displayName: 'Only Chain',
+			description: 'Write into this chain only',
+			displayOptions: { show: { scope: ['one'] } },
+		}),
 	],
 	params(itemIndex) {
 		const data = pairs.call(this, 'variables', itemIndex);
@@ -33,7 +37,13 @@ export const setVariables = subscriberOperation({
 		}
 		if (choice.call(this, 'scope', ['one', 'all'], 'one', itemIndex) === 'all') return { data };
 		const chaincode = text.call(this, 'chainCode', itemIndex);
-		if (!chaincode) throw emptyWouldWiden.call(this, 'Only Chain', { all: 'every chain of the bot', instead: 'choose "Write Into: Every Chain of the Bot"' }, itemIndex);
+		if (!chaincode)
+			throw emptyWouldWiden.call(
+				this,
+				'Only Chain',
+				{ all: 'every chain of the bot', instead: 'choose "Write Into: Every Chain of the Bot"' },
+				itemIndex,
+			);
 		return { data, chaincode };
 	},
 });

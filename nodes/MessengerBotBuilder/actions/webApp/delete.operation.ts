@@ -13,7 +13,13 @@ export const deleteWebApp: Operation = {
 	properties: [{ ...webAppField, description: 'Identifier of the application to delete' }],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'webAppId', itemIndex, true) };
-		const answer = await apiRequest.call(this, { method: 'POST', path: '/webapp/delete', params, itemIndex, fields: { id: fieldLabel.call(this, 'webAppId') } });
+		const answer = await apiRequest.call(this, {
+			method: 'POST',
+			path: '/webapp/delete',
+			params,
+			itemIndex,
+			fields: { id: fieldLabel.call(this, 'webAppId') },
+		});
 		// Version 1 put out the service's answer as it is.
 		return isVersion1(this) ? answer : { deleted: true, id: params.id, result: answer.result };
 	},

@@ -5,7 +5,6 @@ import { guardSecret, revealSecretField } from '../common/secrets';
 import { NodeOperationError } from 'n8n-workflow';
 import { EVENT_KIND_OPTIONS } from '../../../shared/delivery/eventKinds';
 
-
 export const create: Operation = {
 	value: 'create',
 	name: 'Create',
@@ -45,7 +44,10 @@ export const create: Operation = {
 	],
 	async execute(itemIndex) {
 		const events = this.getNodeParameter('events', itemIndex, []) as string[];
-		if (!events.length) throw new NodeOperationError(this.getNode(), 'The field "Events" is empty: choose at least one event', { itemIndex });
+		if (!events.length)
+			throw new NodeOperationError(this.getNode(), 'The field "Events" is empty: choose at least one event', {
+				itemIndex,
+			});
 		const params = {
 			name: text.call(this, 'name', itemIndex, true),
 			url: text.call(this, 'url', itemIndex, true),

@@ -26,8 +26,18 @@ export const deleteWebhook: Operation = {
 	],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'hookId', itemIndex, true) };
-		const answer = (await hookExtension.call(this, PATH, itemIndex, async () =>
-			await apiRequest.call(this, { method: 'POST', path: PATH, params, itemIndex, fields: { id: fieldLabel.call(this, 'hookId') } }),
+		const answer = (await hookExtension.call(
+			this,
+			PATH,
+			itemIndex,
+			async () =>
+				await apiRequest.call(this, {
+					method: 'POST',
+					path: PATH,
+					params,
+					itemIndex,
+					fields: { id: fieldLabel.call(this, 'hookId') },
+				}),
 		)) as IDataObject;
 		// Version 1 put out the service's answer as it is.
 		return isVersion1(this) ? answer : { deleted: true, id: params.id };

@@ -16,7 +16,8 @@ export async function hookExtension(
 		return await call();
 	} catch (error) {
 		// Other failures are NodeApiErrors already: wrapping one hands back the original.
-		if ((error as { httpCode?: string }).httpCode !== '404') throw new NodeApiError(this.getNode(), error as JsonObject);
+		if ((error as { httpCode?: string }).httpCode !== '404')
+			throw new NodeApiError(this.getNode(), error as JsonObject);
 		throw new NodeOperationError(this.getNode(), `This service does not offer ${path}`, {
 			itemIndex,
 			description:

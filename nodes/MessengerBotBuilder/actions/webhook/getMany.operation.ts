@@ -13,12 +13,16 @@ export const getMany: Operation = {
 	description: 'Lists the webhooks of the account, one item each, where the service offers listing',
 	properties: [...pagingFields],
 	async execute(itemIndex) {
-		return await hookExtension.call(this, PATH, itemIndex, async () =>
-			await fetchPages.call(
-				this,
-				{ method: 'POST', path: PATH, readOnly: true, itemIndex },
-				paging.call(this, itemIndex),
-			),
+		return await hookExtension.call(
+			this,
+			PATH,
+			itemIndex,
+			async () =>
+				await fetchPages.call(
+					this,
+					{ method: 'POST', path: PATH, readOnly: true, itemIndex },
+					paging.call(this, itemIndex),
+				),
 		);
 	},
 };
