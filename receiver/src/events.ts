@@ -1,4 +1,5 @@
-export { eventProblem, isEventType, isKnownEventType, KNOWN_EVENT_TYPES } from './core';
+export { EVENT_KINDS, eventProblem, isEventType, isKnownEventType, KNOWN_EVENT_TYPES } from './core';
+export type { EventKind } from './core';
 export type {
 	DeliveryEvent,
 	EventMap,
