@@ -2,7 +2,7 @@
 //   npm run mutation                                        the whole core (1.5 to 2 hours on two cores)
 //   npm run mutation -- --mutate nodes/shared/delivery/jwt.ts   one file
 // Each mutant runs only the tests that cover it (perTest), from the core's in-process tests (jest.mutation.config.js).
-// Surviving mutants that cannot change a verdict are listed in receiver/mutation-equivalents.md.
+// Surviving mutants that cannot change a verdict are listed in notes/mutation-equivalents.md.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
 	mutate: ['nodes/shared/delivery/*.ts', '!nodes/shared/delivery/index.ts'],

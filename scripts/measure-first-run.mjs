@@ -5,11 +5,11 @@
  * fetched, and sqlite3 is built), and times each step on the Node found on PATH (CI's Node 20): Node 24's fetch,
  * `npm run setup` (npm ci), the build, n8n's install, `npm run test:e2e`, `npm test`, `npm run verify:n8n`. It records the machine
  * (cores, memory, load average before and during the run, sampled every 10 s), the longest silence of each step
- * (the README promises a line at least every 30 s) and what `npm run setup` printed, and writes docs/first-run-figures.md
- * and .json in this repository after every step (a run cut short keeps what it measured).
- * The summary in docs/getting-started.md (between the first-run-figures markers) is rendered from the same JSON.
+ * (the README promises a line at least every 30 s) and what `npm run setup` printed, and writes notes/first-run-figures.md
+ * and .json in this repository after every step (a run cut short keeps what it measured). The user docs carry no
+ * measured figures: notes/ is where they are kept.
  * Usage: node scripts/measure-first-run.mjs [--keep]   (--keep: leave the temporary folder for a look)
- *        node scripts/measure-first-run.mjs --render  (only render the Markdown again from docs/first-run-figures.json)
+ *        node scripts/measure-first-run.mjs --render  (only render the Markdown again from notes/first-run-figures.json)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,9 +20,8 @@ import { fileURLToPath } from 'node:url';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = (await import('node:module')).createRequire(import.meta.url);
 const { formatDuration } = require('./lib/longStep.cjs');
-const figuresFile = path.join(repo, 'docs', 'first-run-figures.md');
+const figuresFile = path.join(repo, 'notes', 'first-run-figures.md');
 const figuresJson = figuresFile.replace(/\.md$/, '.json');
-const gettingStarted = path.join(repo, 'docs', 'getting-started.md');
 const STEPS = [
 	['Node 24', 'node', ['scripts/node24.cjs', '--bin-dir']],
 	['npm run setup', 'npm', ['run', 'setup']],
@@ -34,7 +33,7 @@ const STEPS = [
 ];
 const took = (seconds) => formatDuration(seconds * 1000);
 
-/** docs/first-run-figures.md and the summary in docs/getting-started.md, from a run's figures. */
+/** notes/first-run-figures.md, from a run's figures. */
 function render(run) {
 	const { samples = 0, min, max, mean } = run.loadDuring;
 	const total = run.steps.reduce((sum, s) => sum + s.seconds, 0);
@@ -48,7 +47,7 @@ function render(run) {
 	const load = `load average before ${run.loadBefore.join(', ')} (1, 5, 15 min), during the run min ${min}, mean ${mean}, max ${max} (${samples} samples, every 10 s)`;
 	const md = `# First-run figures
 
-Docs: [Front page](../README.md) · [Getting started](getting-started.md) · [Contributing and testing](contributing.md)
+Notes: [all notes](README.md) · user docs: [Getting started](../docs/getting-started.md) · [Contributing and testing](../docs/contributing.md)
 
 Measured by \`npm run measure:first-run\` (\`scripts/measure-first-run.mjs\`), not typed: a new clone of commit
 \`${run.commit}\` in a temporary folder, an empty home directory (npm's cache empty, so Node 24, n8n, sqlite3's build, n8n's
@@ -66,7 +65,7 @@ ${missing.length ? `\nNot reached in this run: ${missing.join(', ')}.\n` : ''}
 *Longest silence* is the longest time the step printed no line. The long steps of the set-up print a progress line
 every 20 s: \`npm run setup\` around \`npm ci\` (which prints nothing in a log until it ends), the build around its \`tsc\` runs.
 ${(run.notes ?? []).map((note) => `\n${note}\n`).join('')}
-${npmCi ? `\n\`npm run setup\` printed ${npmCi.lines} line(s); besides its progress lines${npmCi.output?.length ? ':\n\n\`\`\`\n' + npmCi.output.join('\n') + '\n\`\`\`' : ' nothing.'}\n` : ''}
+${npmCi ? `\n\`npm run setup\` printed ${npmCi.lines} line(s)${npmCi.output?.length ? '; besides its progress lines:\n\n```\n' + npmCi.output.join('\n') + '\n```' : ', its progress lines included.'}\n` : ''}
 Sizes on disk afterwards (\`du -sh\`):
 
 | what | size |
@@ -77,20 +76,6 @@ ${Object.entries(run.sizes)
 	.join('\n')}
 `;
 	writeFileSync(figuresFile, md);
-	const summary = [
-		'<!-- first-run-figures: rendered by scripts/measure-first-run.mjs from docs/first-run-figures.json; do not edit -->',
-		`Measured by \`npm run measure:first-run\` on ${run.date.slice(0, 10)} as a newcomer meets it: a new clone, Node ${run.node}, an`,
-		`empty home directory (every part above downloaded, sqlite3 built), on ${machine}, ${load}. It took:`,
-		run.steps.map((s) => `${s.name} ${took(s.seconds)}`).join(', ') +
-			'.' +
-			(missing.length ? ` The run did not reach ${missing.join(', ')}.` : ''),
-		'Each step, its longest silence and what `npm run setup` printed: [first-run-figures.md](first-run-figures.md).',
-		'<!-- first-run-figures: end -->',
-	].join('\n');
-	const page = readFileSync(gettingStarted, 'utf8');
-	const marked = /<!-- first-run-figures: rendered[\s\S]*?<!-- first-run-figures: end -->/;
-	if (!marked.test(page)) throw new Error(`${gettingStarted} has no first-run-figures markers`);
-	writeFileSync(gettingStarted, page.replace(marked, summary));
 }
 
 if (process.argv.includes('--render')) {
@@ -209,7 +194,8 @@ function write() {
 		'Deno and Bun (~/.cache/messenger-bot-builder-runtimes)': du(cache('messenger-bot-builder-runtimes')),
 		'Node 24 (~/.cache/node24)': du(cache('node24')),
 	};
-	const { samples: _all, ...load } = run.loadDuring;
+	const load = { ...run.loadDuring };
+	delete load.samples; // the raw samples stay out of the JSON: their summary is kept
 	const figures = { ...run, loadDuring: { ...load, samples: samples.length } };
 	writeFileSync(figuresJson, `${JSON.stringify(figures, null, 2)}\n`);
 	render(figures);

@@ -39,7 +39,7 @@ import {
 } from './coreFixtures';
 
 /**
- * Behaviours of the verification core that mutation testing (`npm run mutation`, receiver/docs/testing.md "Mutation testing")
+ * Behaviours of the verification core that mutation testing (`npm run mutation`, notes/mutation-testing.md)
  * found untested: each test fails when one of the core's mutants is applied. Everything is computed here with
  * node:crypto (HMAC, Ed25519, ECDSA, SHA-256) and compared with exact values; the core runs on its real platforms
  * (node:crypto, Web Crypto).
