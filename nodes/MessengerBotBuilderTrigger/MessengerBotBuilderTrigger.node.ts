@@ -23,11 +23,10 @@ export class MessengerBotBuilderTrigger implements INodeType {
 			dark: 'file:../MessengerBotBuilder/messengerBotBuilder.dark.svg',
 		},
 		group: ['trigger'],
-		// 1.1 behaves as 1. It exists because n8n 2.41.1 evaluates an expression for every webhook call of a start node
-		// at version 1 exactly (webhook-helpers.js parseRequestBody reads the Webhook node v1's `options.binaryData`),
-		// which builds an expression isolate per delivery: most of a webhook process's time per delivery (bench:topology).
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// Not 1: n8n 2.41.1 evaluates an expression for every webhook call of a start node at version 1 exactly
+		// (webhook-helpers.js parseRequestBody reads the Webhook node v1's `options.binaryData`), which builds an
+		// expression isolate per delivery and makes it most of a webhook process's time per delivery.
+		version: 1.1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		// n8n's node creator shows the action node and this trigger as one entry with the TRIGGER's
 		// description above the actions and the triggers, so the text speaks for both nodes.
