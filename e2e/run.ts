@@ -27,8 +27,7 @@ const built = args.includes('--built');
 installN8n();
 if (built) console.log('e2e: using the build npm test just made (--built)');
 else {
-	mustRun('npm', ['run', 'build:sandbox', '--silent']);
-	mustRun('npm', ['run', 'build:nodes', '--silent']);
+	mustRun('npm', ['run', 'build', '--silent']);
 }
 
 const packDir = path.join(outDir, 'pack');

@@ -49,8 +49,8 @@ function filesUnder(dir: string): string[] {
 }
 
 const started = Date.now();
-const build = run('npm', ['run', 'build:nodes', '--silent'], repoRoot);
-if (build.status !== 0) throw new Error(`npm run build:nodes failed:\n${build.output}`);
+const build = run('npm', ['run', 'build', '--silent'], repoRoot);
+if (build.status !== 0) throw new Error(`npm run build failed:\n${build.output}`);
 const tools = installN8nTools();
 const tarball = buildPackageTarball();
 symlinkSync(tools, path.join(stageDir, 'node_modules'), 'dir');

@@ -26,9 +26,8 @@ const lazyIsolates = args.includes('--lazy-isolates');
 // --cpu-prof DIR: every n8n process writes a V8 CPU profile into DIR when it stops (to see where a webhook call goes).
 const profileDir = flag('--cpu-prof');
 installN8n();
-for (const script of ['build:sandbox', 'build:nodes']) {
-	if (spawnSync('npm', ['run', script, '--silent'], { cwd: repoRoot, stdio: 'inherit' }).status !== 0)
-		throw new Error(`npm run ${script} failed`);
+if (spawnSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inherit' }).status !== 0) {
+	throw new Error('npm run build failed');
 }
 process.env.E2E_PACKAGE_TARBALL ??= packPackage(path.join(outDir, 'pack'));
 

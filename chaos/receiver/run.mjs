@@ -161,7 +161,7 @@ async function request(what, url, init = {}, beforeRetry = async () => undefined
 
 const sandboxEntry = join(root, 'sandbox/dist/index.js');
 if (!existsSync(sandboxEntry) || !existsSync(join(root, 'receiver/dist/receiver/src/index.js'))) {
-	console.error('Build first: npm run build:sandbox');
+	console.error('Build first: npm run build');
 	process.exit(2);
 }
 const { startSandbox } = await import(sandboxEntry);

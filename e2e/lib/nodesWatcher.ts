@@ -11,7 +11,7 @@ const tscBin = createRequire(path.join(repoRoot, 'package.json')).resolve('types
 const watchReport = /Found (\d+) errors?\. Watching for file changes\./;
 
 export function watchNodes(onRebuilt: () => Promise<void>, onError: (message: string) => void): ChildProcess {
-	const tsc = spawn(process.execPath, [tscBin, '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'], {
+	const tsc = spawn(process.execPath, [tscBin, '-p', 'tsconfig.nodes.json', '--watch', '--preserveWatchOutput'], {
 		cwd: repoRoot,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

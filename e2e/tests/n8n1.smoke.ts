@@ -46,8 +46,7 @@ before(
 	async () => {
 		const started = Date.now();
 		installN8n({ host });
-		mustRun('npm', ['run', 'build:sandbox', '--silent']);
-		mustRun('npm', ['run', 'build:nodes', '--silent']);
+		mustRun('npm', ['run', 'build', '--silent']);
 		const dir = path.join(outDir, 'n8n1');
 		rmSync(dir, { recursive: true, force: true });
 		mkdirSync(dir, { recursive: true });

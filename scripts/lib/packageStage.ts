@@ -51,12 +51,12 @@ export function publishedPackageJson(root: RootPackage = readRootPackage()): Rec
 	return { ...published, engines: PUBLISHED_ENGINES, files: ['dist', 'CHANGELOG.md'] };
 }
 
-/** Fills the stage from the built repository (`npm run build:nodes` first); returns its folder. */
+/** Fills the stage from the built repository (`npm run build` first); returns its folder. */
 export function stagePackage(): string {
 	const root = readRootPackage();
 	const missing = [...root.n8n.nodes, ...root.n8n.credentials].filter((file) => !existsSync(path.join(repoRoot, file)));
 	if (missing.length)
-		throw new Error(`the package is not built (missing ${missing.join(', ')}): run \`npm run build:nodes\``);
+		throw new Error(`the package is not built (missing ${missing.join(', ')}): run \`npm run build\``);
 	rmSync(stageDir, { recursive: true, force: true });
 	mkdirSync(stageDir, { recursive: true });
 	const copy = (from: string, to = from) =>
