@@ -25,18 +25,16 @@ const common = {
 };
 
 module.exports = {
-	// A bound against hangs, not a speed check: on a busy two-core machine (CI runs wherever a session stops) a test that
-	// starts tools like tsc, Redocly or a second sandbox takes well over jest's default 5 s, or a 30 s bound.
+	// A bound against hangs, not a speed check: on a busy two-core machine (CI may run on one) a test that starts tools
+	// like tsc, Redocly or a second sandbox takes well over jest's default 5 s.
 	testTimeout: 120000,
 	// Two workers, also on two cores (jest's default there is one, in band): most files spend much of their time waiting
-	// on processes they start (sandboxes, Redis, tsc, generators), so two at once take about three quarters of the
-	// time: 1,334 s in band, then 991 s with two workers, on this machine busy with other work (load 6 to 12) both times.
+	// on processes they start (sandboxes, Redis, tsc, generators), so two at once finish sooner.
 	maxWorkers: 2,
-	// A worker that has grown past this after a file is replaced by a fresh one. Every file loads n8n-core anew, so a
-	// worker ended the run at 1.2 to 1.6 GB, and the operating system took 0.2 s (idle) to 0.57 s (loaded) to tear it
-	// down after its last file; jest allows 0.5 s, then kills it and prints "A worker process has failed to exit
-	// gracefully", with nothing left open (28 Nov: each worker's pending handles listed when jest ended it). With this
-	// bound the workers ended at 0.2 to 0.5 GB and exited within 0.1 s on the same loaded machine, and the run took no longer.
+	// A worker that has grown past this after a file is replaced by a fresh one. Every file loads n8n-core anew, so an
+	// unbounded worker grows large, and on a loaded machine the operating system can take longer to tear it down than
+	// the half second jest allows; jest then kills it and prints "A worker process has failed to exit gracefully" with
+	// nothing left open. Smaller workers exit at once.
 	workerIdleMemoryLimit: '600MB',
 	// Run in band (`--runInBand`, or one core), jest keeps all the files inside its own process: a handle that a failed
 	// test leaves open (a Redis connection that keeps reconnecting) would keep the run from ever ending, and CI would time out instead of
