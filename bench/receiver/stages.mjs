@@ -27,12 +27,12 @@ const [
 	{ nodeCrypto },
 ] = await Promise.all([
 	load('receiver/src/body.js'),
-	load('receiver/src/headers.js'),
+	load('nodes/shared/delivery/headers.js'),
 	load('receiver/src/node.js'),
 	load('receiver/src/options.js'),
 	load('receiver/src/verify.js'),
 	load('receiver/src/listeners.js'),
-	load('receiver/src/core.js'),
+	load('nodes/shared/delivery/index.js'),
 	load('nodes/shared/delivery/nodeCrypto.js'),
 ]);
 const { eventProblem, strictUtf8 } = core;

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { DeliveryError } from './errors';
-import type { HeaderReader } from './headers';
+import { DeliveryError, type HeaderReader } from '../../nodes/shared/delivery';
 import { HeldList, type HeldLinks } from './heldList';
 
 /** How long a body may take to arrive by default: the sender gives up after 10 s anyway. */

@@ -1,5 +1,5 @@
 import { createHmac, hash, type KeyObject } from 'node:crypto';
-import { standardWebhooksContent } from './core';
+import { standardWebhooksContent } from '../../nodes/shared/delivery';
 
 /** base64url(SHA-256(raw body bytes)): the `body_sha256` claim of the delivery JWT (signing side). */
 export function bodySha256(body: string | Uint8Array): string {

@@ -36,10 +36,32 @@ export { verifyDelivery, createVerifier } from './verify';
 export type { RawBody, VerifiedDelivery, DeliveryVerifier } from './verify';
 export type { VerifyOptions, DeliveryAlgorithm, SignatureScheme, Clock } from './options';
 export { DEFAULT_TOLERANCE_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_CLOCK_SKEW_SECONDS } from './options';
-export { DeliveryError, isDeliveryError, DELIVERY_ERROR_CODES, DELIVERY_ERROR_STATUS } from './errors';
-export type { DeliveryErrorCode } from './errors';
-export * from './events';
-export type { HeaderSource } from './headers';
+export {
+	DeliveryError,
+	isDeliveryError,
+	DELIVERY_ERROR_CODES,
+	DELIVERY_ERROR_STATUS,
+	EVENT_KINDS,
+	eventProblem,
+	isEventType,
+	isKnownEventType,
+	KNOWN_EVENT_TYPES,
+} from '../../nodes/shared/delivery';
+export type {
+	DeliveryErrorCode,
+	DeliveryEvent,
+	EventKind,
+	EventMap,
+	HeaderSource,
+	KnownDeliveryEvent,
+	KnownEventType,
+	Payment,
+	PaymentSuccessEvent,
+	SubscriberCard,
+	SubscriberNewEvent,
+	SubscriberStageEvent,
+	UnknownDeliveryEvent,
+} from '../../nodes/shared/delivery';
 export { captureRawBody } from './node';
 export type { NodeRequest, NodeRequestHandler } from './node';
 export { memoryDedupeStore } from './dedupe/memory';

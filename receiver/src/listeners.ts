@@ -1,7 +1,11 @@
-import { UnverifiedHintGate } from './core';
+import {
+	UnverifiedHintGate,
+	type DeliveryError,
+	type DeliveryEvent,
+	type EventMap,
+	type KnownEventType,
+} from '../../nodes/shared/delivery';
 import { refusalLine } from './refusalLog';
-import type { DeliveryError } from './errors';
-import type { DeliveryEvent, EventMap, KnownEventType } from './events';
 import type { SignatureScheme } from './options';
 
 /** What a listener learns besides the event. */

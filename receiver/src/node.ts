@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { UNVERIFIED_HINT_PREFIX } from './core';
-import { DeliveryError } from './errors';
+import { DeliveryError, UNVERIFIED_HINT_PREFIX } from '../../nodes/shared/delivery';
 
 /** A Node request as Express (4 or 5), Connect or plain `node:http` hand it over. */
 export type NodeRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; _body?: boolean };

@@ -17,7 +17,7 @@ import {
 	type PreparedVerifier,
 	type PublicJwk,
 	type SignatureScheme,
-} from './core';
+} from '../../nodes/shared/delivery';
 
 export {
 	ASYMMETRIC_ALGORITHMS,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Job, JobsOptions, Queue, Worker } from 'bullmq';
-import type { DeliveryEvent, EventMap, KnownEventType } from './events';
+import type { DeliveryEvent, EventMap, KnownEventType } from '../../nodes/shared/delivery';
 import {
 	LeaseLostError,
 	Listeners,

@@ -5,9 +5,16 @@ import { DEFAULT_LEASE_MS, isDedupeStore, type BeginOutcome, type DedupeStore } 
 import { HeldList, type HeldLinks } from './heldList';
 import { LeaseLostError, Listeners, RunContext, type ErrorHandler, type EventHandler } from './listeners';
 import type { DeliveryQueue } from './queue';
-import { DeliveryError } from './errors';
-import type { DeliveryEvent, EventMap, KnownEventType } from './events';
-import { readHeaders, readNodeHeaders, type HeaderReader, type HeaderSource } from './headers';
+import {
+	DeliveryError,
+	readHeaders,
+	readNodeHeaders,
+	type DeliveryEvent,
+	type EventMap,
+	type HeaderReader,
+	type HeaderSource,
+	type KnownEventType,
+} from '../../nodes/shared/delivery';
 import { signedEventIdOf } from './refusalLog';
 import {
 	explainReserializedFailure,

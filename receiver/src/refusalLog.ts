@@ -4,7 +4,7 @@ import {
 	type DeliveryError,
 	type DeliveryErrorCode,
 	type HeaderReader,
-} from './core';
+} from '../../nodes/shared/delivery';
 
 /**
  * The refusals whose diagnostic comes after a signature that matched, by where their signed event id is: the JWT's

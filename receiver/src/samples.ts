@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliveryEvent, EventMap, KnownEventType } from './events';
-import { isKnownEventType } from './events';
+import { isKnownEventType, type DeliveryEvent, type EventMap, type KnownEventType } from '../../nodes/shared/delivery';
 
 export interface SampleEventOptions {
 	id?: string;

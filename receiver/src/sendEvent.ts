@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isKnownEventType, KNOWN_EVENT_TYPES } from './events';
+import { isKnownEventType, KNOWN_EVENT_TYPES } from '../../nodes/shared/delivery';
 import { sampleEvent } from './samples';
 import { decodeHookSecret, generateHookSecret } from './secret';
 import { signDelivery } from './sign';

@@ -8,7 +8,7 @@ import {
 	webcrypto,
 } from 'node:crypto';
 import { bodySha256, standardWebhooksMac } from './digest';
-import { HOOK_PUBLIC_KEY_PREFIX, standardWebhooksContent } from './core';
+import { HOOK_PUBLIC_KEY_PREFIX, standardWebhooksContent } from '../../nodes/shared/delivery';
 import { decodeHookSecret } from './secret';
 
 export { generateHookSecret } from './secret';

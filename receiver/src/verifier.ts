@@ -1,4 +1,10 @@
-import { readHeaders, verifyDeliveryWith, type HeaderSource, type PlatformCrypto, type VerifiedDelivery } from './core';
+import {
+	readHeaders,
+	verifyDeliveryWith,
+	type HeaderSource,
+	type PlatformCrypto,
+	type VerifiedDelivery,
+} from '../../nodes/shared/delivery';
 import { resolveClock, resolveVerifyOptions, type Clock, type VerifyOptions } from './options';
 
 /** The raw request body exactly as received. */

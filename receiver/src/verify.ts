@@ -4,9 +4,9 @@ import {
 	type HeaderSource,
 	type MaybePromise,
 	type VerifiedDelivery,
-} from './core';
+	type DeliveryEvent,
+} from '../../nodes/shared/delivery';
 import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
-import type { DeliveryEvent } from './events';
 import type { ResolvedVerifyOptions, VerifyOptions } from './options';
 import { createVerifierOn, toBytes, type DeliveryVerifier, type RawBody } from './verifier';
 

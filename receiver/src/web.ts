@@ -5,15 +5,22 @@
  * `import { createWebHandler } from '@messenger-bot-builder/receiver/web'`
  */
 import { checkRequestLine, DEFAULT_BODY_TIMEOUT_MS, readWebStream } from './body';
-import { DeliveryError, readHeaders, type DeliveryEvent, type VerifiedDelivery } from './core';
+import { DeliveryError, readHeaders, type DeliveryEvent, type VerifiedDelivery } from '../../nodes/shared/delivery';
 import { webCrypto } from './webCrypto';
 import { positiveNumber, type VerifyOptions } from './options';
 import { refusalLine, signedEventIdOf } from './refusalLog';
 import { createVerifierOn, type DeliveryVerifier } from './verifier';
 
-export { DeliveryError, DELIVERY_ERROR_CODES, DELIVERY_ERROR_STATUS, isDeliveryError } from './core';
-export type { DeliveryErrorCode } from './core';
-export { isEventType, isKnownEventType, KNOWN_EVENT_TYPES } from './core';
+export {
+	DeliveryError,
+	DELIVERY_ERROR_CODES,
+	DELIVERY_ERROR_STATUS,
+	isDeliveryError,
+	isEventType,
+	isKnownEventType,
+	KNOWN_EVENT_TYPES,
+} from '../../nodes/shared/delivery';
+export type { DeliveryErrorCode } from '../../nodes/shared/delivery';
 export type { DeliveryEvent, VerifiedDelivery, DeliveryVerifier, VerifyOptions };
 
 /** A verifier whose cryptography is Web Crypto's (`crypto.subtle`). */

@@ -7,7 +7,7 @@ import {
 	type MessagePart,
 	type PlatformCrypto,
 	type PublicKeyAlgorithm,
-} from './core';
+} from '../../nodes/shared/delivery';
 
 /**
  * The core's cryptography on Web Crypto (`crypto.subtle`) alone: for runtimes without `node:crypto` (workerd /
