@@ -1,4 +1,5 @@
-import type { EventListener, EventSink, EventType } from './api/endpoint';
+import type { EventKind } from '@messenger-bot-builder/receiver';
+import type { EventListener, EventSink } from './api/endpoint';
 
 /** Fans domain events out to listeners; a failing listener does not stop the others or the request. */
 export class EventBus implements EventSink {
@@ -8,7 +9,7 @@ export class EventBus implements EventSink {
 		this.listeners.push(listener);
 	}
 
-	emit(type: EventType, data: Record<string, unknown>): void {
+	emit(type: EventKind, data: Record<string, unknown>): void {
 		for (const listener of this.listeners) {
 			try {
 				listener(type, data);

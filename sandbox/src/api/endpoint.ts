@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { EventKind } from '@messenger-bot-builder/receiver';
 import type { Router } from 'express';
 import type { Clock } from '../clock';
 import type { ResolvedOptions } from '../config';
@@ -6,14 +7,11 @@ import type { Store } from '../store';
 import type { Params } from '../http/params';
 import type { ApiKey } from '../domain/keys';
 
-/** Event kinds the service delivers to hooks. */
-export type EventType = 'subscriber.new' | 'subscriber.stage' | 'payment.success';
-
-export type EventListener = (type: EventType, data: Record<string, unknown>) => void;
+export type EventListener = (type: EventKind, data: Record<string, unknown>) => void;
 
 /** Where domain changes announce events; the hook dispatcher listens and delivers them. */
 export interface EventSink {
-	emit(type: EventType, data: Record<string, unknown>): void;
+	emit(type: EventKind, data: Record<string, unknown>): void;
 	listen(listener: EventListener): void;
 }
 

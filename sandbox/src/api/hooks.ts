@@ -1,5 +1,5 @@
-import { generateHookSecret } from '@messenger-bot-builder/receiver';
-import type { EventType, SandboxContext, SandboxModule } from './endpoint';
+import { generateHookSecret, type EventKind } from '@messenger-bot-builder/receiver';
+import type { SandboxContext, SandboxModule } from './endpoint';
 import { cancelHookDeliveries, deliveriesState, deliveryStats, deliveryView } from '../delivery/deliveries';
 import { DeliveryDispatcher } from '../delivery/dispatcher';
 import {
@@ -30,8 +30,8 @@ function readHookUrl(params: Params): string {
 	return params.requiredString('url');
 }
 
-function readEventTypes(params: Params): EventType[] {
-	return [...new Set(params.requiredStringList('events'))] as EventType[];
+function readEventKinds(params: Params): EventKind[] {
+	return [...new Set(params.requiredStringList('events'))] as EventKind[];
 }
 
 function visibleHook(params: Params, hooks: Hook[], keyBots: string[]): Hook {
@@ -54,7 +54,7 @@ export const hooksModule: SandboxModule = {
 			handle: ({ store, clock, params, key, options }) => {
 				const name = params.requiredString('name');
 				const url = readHookUrl(params);
-				const events = readEventTypes(params);
+				const events = readEventKinds(params);
 				const hook: Hook = {
 					id: newHookId(),
 					name,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EventType } from '../api/endpoint';
+import type { EventKind } from '@messenger-bot-builder/receiver';
 import type { Store } from '../store';
 
 /** One HTTP attempt of a delivery. Times are wall-clock (retries run in real time). */
@@ -26,7 +26,7 @@ export interface Delivery {
 	id: string;
 	hookId: string;
 	eventId: string;
-	type: EventType;
+	type: EventKind;
 	/** Business time the event happened (the envelope's `created`). */
 	created: string;
 	/** The exact raw body every attempt sends. */

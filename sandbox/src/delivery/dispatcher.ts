@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AsymmetricJwtKey } from '@messenger-bot-builder/receiver';
-import type { EventType, SandboxContext } from '../api/endpoint';
+import type { AsymmetricJwtKey, EventKind } from '@messenger-bot-builder/receiver';
+import type { SandboxContext } from '../api/endpoint';
 import { findHook, hooksFor, type Hook } from '../domain/hooks';
 import { ApiError, notFound } from '../http/errors';
 import { baseHeaders, sendAttempt, type AttemptOutcome } from './attempt';
@@ -43,7 +43,7 @@ export class DeliveryDispatcher {
 	}
 
 	/** Queues the event for every enabled hook subscribed to it. */
-	publish(type: EventType, data: Record<string, unknown>): void {
+	publish(type: EventKind, data: Record<string, unknown>): void {
 		if (this.stopping.signal.aborted) return;
 		const { store, clock } = this.context;
 		const created = clock.iso();

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { EventType } from '../api/endpoint';
+import type { EventKind } from '@messenger-bot-builder/receiver';
 
 /** The body of a delivery, as the receiver sees it. */
 export interface EventEnvelope {
 	/** `evt_...`: the same for every attempt of one hook's delivery; receivers dedupe on it. */
 	id: string;
-	type: EventType;
+	type: EventKind;
 	created: string;
 	/** Id of the hook the delivery is for. */
 	hook: string;

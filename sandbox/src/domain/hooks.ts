@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { EventType } from '../api/endpoint';
+import type { EventKind } from '@messenger-bot-builder/receiver';
 import type { Store } from '../store';
 import { withinBots } from './keys';
-
-/** Event kinds a hook may subscribe to. */
-export const EVENT_TYPES: readonly EventType[] = ['subscriber.new', 'subscriber.stage', 'payment.success'];
 
 /** An event subscription. `secret` signs its deliveries and is shown only by /hook/create. */
 export interface Hook {
 	id: string;
 	name: string;
 	url: string;
-	events: EventType[];
+	events: EventKind[];
 	created: string;
 	secret: string;
 	/** Bots of the key that created the hook: it only receives their events. Empty means all bots. */
@@ -51,7 +48,7 @@ export function botOfEvent(data: Record<string, unknown>): string | undefined {
 }
 
 /** Enabled hooks that want this event: subscribed to its kind and allowed to see its bot. */
-export function hooksFor(store: Store, type: EventType, data: Record<string, unknown>): Hook[] {
+export function hooksFor(store: Store, type: EventKind, data: Record<string, unknown>): Hook[] {
 	const botid = botOfEvent(data);
 	return hooksState(store).hooks.filter(
 		(hook) =>

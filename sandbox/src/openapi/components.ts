@@ -1,3 +1,4 @@
+import { EVENT_KINDS } from '@messenger-bot-builder/receiver';
 import {
 	anyObject,
 	arrayOf,
@@ -18,7 +19,8 @@ import {
 	type Schema,
 } from './schema';
 
-const EVENT_KINDS = ['subscriber.new', 'subscriber.stage', 'payment.success'];
+/** The documented event kinds' values, as the hook and delivery schemas enumerate them. */
+export const EVENT_KIND_VALUES = EVENT_KINDS.map((kind) => kind.value);
 
 export const apiKeyProperties: Record<string, Schema> = {
 	id: str,
@@ -34,7 +36,7 @@ export const hookProperties: Record<string, Schema> = {
 	id: str,
 	name: str,
 	url: str,
-	events: arrayOf({ enum: EVENT_KINDS }),
+	events: arrayOf({ enum: EVENT_KIND_VALUES }),
 	created: isoTime,
 };
 const numberOrString = oneOf(num, str);
@@ -216,7 +218,7 @@ export const componentSchemas: Record<string, Schema> = {
 		{
 			...deliveryProperties,
 			attempts: arrayOf(ref('SandboxDeliveryAttempt')),
-			type: { enum: EVENT_KINDS },
+			type: { enum: EVENT_KIND_VALUES },
 			created: describe(isoTime, 'Business time the event happened.'),
 			body: describe(str, 'The exact raw body every attempt sends.'),
 		},

@@ -1,8 +1,7 @@
 import { ITEM_FIELD_KINDS } from '../domain/catalog';
-import { EVENT_TYPES } from '../domain/hooks';
 import { ALL_SCOPES } from '../domain/keys';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
-import { apiKeyProperties, hookProperties } from './components';
+import { apiKeyProperties, EVENT_KIND_VALUES, hookProperties } from './components';
 import { LIMITS } from './limits';
 import {
 	CELL,
@@ -998,11 +997,11 @@ export const endpointContracts: Record<string, EndpointContract> = {
 			),
 			events: required(
 				oneOrMany(
-					{ type: 'string', enum: [...EVENT_TYPES] },
-					`must be an event kind or a non-empty array of them (${EVENT_TYPES.join(', ')})`,
+					{ type: 'string', enum: EVENT_KIND_VALUES },
+					`must be an event kind or a non-empty array of them (${EVENT_KIND_VALUES.join(', ')})`,
 				),
 				'Event kinds.',
-				`The sandbox takes only the ${EVENT_TYPES.length} kinds the documentation names; it says the full list of kinds is not shown, so the service may take others.`,
+				`The sandbox takes only the ${EVENT_KIND_VALUES.length} kinds the documentation names; it says the full list of kinds is not shown, so the service may take others.`,
 			),
 		},
 		answer: sandbox(
