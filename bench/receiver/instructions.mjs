@@ -1,6 +1,6 @@
 // Instructions per delivery of each benchmark target, counted by valgrind (callgrind): a figure that repeats whatever
-// else the machine is doing, unlike deliveries/s and CPU time on a shared virtual machine. The receiver's goals are
-// stated in it (issue 32). Counts user-space instructions of the target's main thread (JIT code included), and of all
+// else the machine is doing, unlike deliveries/s and CPU time on a shared virtual machine, so the receiver's cost goals
+// (GOALS below) are stated in it. Counts user-space instructions of the target's main thread (JIT code included), and of all
 // its threads beside it (see below: V8's compilers); the kernel's share (the socket read and write, the same in every
 // scenario) is not counted.
 //
@@ -23,18 +23,17 @@
 // - The server has no keep-alive, headers or request timeout and the client waits up to 10 minutes for an answer: a
 //   slow run loses no connection. Every answer is counted by status: a single non-2xx answer, error or timeout in a
 //   window invalidates the run, and the target must have seen and handled exactly the measured deliveries.
-// - Only the measured window is counted: valgrind starts with instrumentation off (--instr-atstart=no; the warm-up
-//   also runs about 10 times faster that way), then `callgrind_control --instr=on`, the measured deliveries,
-//   `callgrind_control --dump`. A full GC is forced during the warm-up (node --expose-gc), INSTRUCTIONS_REWARM
-//   deliveries before its end, not just before the window: V8's forced collection throws optimized code away (maps
-//   and field types it depended on change), and the next ~1 000 deliveries recompiled some 80 functions of Node's
-//   HTTP server and of the receiver, counted in the window (30-34 % of it, in V8's compiler threads).
+// - Only the measured window is counted: valgrind starts with instrumentation off (--instr-atstart=no, which also makes
+//   the warm-up much faster), then `callgrind_control --instr=on`, the measured deliveries, `callgrind_control --dump`.
+//   A full GC is forced during the warm-up (node --expose-gc), INSTRUCTIONS_REWARM deliveries before its end, not just
+//   before the window: V8's forced collection throws optimized code away (maps and field types it depended on change),
+//   and the deliveries after it recompile functions of Node's HTTP server and of the receiver, which would otherwise
+//   be counted in the window.
 // - The figure judged is the main thread's: the instructions of V8's background threads (Node's platform workers:
 //   with one GC thread, its concurrent compilers) are read from callgrind's inclusive costs and left out, and printed
 //   as a share beside the all-threads count. How much compiling falls into a window depends on when V8 decides to
-//   tier functions up, not on what a delivery costs: the same build counted 123k, 112k and 136k per delivery of all
-//   threads (hmac-floor) with the GC at three places, and 0.3-14.5 % of it in the compilers; on the main thread the
-//   gap between two scenarios stayed within 3k.
+//   tier functions up, not on what a delivery costs, and it moves the all-threads count far more than the main
+//   thread's.
 // - V8 works by the clock as little as possible: one GC thread (--single-threaded-gc: no concurrent marking or
 //   sweeping racing the window) and a fixed heap-growing schedule without the memory reducer
 //   (--predictable-gc-schedule). The code measured is V8's optimized code as in production: compilation stays on.
@@ -71,7 +70,7 @@ const SHORT_SCENARIOS = ['hmac-floor', 'receiver-standard-webhooks'];
 /** Two counts of one scenario further apart than this (relative to their mean) are not a measurement. */
 export const MAX_DISAGREEMENT = 0.02;
 
-/** The goals of issue 32. */
+/** The receiver's cost goals, each against a reference measured in the same run. */
 export const GOALS = [
 	{ scenario: 'receiver-standard-webhooks', reference: 'octokit', atMostTimes: 1.0 },
 	{ scenario: 'standard-webhooks-no-dedupe', reference: 'hmac-floor', atMostPlus: 30_000 },
@@ -88,10 +87,10 @@ const scenarios = args.includes('--stages-only') ? [] : named.length ? named : s
 for (const scenario of scenarios)
 	if (!SIGNING[scenario]) throw new Error(`unknown scenario "${scenario}" (use ${Object.keys(SIGNING).join(', ')})`);
 const measured = Number(process.env.INSTRUCTIONS_DELIVERIES ?? (short ? 500 : 3000));
-// V8 still optimizes the receiver's functions (and Node's own) after thousands of deliveries: with 1 500 warm-up
-// deliveries a third of the measured window was its compiler threads' work (hmac-floor 339k per delivery, 209k after
-// 8 000), and functions called once per delivery (the HMAC adapter, the signature list) reached TurboFan only after
-// 6 000-8 000 (node --trace-opt). 12 000 warm-up deliveries, sent in parts that each fit the window limit.
+// V8 still optimizes the receiver's functions (and Node's own) after thousands of deliveries: with a short warm-up much
+// of the measured window is its compiler threads' work, and functions called once per delivery (the HMAC adapter, the
+// signature list) reach TurboFan late (node --trace-opt). Hence a long warm-up, sent in parts that each fit the
+// window limit.
 const warmup = Number(process.env.INSTRUCTIONS_WARMUP ?? (short ? 1500 : 30_000));
 /** Warm-up deliveries per part: each part is one window of `send`, held to the window limit. */
 const WARMUP_PART = 4000;
