@@ -30,7 +30,7 @@ const [
 	load('nodes/shared/delivery/headers.js'),
 	load('receiver/src/node.js'),
 	load('receiver/src/options.js'),
-	load('receiver/src/verify.js'),
+	load('receiver/src/nodeVerifier.js'),
 	load('receiver/src/listeners.js'),
 	load('nodes/shared/delivery/index.js'),
 	load('nodes/shared/delivery/nodeCrypto.js'),

@@ -32,8 +32,8 @@ export type {
 } from './queue';
 export { DEFAULT_COMMAND_TIMEOUT_MS } from './redisConnection';
 export type { RedisCommandClient } from './redisConnection';
-export { verifyDelivery, createVerifier } from './verify';
-export type { RawBody, VerifiedDelivery, DeliveryVerifier } from './verify';
+export { verifyDelivery, createVerifier } from './nodeVerifier';
+export type { RawBody, VerifiedDelivery, DeliveryVerifier } from './nodeVerifier';
 export type { VerifyOptions, DeliveryAlgorithm, SignatureScheme, Clock } from './options';
 export { DEFAULT_TOLERANCE_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_CLOCK_SKEW_SECONDS } from './options';
 export {

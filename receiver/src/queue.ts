@@ -18,7 +18,7 @@ import {
 	type EndingRedis,
 	type RedisCommandClient,
 } from './redisConnection';
-import type { VerifiedDelivery } from './verify';
+import type { VerifiedDelivery } from './nodeVerifier';
 
 /** Where the queue lives. Keep `prefix` apart from other BullMQ users of the same Redis (n8n uses `bull`). */
 export interface QueueLocation {

@@ -25,7 +25,7 @@ import {
 } from './node';
 import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import { positiveNumber, resolveVerifyOptions, type ResolvedVerifyOptions, type VerifyOptions } from './options';
-import { verifyDeliveryNow, type MaybePromise, type RawBody, type VerifiedDelivery } from './verify';
+import { verifyDeliveryNow, type MaybePromise, type RawBody, type VerifiedDelivery } from './nodeVerifier';
 
 export type AcknowledgeMode = 'onReceipt' | 'afterListeners' | 'queue';
 

@@ -9,7 +9,7 @@ import { DeliveryError, readHeaders, type DeliveryEvent, type VerifiedDelivery }
 import { webCrypto } from './webCrypto';
 import { positiveNumber, type VerifyOptions } from './options';
 import { refusalLine, signedEventIdOf } from './refusalLog';
-import { createVerifierOn, type DeliveryVerifier } from './verifier';
+import { createVerifierOn, type DeliveryVerifier } from './deliveryVerifier';
 
 export {
 	DeliveryError,

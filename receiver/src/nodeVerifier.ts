@@ -1,3 +1,7 @@
+/**
+ * Verification on `node:crypto`: the public `createVerifier` and `verifyDelivery` (which keeps a verifier per options
+ * object), and the synchronous path the Receiver takes with the options it prepared once.
+ */
 import {
 	verifyDeliveryWith,
 	type HeaderReader,
@@ -8,7 +12,7 @@ import {
 } from '../../nodes/shared/delivery';
 import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import type { ResolvedVerifyOptions, VerifyOptions } from './options';
-import { createVerifierOn, toBytes, type DeliveryVerifier, type RawBody } from './verifier';
+import { createVerifierOn, toBytes, type DeliveryVerifier, type RawBody } from './deliveryVerifier';
 
 export type { DeliveryVerifier, MaybePromise, RawBody, VerifiedDelivery };
 

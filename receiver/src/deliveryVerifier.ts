@@ -1,3 +1,7 @@
+/**
+ * A verifier over any platform's cryptography: options checked once, then many deliveries verified. The Node.js
+ * entry builds it on `node:crypto` (nodeVerifier.ts), the `/web` entry on Web Crypto (web.ts).
+ */
 import {
 	readHeaders,
 	verifyDeliveryWith,
