@@ -34,7 +34,7 @@ function installedTopLevel() {
 	let names;
 	try {
 		names = fs.readdirSync(dir);
-	} catch (error) {
+	} catch {
 		return 0;
 	}
 	const written = function (folder) {
@@ -47,7 +47,7 @@ function installedTopLevel() {
 				fs.readdirSync(path.join(dir, name)).forEach(function (inner) {
 					count += written(path.join(dir, name, inner));
 				});
-			} catch (error) {
+			} catch {
 				/* being written */
 			}
 		} else count += written(path.join(dir, name));

@@ -27,12 +27,12 @@ interface Done {
 	failed: string[];
 }
 
-function once<T>(child: ChildProcess, predicate: (message: any) => boolean): Promise<T> {
+function once<T>(child: ChildProcess, predicate: (message: T) => boolean): Promise<T> {
 	return new Promise((resolve, reject) => {
-		const onMessage = (message: any) => {
+		const onMessage = (message: T) => {
 			if (!predicate(message)) return;
 			child.off('message', onMessage);
-			resolve(message as T);
+			resolve(message);
 		};
 		child.on('message', onMessage);
 		child.once('exit', (code) => (code ? reject(new Error(`worker exited with ${code}`)) : undefined));
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
 			children.push(child);
 			child.send({ baseUrl: bed.baseUrl, apiKey: sharedKey, worker, messages: MESSAGES, clientId: CLIENT_ID });
 		}
-		await Promise.all(children.map((child) => once(child, (message) => message.ready)));
+		await Promise.all(children.map((child) => once<{ ready?: boolean }>(child, (message) => message.ready === true)));
 		const startedAt = performance.now();
 		// When each worker finished: close together means the workers shared the limit fairly.
 		const finished = children.map((child) =>

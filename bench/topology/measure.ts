@@ -255,9 +255,9 @@ function filledHistory(events: number): string {
 async function triggerNodeTimes(env: E2eEnvironment, workflowId: string): Promise<number[]> {
 	const executions = await env.api.executions(workflowId, { includeData: true });
 	return executions
-		.map((execution) => (execution as any).data?.resultData?.runData?.['On Event']?.[0])
-		.filter((task) => task?.data?.main?.[0]?.length === 1)
-		.map((task) => Number(task.executionTime));
+		.map((execution) => execution.data?.resultData.runData['On Event']?.[0])
+		.filter((task) => task?.data?.main[0]?.length === 1)
+		.map((task) => Number(task?.executionTime));
 }
 
 export async function measureTopology(
@@ -359,8 +359,8 @@ export async function measureTopology(
 	const carried = await env.api.executions(raced.id, { includeData: true });
 	const runsPerEvent = new Map<string, number>();
 	for (const execution of carried) {
-		const [item] = (execution as any).data?.resultData?.runData?.['On Event']?.[0]?.data?.main?.[0] ?? [];
-		if (item) runsPerEvent.set(item.json.id, (runsPerEvent.get(item.json.id) ?? 0) + 1);
+		const [item] = execution.data?.resultData.runData['On Event']?.[0]?.data?.main[0] ?? [];
+		if (item) runsPerEvent.set(String(item.json.id), (runsPerEvent.get(String(item.json.id)) ?? 0) + 1);
 	}
 	result.races = {
 		sent: options.races,

@@ -259,7 +259,7 @@ function supervised(name, script, env) {
 			let lastError = '';
 			child.stderr.on('data', (chunk) => {
 				lastError = String(chunk).trim().slice(-300);
-				values.quiet || process.stderr.write(`[${name}] ${chunk}`);
+				if (!values.quiet) process.stderr.write(`[${name}] ${chunk}`);
 			});
 			createInterface({ input: child.stdout }).on('line', (line) => {
 				const message = JSON.parse(line);

@@ -18,10 +18,11 @@ export function loadExamples(credential: { id: string; name: string }): ExampleW
 		.sort()
 		.map((file) => {
 			const source = JSON.parse(readFileSync(path.join(examplesDir, file), 'utf8'));
-			const nodes = (source.nodes as Array<Record<string, any>>).map((node) =>
-				node.credentials?.[credentialType]
-					? { ...node, credentials: { ...node.credentials, [credentialType]: credential } }
-					: node,
+			const nodes = (source.nodes as Array<{ credentials?: Record<string, unknown>; [field: string]: unknown }>).map(
+				(node) =>
+					node.credentials?.[credentialType]
+						? { ...node, credentials: { ...node.credentials, [credentialType]: credential } }
+						: node,
 			);
 			// The public API takes only these fields of a workflow.
 			return {

@@ -33,18 +33,35 @@ export function assertSucceeded(execution: Execution): void {
 	);
 }
 
+/** A JSON object as a node puts it out; callers that know a node's output shape name it as the type argument. */
+export type ItemJson = Record<string, unknown>;
+
+/** An event as the trigger puts it out: the delivery's body. */
+export interface EventItem {
+	id: string;
+	type: string;
+	hook: string;
+	created: string;
+	data: {
+		subscriber: Record<string, unknown>;
+		payment: Record<string, unknown>;
+		stage: string;
+		previous: string | null;
+	};
+}
+
 /** The JSON of every item that `nodeName` output (first run, main output 0). */
-export function nodeOutput(execution: Execution, nodeName: string): Array<Record<string, any>> {
+export function nodeOutput<T extends object = ItemJson>(execution: Execution, nodeName: string): T[] {
 	const runs = execution.data?.resultData.runData[nodeName];
 	if (!runs?.length) throw new Error(`node "${nodeName}" did not run in execution ${execution.id}`);
-	return (runs[0].data?.main[0] ?? []).map((item) => item.json);
+	return (runs[0].data?.main[0] ?? []).map((item) => item.json as T);
 }
 
 /** The JSON of every item `nodeName` output in its first run (main output 0), or undefined when it did not run. */
-export function outputIfRan(execution: Execution, nodeName: string): Array<Record<string, any>> | undefined {
+export function outputIfRan<T extends object = ItemJson>(execution: Execution, nodeName: string): T[] | undefined {
 	const runs = execution.data?.resultData.runData[nodeName];
 	if (!runs?.length) return undefined;
-	return (runs[0].data?.main[0] ?? []).map((item) => item.json);
+	return (runs[0].data?.main[0] ?? []).map((item) => item.json as T);
 }
 
 /** One line per execution for failure messages: id, status, and how many items each node that ran put out. */

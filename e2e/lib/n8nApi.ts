@@ -19,10 +19,11 @@ export const defaultOwner: Owner = {
 /** n8n ties its auth cookie to this header; any stable value works for a headless session. */
 const browserId = 'e2e-harness';
 
-async function readJson(response: Response, what: string): Promise<any> {
+/** The answer's JSON, typed as the caller expects n8n's answer to be (n8n's API is not validated here). */
+async function readJson<T>(response: Response, what: string): Promise<T> {
 	const text = await response.text();
 	if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${text.slice(0, 500)}`);
-	return text ? JSON.parse(text) : undefined;
+	return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /** Creates the owner of a fresh instance and returns its session cookie. */
@@ -57,9 +58,12 @@ function sessionCookieOf(response: Response, what: string): string {
 export async function createApiKey(baseUrl: string, sessionCookie: string): Promise<string> {
 	const headers = { 'content-type': 'application/json', 'browser-id': browserId, cookie: sessionCookie };
 	const scopes = (
-		await readJson(await fetch(`${baseUrl}/rest/api-keys/scopes`, { headers }), 'GET /rest/api-keys/scopes')
-	).data as string[];
-	const created = await readJson(
+		await readJson<{ data: string[] }>(
+			await fetch(`${baseUrl}/rest/api-keys/scopes`, { headers }),
+			'GET /rest/api-keys/scopes',
+		)
+	).data;
+	const created = await readJson<{ data?: { rawApiKey?: unknown } }>(
 		await fetch(`${baseUrl}/rest/api-keys`, {
 			method: 'POST',
 			headers,
@@ -89,7 +93,14 @@ export interface Execution {
 	stoppedAt: string | null;
 	data?: {
 		resultData: {
-			runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, any> }>> }; error?: unknown }>>;
+			runData: Record<
+				string,
+				Array<{
+					data?: { main: Array<Array<{ json: Record<string, unknown> }>> };
+					error?: unknown;
+					executionTime?: number;
+				}>
+			>;
 			error?: { message?: string; description?: string };
 			lastNodeExecuted?: string;
 		};
@@ -131,7 +142,7 @@ export class PublicApi {
 
 	/** Every workflow's id and name (one page of up to 250). */
 	async workflows(): Promise<Array<{ id: string; name: string }>> {
-		const page = await this.call('GET', '/workflows?limit=250');
+		const page = await this.call<{ data: Array<{ id: string; name: string }> }>('GET', '/workflows?limit=250');
 		return page.data;
 	}
 
@@ -161,7 +172,7 @@ export class PublicApi {
 	/** Executions of a workflow, newest first (one page of up to 250 is plenty for a test). */
 	async executions(workflowId: string, { includeData = false } = {}): Promise<Execution[]> {
 		const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
-		const page = await this.call('GET', `/executions?${query}`);
+		const page = await this.call<{ data: Execution[] }>('GET', `/executions?${query}`);
 		return page.data;
 	}
 
@@ -188,7 +199,7 @@ export class PublicApi {
 		return this.call('POST', `/executions/${encodeURIComponent(id)}/stop`);
 	}
 
-	private async call(method: string, path: string, body?: unknown): Promise<any> {
+	private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
 		return readJson(await this.request(method, path, body), `${method} /api/v1${path}`);
 	}
 
@@ -207,7 +218,7 @@ async function executeFromTrigger(
 	sessionCookie: string,
 	workflowId: string,
 	triggerName: string,
-): Promise<any> {
+): Promise<{ data?: { waitingForWebhook?: boolean; executionId?: unknown } } | undefined> {
 	const response = await fetch(`${baseUrl}/rest/workflows/${workflowId}/run`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json', 'browser-id': browserId, cookie: sessionCookie },
@@ -252,7 +263,9 @@ export async function credentialAsEditorSees(
 	const response = await fetch(`${baseUrl}/rest/credentials/${id}?includeData=true`, {
 		headers: { 'browser-id': browserId, cookie: sessionCookie },
 	});
-	return (await readJson(response, `GET /rest/credentials/${id}`)).data;
+	return (
+		await readJson<{ data: { name: string; data: Record<string, unknown> } }>(response, `GET /rest/credentials/${id}`)
+	).data;
 }
 
 /**

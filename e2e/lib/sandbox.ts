@@ -51,12 +51,12 @@ export class SandboxClient {
 	}
 
 	/** POST {url}/api{path} with a JSON body; throws with the service's `code` on a non-2xx answer. */
-	api<T = any>(path: string, body: Record<string, unknown> = {}): Promise<T> {
+	api<T = unknown>(path: string, body: Record<string, unknown> = {}): Promise<T> {
 		return this.post(`/api${path}`, body);
 	}
 
 	/** Sandbox-only routes outside /api (account key), e.g. /sandbox/payments. */
-	sandboxRoute<T = any>(path: string, body: Record<string, unknown> = {}): Promise<T> {
+	sandboxRoute<T = unknown>(path: string, body: Record<string, unknown> = {}): Promise<T> {
 		return this.post(`/sandbox${path}`, body);
 	}
 

@@ -22,15 +22,14 @@ Module._load = function loadWithBusyTimeout(request, ...rest) {
 	function Database(...args) {
 		const last = args.length - 1;
 		const callback = typeof args[last] === 'function' ? args[last] : undefined;
-		let connection;
 		if (callback) {
-			// Before the opener's callback runs its first statements.
-			args[last] = function opened(error) {
-				if (!error) connection.configure('busyTimeout', busyTimeoutMs);
-				return callback.apply(this, arguments);
+			// Before the opener's callback runs its first statements (sqlite3 calls it after the constructor returned).
+			args[last] = function opened(...openedArgs) {
+				if (!openedArgs[0]) connection.configure('busyTimeout', busyTimeoutMs);
+				return callback.apply(this, openedArgs);
 			};
 		}
-		connection = new Original(...args);
+		const connection = new Original(...args);
 		if (!callback) connection.once('open', () => connection.configure('busyTimeout', busyTimeoutMs));
 		return connection;
 	}

@@ -40,7 +40,7 @@ export async function runActionScenario(env: E2eEnvironment): Promise<ActionScen
 
 	// What n8n saw.
 	assert.equal(nodeOutput(execution, actionNodes.addRows).length, ROW_COUNT, 'Add Rows outputs one item per row');
-	const readBack = nodeOutput(execution, actionNodes.readAllRows);
+	const readBack = nodeOutput<{ row?: { Name?: string } }>(execution, actionNodes.readAllRows);
 	assert.equal(readBack.length, ROW_COUNT, 'Return All reads every row, over several pages');
 	assert.deepEqual(
 		readBack.map((row) => row.row?.Name),
@@ -78,7 +78,7 @@ export async function runActionScenario(env: E2eEnvironment): Promise<ActionScen
 	assert.equal(bulkCalls, Math.ceil(ROW_COUNT / 500), 'one /list/rows/add request per 500 rows');
 	assert.equal(singleCalls, 0, 'no row was added one by one');
 
-	const { subscriber } = await env.service.api<{ subscriber: Record<string, any> }>('/subscriber/get', {
+	const { subscriber } = await env.service.api<{ subscriber: { name: string; tags: string[] } }>('/subscriber/get', {
 		botid: input.botId,
 		clientid: input.clientId,
 	});

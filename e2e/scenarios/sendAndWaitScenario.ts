@@ -54,7 +54,7 @@ export interface AskedExecution {
 	resumes: number;
 }
 
-const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>, typeVersion = 3) => ({
+const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>, typeVersion = 1) => ({
 	id: randomUUID(),
 	name: ASK,
 	type: nodeTypes.action,
@@ -95,7 +95,7 @@ export function askWorkflow(
 	env: E2eEnvironment,
 	webhookPath: string,
 	askParameters: Record<string, unknown>,
-	typeVersion = 3,
+	typeVersion = 1,
 ): WorkflowDefinition {
 	return {
 		name: `E2E send and wait ${webhookPath}`,
@@ -266,14 +266,20 @@ async function finished(env: E2eEnvironment, workflowId: string, id: string, tim
 	);
 }
 
-/** The JSON of each run of a node, in run order. */
-function runsOf(run: Execution, node: string): Array<Array<Record<string, any>>> {
-	const runs = run.data?.resultData.runData[node];
-	assert.ok(runs?.length, `node ${node} ran in execution ${run.id}`);
-	return runs.map((entry) => (entry.data?.main[0] ?? []).map((item) => item.json));
+/** What Send and Wait puts out: the answer under `data`, beside the fields the node copies from its input. */
+interface AnswerItem {
+	data: { respondedAt: string; [field: string]: unknown };
+	[field: string]: unknown;
 }
 
-function onlyOutput(run: Execution, node: string): Array<Record<string, any>> {
+/** The JSON of each run of a node, in run order. */
+function runsOf(run: Execution, node: string): AnswerItem[][] {
+	const runs = run.data?.resultData.runData[node];
+	assert.ok(runs?.length, `node ${node} ran in execution ${run.id}`);
+	return runs.map((entry) => (entry.data?.main[0] ?? []).map((item) => item.json as AnswerItem));
+}
+
+function onlyOutput(run: Execution, node: string): AnswerItem[] {
 	const runs = runsOf(run, node);
 	assert.equal(runs.length, 1, `node ${node} ran once in execution ${run.id}`);
 	return runs[0];
@@ -281,7 +287,7 @@ function onlyOutput(run: Execution, node: string): Array<Record<string, any>> {
 
 /** An answer's output: the answer, who answered (the subscriber asked) and a respondedAt inside the window. */
 function assertAnswered(
-	output: Array<Record<string, any>>,
+	output: AnswerItem[],
 	expected: Record<string, unknown>,
 	clientId: string,
 	window: { from: number; to: number },
@@ -739,7 +745,7 @@ export async function runSendAndWaitScenario(
 						values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })),
 					},
 				},
-				4,
+				1,
 			),
 		);
 		const protoAsked = await ask(env, protoForm, 'Fill in the odd labels');
@@ -781,7 +787,9 @@ export async function runSendAndWaitScenario(
 			);
 			// The answer object keeps the other labels (n8n's deepCopy leaves __proto__, constructor and prototype out).
 			assert.deepEqual(
-				Object.entries(item.data.answer).filter(([label]) => !DROPPED_BY_DEEP_COPY.includes(label)),
+				Object.entries(item.data.answer as Record<string, unknown>).filter(
+					([label]) => !DROPPED_BY_DEEP_COPY.includes(label),
+				),
 				[
 					['toString', 'two'],
 					['valueOf', 'three'],

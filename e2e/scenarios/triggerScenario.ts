@@ -18,6 +18,7 @@ import {
 	assertSucceeded,
 	describeRuns,
 	nodeOutput,
+	type EventItem,
 	outputIfRan,
 	waitForExecutions,
 } from '../lib/executions.ts';
@@ -63,7 +64,7 @@ async function sendDeliveriesByHand(
 	env: E2eEnvironment,
 	workflowId: string,
 	hook: HookView,
-	acceptedEvent: Record<string, any>,
+	acceptedEvent: EventItem,
 	clientid: string,
 ): Promise<{ id: string; answeredAt: number }> {
 	const trigger = await storedHook(env, workflowId, hook);
@@ -110,7 +111,7 @@ async function checkTestEvent(env: E2eEnvironment, run: string, clientid: string
 	const [execution] = await waitForExecutions(env.api, workflow.id, 1, 30_000);
 	assertSucceeded(execution);
 	assert.equal(execution.mode, 'manual', 'the test event started a manual execution');
-	const [item] = nodeOutput(execution, 'On Event');
+	const [item] = nodeOutput<EventItem>(execution, 'On Event');
 	assert.equal(item.type, 'payment.success');
 	assert.equal(item.hook, hook.id);
 	assert.equal(item.data.payment.amount, 7);
@@ -147,7 +148,7 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
 	assert.deepEqual([...hook.events].sort(), ['payment.success', 'subscriber.new', 'subscriber.stage']);
 
 	// One event at a time: each must start its own execution before the next one happens.
-	const events: Array<{ type: string; cause: () => Promise<unknown>; check: (data: Record<string, any>) => void }> = [
+	const events: Array<{ type: string; cause: () => Promise<unknown>; check: (data: EventItem['data']) => void }> = [
 		{
 			type: 'subscriber.new',
 			cause: () => env.service.api('/subscriber/create', { botid: 'bot_tg', clientid, name: 'Trigger Tester' }),
@@ -175,13 +176,13 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
 			},
 		},
 	];
-	const accepted: Array<Record<string, any>> = [];
+	const accepted: EventItem[] = [];
 	for (const [index, event] of events.entries()) {
 		await event.cause();
 		const executions = await waitForExecutions(env.api, workflow.id, index + 1, 30_000);
 		const latest = executions[index];
 		assertSucceeded(latest);
-		const [item] = nodeOutput(latest, 'On Event');
+		const [item] = nodeOutput<EventItem>(latest, 'On Event');
 		assert.equal(item.type, event.type, `execution ${latest.id} carries the ${event.type} event`);
 		assert.equal(item.hook, hook.id);
 		event.check(item.data);
@@ -204,7 +205,7 @@ export async function runTriggerScenario(env: E2eEnvironment): Promise<TriggerSc
 		assertEventRanOnce(all, String(item.id), { trigger: 'On Event', next: 'Hold' });
 	if (env.mode === 'regular')
 		assert.equal(all.length, executions.length, 'in one process a repeat starts no execution at all');
-	const eventIds = executions.map((execution) => nodeOutput(execution, 'On Event')[0].id);
+	const eventIds = executions.map((execution) => nodeOutput<EventItem>(execution, 'On Event')[0].id);
 	assertSucceeded(executions[events.length]);
 	assert.equal(eventIds[events.length], byHand.id, 'the last execution carries the genuine delivery sent by hand');
 	const byHandRun = executions[events.length];
@@ -261,7 +262,7 @@ export async function runV1aTriggerScenario(env: E2eEnvironment): Promise<void> 
 		await service.api('/subscriber/create', { botid: 'bot_tg', clientid, name: 'V1a Tester' });
 		const executions = await waitForExecutions(env.api, workflow.id, 1, 30_000);
 		assertSucceeded(executions[0]);
-		const [item] = nodeOutput(executions[0], 'On Event');
+		const [item] = nodeOutput<EventItem>(executions[0], 'On Event');
 		assert.equal(item.type, 'subscriber.new');
 		assert.equal(item.hook, hook.id);
 		assert.equal(item.data.subscriber.clientid, clientid);

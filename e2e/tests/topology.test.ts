@@ -24,6 +24,7 @@ import {
 	assertSucceeded,
 	describeRuns,
 	nodeOutput,
+	type EventItem,
 	outputIfRan,
 	waitForExecutions,
 } from '../lib/executions.ts';
@@ -75,7 +76,7 @@ interface SandboxDelivery {
 	id: string;
 	hook: string;
 	status: string;
-	event: { id: string; type: string; data: Record<string, any> };
+	event: { id: string; type: string; data: { subscriber?: { clientid?: string } } };
 	attempts: Array<{ status: number; responseBody: string | null }>;
 }
 
@@ -165,7 +166,7 @@ async function eventRunsOnce(trigger: PublishedTrigger, prefix: string): Promise
 	);
 	// The execution exists before n8n answers (an onReceived answer waits for WorkflowRunner.run); now it must end.
 	const run = assertEventRanOnce(await settled(trigger.workflowId, 1), delivery.event.id, TRIGGER);
-	const [item] = nodeOutput(run, TRIGGER.trigger);
+	const [item] = nodeOutput<EventItem>(run, TRIGGER.trigger);
 	assert.equal(item.type, 'subscriber.new');
 	assert.equal(item.hook, trigger.hook.hookId);
 	assert.equal(item.data.subscriber.clientid, clientid);
@@ -206,7 +207,7 @@ async function deliverTo(
 	processIndex: number,
 	hook: TriggerHook,
 	delivery: { id: string; body: string },
-): Promise<DeliveryAnswer & { json: any }> {
+): Promise<DeliveryAnswer & { json: unknown }> {
 	const answer = await deliver(hook, delivery, { headers: toWebhookProcess(processIndex) });
 	let json: unknown;
 	try {
@@ -373,7 +374,7 @@ function assertAnswered(run: Execution, answer: string, clientId: string): void 
 	assertSucceeded(run);
 	const askRuns = run.data?.resultData.runData[ASK] ?? [];
 	assert.equal(askRuns.length, 1, `Ask ran once in execution ${run.id}`);
-	const [output] = nodeOutput(run, ASK);
+	const [output] = nodeOutput<{ data: Record<string, unknown> }>(run, ASK);
 	assert.equal(output.data.answer, answer);
 	assert.equal(output.data.approved, answer === 'Approve');
 	assert.deepEqual(output.data.respondedBy, { botid: BOT, clientid: clientId, messenger: 'telegram' });

@@ -36,13 +36,13 @@ function look(lock) {
 	let stats;
 	try {
 		stats = fs.statSync(lock);
-	} catch (error) {
+	} catch {
 		return undefined; // released meanwhile
 	}
 	let written = '';
 	try {
 		written = fs.readFileSync(path.join(lock, 'pid'), 'utf8');
-	} catch (error) {
+	} catch {
 		// no pid file yet
 	}
 	return { identity: stats.ino + ':' + stats.birthtimeMs + ':' + written, written: written, mtimeMs: stats.mtimeMs };
@@ -65,7 +65,7 @@ function removeAbandoned(lock, judged) {
 	const aside = lock + '.abandoned-' + process.pid + '-' + Date.now();
 	try {
 		fs.renameSync(lock, aside);
-	} catch (error) {
+	} catch {
 		return; // gone meanwhile
 	}
 	const seen = look(aside);
@@ -75,7 +75,7 @@ function removeAbandoned(lock, judged) {
 	}
 	try {
 		fs.renameSync(aside, lock);
-	} catch (error) {
+	} catch {
 		fs.rmSync(aside, { recursive: true, force: true }); // a third process holds the lock now; this one's owner lost it
 	}
 }
