@@ -122,7 +122,7 @@ async function checkSubscriberPicker(
 	page: Page,
 	screenshot: (name: string) => Promise<unknown>,
 ): Promise<void> {
-	const workflow = await createActionWorkflow(env, 'Subscriber picker check', 2, {
+	const workflow = await createActionWorkflow(env, 'Subscriber picker check', 1, {
 		resource: 'subscriber',
 		operation: 'getTags',
 		botId: { __rl: true, mode: 'id', value: 'bot_tg' },

@@ -153,7 +153,7 @@ export async function runSendAndWaitAgentScenario(env: E2eEnvironment): Promise<
 					id: randomUUID(),
 					name: 'Ask Manager',
 					type: `${nodeTypes.action}HitlTool`,
-					typeVersion: 3,
+					typeVersion: 1,
 					position: [320, 220],
 					parameters: {
 						message: question,
@@ -166,7 +166,7 @@ export async function runSendAndWaitAgentScenario(env: E2eEnvironment): Promise<
 					id: randomUUID(),
 					name: 'Message Customer',
 					type: `${nodeTypes.action}Tool`,
-					typeVersion: 3,
+					typeVersion: 1,
 					position: [320, 440],
 					parameters: {
 						resource: 'message',

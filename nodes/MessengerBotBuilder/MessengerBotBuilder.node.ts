@@ -18,11 +18,11 @@ export class MessengerBotBuilder implements INodeType {
 		name: 'messengerBotBuilder',
 		icon: { light: 'file:messengerBotBuilder.svg', dark: 'file:messengerBotBuilder.dark.svg' },
 		group: ['transform'],
-		// Version 2: output modes default to Simplified, deletes put out { deleted: true }. Version 3: Send
-		// and Wait for Response says who answered and when. Version 4: Send and Wait names the subscriber it asked and
-		// that the answer came through the question's link (a bearer secret), not who answered (see CHANGELOG).
-		version: [1, 2, 3, 4],
-		defaultVersion: 4,
+		// One version before the first release. Version 1 is safe for the Send and Wait resume webhook: n8n's
+		// parseRequestBody (webhooks/webhook-helpers.js) reads `options.binaryData` of a version-1 node that a webhook
+		// resumes, which this node does not have (it comes out undefined), and parses every body, which the answer
+		// pages' form posts need anyway.
+		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Manage chatbots built with the messenger-bot builder: subscribers, messages, chains, broadcasts, lists, catalogs, CRM, statistics, webhooks and API keys',

@@ -150,6 +150,7 @@ describe('an empty value never widens an audience, a write or a permission', () 
 			conditions: { values: [{ column: 'Name', value }] },
 			exact,
 			returnAll: true,
+			output: 'raw',
 		});
 		const error = await bed.node.failure(find('={{ $json.name }}', false), { items: [{ name: '' }] });
 		expect(error.message).toContain('The field "Value (of Name)" is empty');

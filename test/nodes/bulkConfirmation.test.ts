@@ -288,13 +288,20 @@ describe('an answer that says "ok": false', () => {
 				{ resource: 'message', operation: 'send', botId: byId('bot'), clientId: '={{ $json.to }}', text: 'hello' },
 				{ items: [{ to: '1' }, { to: '2' }, { to: '3' }], continueOnFail: true },
 			);
+			// This service lists no bots, so the recipient's messenger is unknown.
+			const sentTo = (clientid: string) => ({
+				ok: true,
+				sent: 1,
+				recipient: { botid: 'bot', clientid, messenger: null },
+				request: { text: 'hello' },
+			});
 			expect(output).toEqual([
-				{ ok: true, sent: 1 },
+				sentTo('1'),
 				{
 					error: '/message/send answered "ok": false: The subscriber blocked the bot [blocked]',
 					details: expect.objectContaining({ code: 'blocked' }),
 				},
-				{ ok: true, sent: 1 },
+				sentTo('3'),
 			]);
 			const started = await fake.runner.failure({
 				resource: 'chain',

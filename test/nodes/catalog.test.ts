@@ -19,13 +19,11 @@ describe('Catalog Item, Catalog and Web App operations', () => {
 	});
 	afterAll(async () => bed.close());
 
-	it('Catalog with Operation left at its default (as a version 1 workflow saves it) gets the download link, not the file', async () => {
-		for (const typeVersion of [1, 2]) {
-			const output = await bed.node.items({ resource: 'catalog', webAppId: '1' }, { typeVersion });
-			expect(output).toHaveLength(1);
-			expect(output[0].binary).toBeUndefined();
-			expect(Object.keys(output[0].json).sort()).toEqual(['expires', 'link', 'notice']);
-		}
+	it('Catalog with Operation left at its default gets the download link, not the file', async () => {
+		const output = await bed.node.items({ resource: 'catalog', webAppId: '1' });
+		expect(output).toHaveLength(1);
+		expect(output[0].binary).toBeUndefined();
+		expect(Object.keys(output[0].json).sort()).toEqual(['expires', 'link', 'notice']);
 	});
 
 	it('create: one item with the single method, many with the bulk method', async () => {

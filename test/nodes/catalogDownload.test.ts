@@ -24,10 +24,7 @@ describe('Catalog → Download', () => {
 	const downloadOf = (extra = {}) => ({ resource: 'catalog', operation: 'download', webAppId: '1', ...extra });
 
 	it('puts the catalog file into binary data; the API key goes to the service only, never to the link', async () => {
-		const [item] = await bed.node.items(downloadOf({ binaryPropertyName: 'catalog' }), {
-			credential: 'proxied',
-			typeVersion: 2,
-		});
+		const [item] = await bed.node.items(downloadOf({ binaryPropertyName: 'catalog' }), { credential: 'proxied' });
 		const binary = item.binary!.catalog;
 		expect(binary).toMatchObject({ fileName: 'catalog-1.json', mimeType: 'application/json' });
 		const file = JSON.parse(Buffer.from(binary.data, 'base64').toString('utf8'));
@@ -58,17 +55,14 @@ describe('Catalog → Download', () => {
 		const size = (await (await fetch(link)).arrayBuffer()).byteLength;
 		expect(size).toBeGreaterThan(0.01 * 1024 * 1024);
 
-		const error = await bed.node.failure(downloadOf({ options: { maxSizeMb: 0.01 } }), { typeVersion: 2 });
+		const error = await bed.node.failure(downloadOf({ options: { maxSizeMb: 0.01 } }));
 		expect(error.message).toMatch(/^The catalog file is larger than the limit of 0\.01 MB/);
-		const [item] = await bed.node.items(downloadOf(), { typeVersion: 2 });
+		const [item] = await bed.node.items(downloadOf());
 		expect(item.json.size).toBe(size);
 	});
 
 	it('Get Download Link still gives the link without downloading', async () => {
-		const [answer] = await bed.node.json(
-			{ resource: 'catalog', operation: 'getDownloadLink', webAppId: '1' },
-			{ typeVersion: 2 },
-		);
+		const [answer] = await bed.node.json({ resource: 'catalog', operation: 'getDownloadLink', webAppId: '1' });
 		expect(answer.link).toMatch(/\/files\/catalog\//);
 	});
 });

@@ -101,7 +101,7 @@ describe('Node descriptions', () => {
 		}
 	});
 	it('each resource keeps the Operation default it was released with: a saved workflow that left Operation at its default runs the same operation', () => {
-		// Literal, as released in version 1 (n8n does not store a parameter left at its default).
+		// Literal: n8n does not store a parameter left at its default, so a changed default changes saved workflows.
 		const released: Record<string, string> = {
 			account: 'get',
 			apiKey: 'create',

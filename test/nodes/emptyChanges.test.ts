@@ -4,8 +4,8 @@ import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
 /**
  * A field added to a collection of changes that comes out empty: the service's documentation does not
- * say whether an empty value clears the stored one, so version 2 sends nothing for that item and fails
- * it naming the field (version 1 left the field out and reported success, and still does).
+ * say whether an empty value clears the stored one, so the node sends nothing for that item and fails
+ * it naming the field.
  */
 describe('an empty change is never dropped silently', () => {
 	let bed: NodeTestBed;
@@ -49,7 +49,6 @@ describe('an empty change is never dropped silently', () => {
 					{ id: toaster, old: '30', price: '24' },
 				],
 				continueOnFail: true,
-				typeVersion: 2,
 			},
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
@@ -74,7 +73,7 @@ describe('an empty change is never dropped silently', () => {
 				clientId: byId('100002'),
 				updateFields: { note: '={{ $json.note }}', name: 'Bob B.' },
 			},
-			{ items: [{ note: '   ' }], typeVersion: 2 },
+			{ items: [{ note: '   ' }] },
 		);
 		expect(error.message).toBe('The field "Note" is empty: nothing was sent');
 		expect(error.description).toContain('Remove "Note" from Update Fields to leave it as it is');
@@ -84,44 +83,24 @@ describe('an empty change is never dropped silently', () => {
 
 	it('Subscriber → Create or Update: an empty Name fails; an empty Messenger is no change and is not checked', async () => {
 		const sent = await calls('/subscriber/create');
-		const error = await bed.node.failure(
-			{
-				resource: 'subscriber',
-				operation: 'createOrUpdate',
-				botId: byId('bot_tg'),
-				clientId: byId('777100'),
-				additionalFields: { name: '' },
-			},
-			{ typeVersion: 2 },
-		);
+		const error = await bed.node.failure({
+			resource: 'subscriber',
+			operation: 'createOrUpdate',
+			botId: byId('bot_tg'),
+			clientId: byId('777100'),
+			additionalFields: { name: '' },
+		});
 		expect(error.message).toBe('The field "Name" is empty: nothing was sent');
 		expect(error.description).toContain('from Additional Fields');
 		expect(await calls('/subscriber/create')).toBe(sent);
 
-		const [created] = await bed.node.json(
-			{
-				resource: 'subscriber',
-				operation: 'createOrUpdate',
-				botId: byId('bot_tg'),
-				clientId: byId('777100'),
-				additionalFields: { name: 'Dana', messenger: byId('') },
-			},
-			{ typeVersion: 2 },
-		);
-		expect(created).toMatchObject({ clientid: '777100', name: 'Dana', created: true });
-	});
-
-	it('version 1 keeps its behaviour: the empty field is left out and the item succeeds', async () => {
-		const before = await card('100003');
-		const sent = await calls('/subscriber/update');
-		await bed.node.json({
+		const [created] = await bed.node.json({
 			resource: 'subscriber',
-			operation: 'update',
+			operation: 'createOrUpdate',
 			botId: byId('bot_tg'),
-			clientId: '100003',
-			updateFields: { note: '' },
+			clientId: byId('777100'),
+			additionalFields: { name: 'Dana', messenger: byId('') },
 		});
-		expect(await calls('/subscriber/update')).toBe(sent + 1);
-		expect(await card('100003')).toEqual(before);
+		expect(created).toMatchObject({ clientid: '777100', name: 'Dana', created: true });
 	});
 });

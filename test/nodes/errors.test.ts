@@ -130,7 +130,7 @@ describe('errors and rate limits', () => {
 			const key = await capped.api.keyWith(['lists:read']);
 			capped.node.useKey('reader', key, capped.baseUrl);
 			const rows = await capped.node.json(
-				{ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true },
+				{ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true, output: 'raw' },
 				{ credential: 'reader' },
 			);
 			expect(rows.map((row) => (row.values as string[])[0])).toEqual(Array.from({ length: 1500 }, (_, n) => String(n)));

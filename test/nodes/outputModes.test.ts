@@ -3,7 +3,6 @@ import { byId } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
 const BOT = byId('bot_tg');
-const V2 = { typeVersion: 2 };
 
 /** The fields Output: Simplified keeps, as the README documents them (written out here, not imported). */
 const SUBSCRIBER_FIELDS = [
@@ -27,7 +26,7 @@ const LOG_FIELDS = ['code', 'method', 'path', 'status', 'time'];
 const only = (record: IDataObject, fields: string[]) =>
 	Object.fromEntries(fields.filter((field) => field in record).map((field) => [field, record[field]]));
 
-describe('Output modes (node version 2) and version 1 outputs', () => {
+describe('Output modes', () => {
 	let bed: NodeTestBed;
 	let listId: number;
 
@@ -47,7 +46,7 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 	const rawCard = async (clientid: string) =>
 		(await bed.api.call('/subscriber/get', { botid: 'bot_tg', clientid })).subscriber as IDataObject;
 
-	it('Subscriber → Get: Simplified by default in version 2, every field in version 1 and with Raw', async () => {
+	it('Subscriber → Get: Simplified by default, every field with Raw', async () => {
 		const raw = await rawCard('100001');
 		// The sandbox's card has more than the simplified fields (stage, variables), or the test would prove nothing.
 		expect(
@@ -57,25 +56,19 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 		).toEqual(['stage', 'variables']);
 		const parameters = { resource: 'subscriber', operation: 'get', lookup: 'byClient', botId: BOT, clientId: '100001' };
 
-		expect(await bed.node.json(parameters, V2)).toEqual([only(raw, SUBSCRIBER_FIELDS)]);
-		expect(await bed.node.json({ ...parameters, output: 'raw' }, V2)).toEqual([raw]);
-		expect(await bed.node.json(parameters)).toEqual([raw]);
-		// A version 1 node ignores an Output value it could not have had.
-		expect(await bed.node.json({ ...parameters, output: 'simplified' })).toEqual([raw]);
+		expect(await bed.node.json(parameters)).toEqual([only(raw, SUBSCRIBER_FIELDS)]);
+		expect(await bed.node.json({ ...parameters, output: 'raw' })).toEqual([raw]);
 	});
 
 	it('Subscriber → Get Many and Find: Selected Fields keeps exactly the listed fields, dots reach into objects', async () => {
-		const many = await bed.node.json(
-			{
-				resource: 'subscriber',
-				operation: 'getMany',
-				returnAll: true,
-				filters: { botid: BOT },
-				output: 'fields',
-				fields: 'clientid, name, stage',
-			},
-			V2,
-		);
+		const many = await bed.node.json({
+			resource: 'subscriber',
+			operation: 'getMany',
+			returnAll: true,
+			filters: { botid: BOT },
+			output: 'fields',
+			fields: 'clientid, name, stage',
+		});
 		const listed = await bed.api.call('/subscriber/list', { botid: 'bot_tg', limit: 1000 });
 		const cards = listed.items as IDataObject[];
 		// stage is not a Simplified field: Selected Fields reaches it.
@@ -83,24 +76,18 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 		expect(many.length).toBeGreaterThan(2);
 
 		// A field no record has (a typo) fails the item instead of putting out records without it.
-		const typo = await bed.node.failure(
-			{
-				resource: 'subscriber',
-				operation: 'getMany',
-				returnAll: true,
-				filters: { botid: BOT },
-				output: 'fields',
-				fields: 'clientid, nmae, tgas',
-			},
-			V2,
-		);
+		const typo = await bed.node.failure({
+			resource: 'subscriber',
+			operation: 'getMany',
+			returnAll: true,
+			filters: { botid: BOT },
+			output: 'fields',
+			fields: 'clientid, nmae, tgas',
+		});
 		expect(typo.message).toBe('The field "Fields" names "nmae", "tgas", which no record has');
 		expect(typo.description).toContain(`The records have: ${Object.keys(cards[0]).sort().join(', ')}`);
 
-		const found = await bed.node.json(
-			{ resource: 'subscriber', operation: 'find', query: 'alice', returnAll: true },
-			V2,
-		);
+		const found = await bed.node.json({ resource: 'subscriber', operation: 'find', query: 'alice', returnAll: true });
 		expect(found).toEqual([only(await rawCard('100001'), SUBSCRIBER_FIELDS)]);
 	});
 
@@ -110,24 +97,21 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 		expect(rawRows[0].values).toEqual(['Ann', 'ann@example.com']);
 		const list = byId(listId);
 
-		expect(
-			await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: list, returnAll: true }, V2),
-		).toEqual(rawRows.map((row) => only(row, ROW_FIELDS)));
 		expect(await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: list, returnAll: true })).toEqual(
-			rawRows,
+			rawRows.map((row) => only(row, ROW_FIELDS)),
 		);
-		const found = await bed.node.json(
-			{
-				resource: 'listRow',
-				operation: 'find',
-				listId: list,
-				conditions: { values: [{ column: 'Name', value: 'Bob' }] },
-				returnAll: true,
-				output: 'fields',
-				fields: 'id, row.Email',
-			},
-			V2,
-		);
+		expect(
+			await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: list, returnAll: true, output: 'raw' }),
+		).toEqual(rawRows);
+		const found = await bed.node.json({
+			resource: 'listRow',
+			operation: 'find',
+			listId: list,
+			conditions: { values: [{ column: 'Name', value: 'Bob' }] },
+			returnAll: true,
+			output: 'fields',
+			fields: 'id, row.Email',
+		});
 		expect(found).toEqual([{ id: rawRows[1].id, row: { Email: 'bob@example.com' } }]);
 	});
 
@@ -141,16 +125,19 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 		const rawChat = (await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100002', limit: 1000 }))
 			.items as IDataObject[];
 		expect(rawChat.some((message) => Array.isArray(message.buttons) && message.buttons.length === 1)).toBe(true);
-		const chat = await bed.node.json(
-			{ resource: 'subscriber', operation: 'getChatHistory', botId: BOT, clientId: '100002', returnAll: true },
-			V2,
-		);
+		const chat = await bed.node.json({
+			resource: 'subscriber',
+			operation: 'getChatHistory',
+			botId: BOT,
+			clientId: '100002',
+			returnAll: true,
+		});
 		expect(chat).toEqual(rawChat.map((message) => only(message, CHAT_FIELDS)));
 
-		const log = await bed.node.json({ resource: 'account', operation: 'getApiLog', limit: 5 }, V2);
+		const log = await bed.node.json({ resource: 'account', operation: 'getApiLog', limit: 5 });
 		expect(log).toHaveLength(5);
 		for (const entry of log) expect(Object.keys(entry).sort()).toEqual(LOG_FIELDS);
-		const rawLog = await bed.node.json({ resource: 'account', operation: 'getApiLog', limit: 5, output: 'raw' }, V2);
+		const rawLog = await bed.node.json({ resource: 'account', operation: 'getApiLog', limit: 5, output: 'raw' });
 		expect(Object.keys(rawLog[0]).sort()).toEqual([
 			'code',
 			'durationMs',
@@ -165,21 +152,24 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 	});
 
 	it('Selected Fields with no field is an error that names the field', async () => {
-		const error = await bed.node.failure(
-			{ resource: 'subscriber', operation: 'getMany', limit: 1, output: 'fields', fields: ' , ' },
-			V2,
-		);
+		const error = await bed.node.failure({
+			resource: 'subscriber',
+			operation: 'getMany',
+			limit: 1,
+			output: 'fields',
+			fields: ' , ',
+		});
 		expect(error.message).toBe('The field "Fields" is empty');
 	});
 
-	it('Web App → Delete: { deleted: true, id, result } in version 2', async () => {
-		const [v2] = await bed.node.json({ resource: 'webApp', operation: 'delete', webAppId: '1' }, V2);
-		expect(v2).toEqual({ deleted: true, id: '1', result: expect.any(String) });
-		const failure = await bed.node.failure({ resource: 'webApp', operation: 'delete', webAppId: '1' }, V2);
+	it('Web App → Delete: { deleted: true, id, result }', async () => {
+		const [deleted] = await bed.node.json({ resource: 'webApp', operation: 'delete', webAppId: '1' });
+		expect(deleted).toEqual({ deleted: true, id: '1', result: expect.any(String) });
+		const failure = await bed.node.failure({ resource: 'webApp', operation: 'delete', webAppId: '1' });
 		expect(failure.httpCode).toBe('422');
 	});
 
-	it('Webhook → Delete: { deleted: true, id } in version 2, the service answer in version 1', async () => {
+	it('Webhook → Delete: { deleted: true, id }', async () => {
 		const hook = async () =>
 			(
 				await bed.api.call('/hook/create', {
@@ -189,12 +179,8 @@ describe('Output modes (node version 2) and version 1 outputs', () => {
 				})
 			).hook.id as string;
 		const first = await hook();
-		expect(await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: first }, V2)).toEqual([
+		expect(await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: first })).toEqual([
 			{ deleted: true, id: first },
-		]);
-		const second = await hook();
-		expect(await bed.node.json({ resource: 'webhook', operation: 'delete', hookId: second })).toEqual([
-			{ ok: true, id: second },
 		]);
 	});
 });

@@ -33,7 +33,7 @@ async function serve(
 }
 
 const readAll = (runner: NodeRunner, returnAll = true, limit = 50) =>
-	runner.json({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll, limit });
+	runner.json({ resource: 'listRow', operation: 'getMany', listId: byId(1), returnAll, limit, output: 'raw' });
 
 describe('Return All against paging the sandbox does not play', () => {
 	it('a method that answers everything at once (ignores limit and offset): every record once, no loop', async () => {

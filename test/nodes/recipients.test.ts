@@ -7,19 +7,19 @@ import { startTestBed, type NodeTestBed } from '../support/sandbox';
  * changes something for one subscriber, for a segment (a broadcast), or for nobody. A new operation
  * fails the walk until it is classified. Each one that reaches a subscriber runs through n8n-core's
  * engine against the sandbox for two input items addressed to different subscribers, and each output
- * item of version 3 must name its own recipient (bot, client ID and the messenger the sandbox keeps for
- * that subscriber) and what was sent. Versions 1 and 2 keep the output saved workflows were built on.
+ * item must name its own recipient (bot, client ID and the messenger the sandbox keeps for that
+ * subscriber) and what was sent.
  */
 
 const TG = { botid: 'bot_tg', clientid: '100001' };
 const TG_OTHER = { botid: 'bot_tg', clientid: '100003' };
 const WA = { botid: 'bot_wa', clientid: '15550101' };
 
-/** The subscriber from the item, as the node reads it in version 1 (plain text) or from 2 on (a picker value by ID). */
-const addressedByItem = (version: number): INodeParameters => ({
+/** The subscriber from the item, as picker values by ID. */
+const addressedByItem: INodeParameters = {
 	botId: { __rl: true, mode: 'id', value: '={{ $json.botid }}' },
-	clientId: version === 1 ? '={{ $json.clientid }}' : { __rl: true, mode: 'id', value: '={{ $json.clientid }}' },
-});
+	clientId: { __rl: true, mode: 'id', value: '={{ $json.clientid }}' },
+};
 
 interface ToOneSubscriber {
 	parameters: INodeParameters;
@@ -154,37 +154,22 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 		expect([...classified].sort()).toEqual([...operations].sort());
 	});
 
-	describe.each([1, 2, 3, 4])('version %i', (version) => {
-		it.each(Object.keys(TO_ONE_SUBSCRIBER))(
-			`%s: ${version < 3 ? 'the output as before' : 'each output item names its recipient and what was sent'}`,
-			async (key) => {
-				const [resource, operation] = key.split('/');
-				const spec = TO_ONE_SUBSCRIBER[key];
-				const items = spec.items ?? [TG, WA];
-				// Delete needs the subscribers to exist (an earlier round removed them).
-				for (const item of items) await bed.api.call('/subscriber/create', { ...item });
-				const expected = await Promise.all(
-					items.map(async (item) => ({ ...item, messenger: await messengerOf(item) })),
-				);
-				expect(new Set(expected.map((recipient) => recipient.clientid)).size).toBe(2);
+	it.each(Object.keys(TO_ONE_SUBSCRIBER))('%s: each output item names its recipient and what was sent', async (key) => {
+		const [resource, operation] = key.split('/');
+		const spec = TO_ONE_SUBSCRIBER[key];
+		const items = spec.items ?? [TG, WA];
+		// Subscriber → Delete removes them: each operation starts with both present.
+		for (const item of items) await bed.api.call('/subscriber/create', { ...item });
+		const expected = await Promise.all(items.map(async (item) => ({ ...item, messenger: await messengerOf(item) })));
+		expect(new Set(expected.map((recipient) => recipient.clientid)).size).toBe(2);
 
-				const output = await bed.node.json(
-					{ resource, operation, ...addressedByItem(version), ...spec.parameters },
-					{ items, typeVersion: version },
-				);
-				expect(output).toHaveLength(2);
-				if (version < 3) {
-					for (const item of output) expect(item).not.toHaveProperty('recipient');
-					for (const item of output) expect(item).not.toHaveProperty('request');
-					return;
-				}
-				expect(output.map((item) => item.recipient)).toEqual(expected);
-				for (const item of output) expect(item.request).toEqual(spec.request);
-			},
-		);
+		const output = await bed.node.json({ resource, operation, ...addressedByItem, ...spec.parameters }, { items });
+		expect(output).toHaveLength(2);
+		expect(output.map((item) => item.recipient)).toEqual(expected);
+		for (const item of output) expect(item.request).toEqual(spec.request);
 	});
 
-	it('broadcast/send names its audience (the segment as sent, or everyone) and what was sent; versions 1 and 2 as before', async () => {
+	it('broadcast/send names its audience (the segment as sent, or everyone) and what was sent', async () => {
 		const segmentSend = {
 			resource: 'broadcast',
 			operation: 'send',
@@ -197,19 +182,17 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 				name: 'Sale',
 			},
 		};
-		for (const typeVersion of [1, 2]) {
-			const [before] = await bed.node.json(segmentSend, { typeVersion });
-			expect(Object.keys(before).sort()).toEqual(['code', 'ok', 'planned']);
-		}
-		const [segment] = await bed.node.json(segmentSend, { typeVersion: 3 });
+		const [segment] = await bed.node.json(segmentSend);
 		expect(segment).toMatchObject({
 			audience: { botid: 'bot_tg', tag: ['newsletter', 'vip'], dialog: true },
 			request: { text: 'Sale today', name: 'Sale' },
 		});
-		const [everyone] = await bed.node.json(
-			{ resource: 'broadcast', operation: 'send', text: 'Hello all', audience: 'everyone' },
-			{ typeVersion: 3 },
-		);
+		const [everyone] = await bed.node.json({
+			resource: 'broadcast',
+			operation: 'send',
+			text: 'Hello all',
+			audience: 'everyone',
+		});
 		expect(everyone).toMatchObject({ audience: { everyone: true }, request: { text: 'Hello all' } });
 		expect(Object.keys(segment.audience as IDataObject).sort()).toEqual(['botid', 'dialog', 'tag']);
 	});
@@ -219,8 +202,8 @@ describe('every operation that reaches a subscriber says to whom and what', () =
 		const key = await bed.api.keyWith(['messages:write']);
 		bed.node.useKey('narrow', key, bed.baseUrl);
 		const output = await bed.node.json(
-			{ resource: 'message', operation: 'send', ...addressedByItem(3), text: 'Hi' },
-			{ items: [TG], credential: 'narrow', typeVersion: 3 },
+			{ resource: 'message', operation: 'send', ...addressedByItem, text: 'Hi' },
+			{ items: [TG], credential: 'narrow' },
 		);
 		expect(output).toEqual([{ ok: true, sent: 1, recipient: { ...TG, messenger: null }, request: { text: 'Hi' } }]);
 	});

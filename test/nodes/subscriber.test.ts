@@ -92,6 +92,7 @@ describe('Subscriber operations change and read the sandbox', () => {
 			returnAll: false,
 			limit: 2,
 			sort: 'new',
+			output: 'raw',
 		});
 		const everyone = await bed.api.call('/subscriber/list', { sort: 'new', limit: 2 });
 		expect(newest).toEqual(everyone.items);
@@ -198,6 +199,7 @@ describe('Subscriber operations change and read the sandbox', () => {
 			botId: BOT,
 			clientId: '100001',
 			returnAll: true,
+			output: 'raw',
 		});
 		expect(chat).toEqual(expected.items);
 		expect(chat.length).toBeGreaterThanOrEqual(3);
@@ -234,6 +236,6 @@ describe('Subscriber operations change and read the sandbox', () => {
 			botId: BOT,
 			clientId: '={{ $json.missing }}',
 		});
-		expect(error.message).toBe('The field "Client ID" is empty');
+		expect(error.message).toBe('The field "Subscriber" is empty');
 	});
 });

@@ -3,15 +3,12 @@ import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBo
 import { byId, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 
-/** The subscriber and messenger pickers of node version 2, run with n8n-core's load-options context and engine. */
-describe('subscriber and messenger pickers (node version 2)', () => {
+/** The subscriber and messenger pickers, run with n8n-core's load-options context and engine. */
+describe('subscriber and messenger pickers', () => {
 	let bed: NodeTestBed;
 	const methods = new MessengerBotBuilder().methods;
 	const editing = (parameters: INodeParameters) =>
-		bed.node.harness.loadOptionsContext(
-			bed.node.workflow(parameters, { typeVersion: 2 }),
-			NODE_NAME,
-		) as unknown as ILoadOptionsFunctions;
+		bed.node.harness.loadOptionsContext(bed.node.workflow(parameters), NODE_NAME) as unknown as ILoadOptionsFunctions;
 	const subscribersOf = async (query: IDataObject) =>
 		(await bed.api.call('/subscriber/list', { limit: 1000, ...query })).items as IDataObject[];
 
@@ -92,7 +89,7 @@ describe('subscriber and messenger pickers (node version 2)', () => {
 				}
 				expect(everyone.length).toBeGreaterThan(55);
 				const context = variant.node.harness.loadOptionsContext(
-					variant.node.workflow({ resource: 'subscriber', operation: 'getTags' }, { typeVersion: 2 }),
+					variant.node.workflow({ resource: 'subscriber', operation: 'getTags' }),
 					NODE_NAME,
 				) as unknown as ILoadOptionsFunctions;
 				const sizes: number[] = [];
@@ -116,10 +113,12 @@ describe('subscriber and messenger pickers (node version 2)', () => {
 
 	it('a subscriber picked from the list runs like a typed Client ID', async () => {
 		const picked = { __rl: true, mode: 'list', value: '100001', cachedResultName: 'Alice Smith' };
-		const [fromList] = await bed.node.json(
-			{ resource: 'subscriber', operation: 'getTags', botId: byId('bot_tg'), clientId: picked },
-			{ typeVersion: 2 },
-		);
+		const [fromList] = await bed.node.json({
+			resource: 'subscriber',
+			operation: 'getTags',
+			botId: byId('bot_tg'),
+			clientId: picked,
+		});
 		const [typed] = await bed.node.json({
 			resource: 'subscriber',
 			operation: 'getTags',
@@ -129,15 +128,12 @@ describe('subscriber and messenger pickers (node version 2)', () => {
 		expect(fromList).toEqual(typed);
 		const tags = (await bed.api.call('/subscriber/tag/list', { botid: 'bot_tg', clientid: '100001' })).tags;
 		expect(fromList.tags).toEqual(tags);
-		const empty = await bed.node.failure(
-			{
-				resource: 'subscriber',
-				operation: 'getTags',
-				botId: byId('bot_tg'),
-				clientId: { __rl: true, mode: 'list', value: '={{ $json.none }}' },
-			},
-			{ typeVersion: 2 },
-		);
+		const empty = await bed.node.failure({
+			resource: 'subscriber',
+			operation: 'getTags',
+			botId: byId('bot_tg'),
+			clientId: { __rl: true, mode: 'list', value: '={{ $json.none }}' },
+		});
 		expect(empty.message).toBe('The field "Subscriber" is empty');
 	});
 
@@ -156,10 +152,13 @@ describe('subscriber and messenger pickers (node version 2)', () => {
 			{ __rl: true, mode: 'list', value: 'whatsapp' },
 			{ __rl: true, mode: 'id', value: 'whatsapp' },
 		]) {
-			const found = await bed.node.json(
-				{ resource: 'subscriber', operation: 'getMany', returnAll: true, filters: { messenger }, output: 'raw' },
-				{ typeVersion: 2 },
-			);
+			const found = await bed.node.json({
+				resource: 'subscriber',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { messenger },
+				output: 'raw',
+			});
 			expect(found.map((card) => card.clientid)).toEqual(expected);
 		}
 	});

@@ -64,9 +64,15 @@ async function seed(bed: NodeTestBed): Promise<number> {
 
 async function reads(bed: NodeTestBed, listid: number): Promise<void> {
 	const read = async (parameters: IDataObject) =>
-		(await bed.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(listid), ...parameters })).map(
-			(row) => (row.values as string[])[0],
-		);
+		(
+			await bed.node.json({
+				resource: 'listRow',
+				operation: 'getMany',
+				listId: byId(listid),
+				output: 'raw',
+				...parameters,
+			})
+		).map((row) => (row.values as string[])[0]);
 	expect(await read({ returnAll: true })).toEqual(numbers(ROWS));
 	expect(await read({ returnAll: true, sort: 'new' })).toEqual(numbers(ROWS).reverse());
 	expect(await read({ returnAll: false, limit: 80 })).toEqual(numbers(80));
@@ -79,6 +85,7 @@ async function reads(bed: NodeTestBed, listid: number): Promise<void> {
 		conditions: { values: [{ column: 'Even', value: 'yes' }] },
 		exact: true,
 		returnAll: true,
+		output: 'raw',
 	});
 	expect(found.map((row) => (row.values as string[])[0])).toEqual(numbers(ROWS).filter((n) => Number(n) % 2 === 0));
 
@@ -108,6 +115,7 @@ async function reads(bed: NodeTestBed, listid: number): Promise<void> {
 		operation: 'getApiLog',
 		returnAll: true,
 		filters: { path: '/subscriber/tag/add' },
+		output: 'raw',
 	});
 	expect(log).toHaveLength(SUBSCRIBERS);
 	expect(new Set(log.map((entry) => entry.id)).size).toBe(SUBSCRIBERS);
@@ -222,7 +230,13 @@ async function pacing(variant: SandboxOptions): Promise<void> {
 		const { list } = await slow.api.call('/list/create', { name: 'Paced read', headers: ['N'] });
 		await slow.api.call('/list/rows/add', { listid: list.id, rows: numbers(120).map((N) => [N]) });
 		const [rows] = await Promise.all([
-			slow.node.json({ resource: 'listRow', operation: 'getMany', listId: byId(list.id), returnAll: true }),
+			slow.node.json({
+				resource: 'listRow',
+				operation: 'getMany',
+				listId: byId(list.id),
+				returnAll: true,
+				output: 'raw',
+			}),
 			slow.node.items(
 				{ resource: 'account', operation: 'getBalance' },
 				{ items: Array.from({ length: 6 }, () => ({})) },

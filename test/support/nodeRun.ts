@@ -17,8 +17,6 @@ export interface NodeRunOptions {
 	continueOnFail?: boolean;
 	/** "On Error: Continue (using error output)": failed items go to a second output. */
 	errorOutput?: boolean;
-	/** The node's version in the workflow. 1 (what workflows saved before version 2 hold) unless given. */
-	typeVersion?: number;
 }
 
 /** A harness with this package's node and credential, and credentials pointed at a sandbox. */
@@ -54,7 +52,7 @@ export class NodeRunner {
 					id: 'mbb',
 					name: NODE_NAME,
 					type: `${PACKAGE}.messengerBotBuilder`,
-					typeVersion: options.typeVersion ?? 1,
+					typeVersion: 1,
 					position: [200, 0],
 					parameters,
 					credentials: { messengerBotBuilderApi: { id: credential, name: credential } },

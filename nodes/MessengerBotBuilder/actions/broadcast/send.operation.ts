@@ -5,7 +5,6 @@ import { botFilterField, buttonsField, messageTextField } from '../common/fields
 import { buttons, locatorValue, text } from '../common/params';
 import { assertAddedFiltersGiven, choice, emptyWouldWiden, yesNoOption } from '../common/emptyValues';
 import { requestBesides } from '../common/recipient';
-import { namesRecipients } from '../common/versions';
 import { apiRequest } from '../../transport/request';
 
 export const send: Operation = {
@@ -115,8 +114,6 @@ export const send: Operation = {
 			check: 'Look for the broadcast among the queued messages (Broadcast → Stop needs its code)',
 			itemIndex,
 		});
-		// Versions 1 and 2 put out what they always did.
-		if (!namesRecipients(this)) return answer;
 		// To whom (the segment as sent, or everyone) and what: an item that ran many times shows each broadcast it planned.
 		const segment = ['botid', 'tag', 'dialog'] as const;
 		const audience = everyone ? { everyone: true } : requestBesides(params, ['text', 'buttons', 'name']);

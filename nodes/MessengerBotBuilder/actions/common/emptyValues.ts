@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { fieldLabel } from './labels';
 import { locatorValue } from './params';
-import { isVersion1 } from './versions';
 
 /*
  * Where the service reads an empty or missing value as "all" (every subscriber, every chain, every
@@ -53,15 +52,10 @@ export function assertAddedFiltersGiven(
  * The fields of a collection of changes (Update Fields and the like). A field that was added but came
  * out empty fails the item, naming it: the service's documentation does not say whether an empty
  * value clears the stored one or leaves it, so sending it could blank a value by accident and leaving
- * it out would report a change that was not made. Version 1 of the node left such fields out, and
- * still does. `only` limits the check to some fields of the collection (the others are returned as they are).
+ * it out would report a change that was not made. `only` limits the check to some fields of the collection (the others are returned as they are).
  */
 export function fieldsToChange(this: IExecuteFunctions, name: string, itemIndex: number, only?: string[]): IDataObject {
 	const fields = this.getNodeParameter(name, itemIndex, {}) as IDataObject;
-	if (isVersion1(this))
-		return Object.fromEntries(
-			Object.entries(fields).filter(([, value]) => value !== '' && value !== undefined && value !== null),
-		);
 	const isEmpty = (value: unknown) =>
 		value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 	const empty = Object.entries(fields).find(([field, value]) => (!only || only.includes(field)) && isEmpty(value));

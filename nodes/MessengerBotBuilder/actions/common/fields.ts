@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { fromVersion2, inVersions, onlyVersion1 } from './versions';
 
 /**
  * Building blocks for operation properties, so that the same parameter looks and behaves the
@@ -56,70 +55,40 @@ export const botField = (extra: Extra = {}): INodeProperties =>
 		extra,
 	);
 
-const clientIdText = (extra: Extra): INodeProperties => ({
-	displayName: 'Client ID',
-	name: 'clientId',
-	type: 'string',
-	default: '',
-	required: true,
-	placeholder: 'e.g. 123456789',
-	description: "The subscriber's ID inside the messenger (ClientID)",
-	...extra,
-});
-
 /**
- * The subscriber of the chosen bot. Version 1: its Client ID, typed. Version 2: a picker that
- * searches the bot's subscribers by name or nickname (the newest first while the box is empty), or
- * the Client ID typed; both give the Client ID.
+ * The subscriber of the chosen bot: a picker that searches the bot's subscribers by name or nickname (the newest first
+ * while the box is empty), or the Client ID typed; both give the Client ID.
  */
 export const clientIdFields = (extra: Extra = {}): INodeProperties[] => [
-	inVersions(clientIdText(extra), onlyVersion1),
-	inVersions(
-		locator(
-			'clientId',
-			'Subscriber',
-			'searchSubscribers',
-			{
-				placeholder: 'e.g. 123456789',
-				description: 'The subscriber. Search by name or nickname, or give its ID in the messenger (ClientID).',
-				idLabel: 'By Client ID',
-			},
-			extra,
-		),
-		fromVersion2,
+	locator(
+		'clientId',
+		'Subscriber',
+		'searchSubscribers',
+		{
+			placeholder: 'e.g. 123456789',
+			description: 'The subscriber. Search by name or nickname, or give its ID in the messenger (ClientID).',
+			idLabel: 'By Client ID',
+		},
+		extra,
 	),
 ];
 
-const messengerText = (extra: Extra): INodeProperties => ({
-	displayName: 'Messenger',
-	name: 'messenger',
-	type: 'string',
-	default: '',
-	placeholder: 'e.g. telegram',
-	description: 'Name of the messenger of the subscriber, e.g. telegram or whatsapp',
-	...extra,
-});
-
 /**
- * The messenger. Version 1: typed. Version 2: picked from the messengers of the key's bots (the
- * chosen bot's), where the service tells them, or typed. Read it with `locatorValue`.
+ * The messenger: picked from the messengers of the key's bots (the chosen bot's), where the service tells them, or
+ * typed. Read it with `locatorValue`.
  */
 export const messengerFields = (extra: Extra = {}): INodeProperties[] => [
-	inVersions(messengerText(extra), onlyVersion1),
-	inVersions(
-		locator(
-			'messenger',
-			'Messenger',
-			'searchMessengers',
-			{
-				placeholder: 'e.g. telegram',
-				description:
-					extra.description ?? "The messenger of the subscriber. Pick it from the bots' messengers, or type its name.",
-				idLabel: 'By Name',
-			},
-			{ required: false, ...extra },
-		),
-		fromVersion2,
+	locator(
+		'messenger',
+		'Messenger',
+		'searchMessengers',
+		{
+			placeholder: 'e.g. telegram',
+			description:
+				extra.description ?? "The messenger of the subscriber. Pick it from the bots' messengers, or type its name.",
+			idLabel: 'By Name',
+		},
+		{ required: false, ...extra },
 	),
 ];
 

@@ -1,16 +1,15 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { operationProperties } from './operationProperties';
-import { shownInVersion } from './versions';
 
 /** The property called `name` among `properties`, looking inside collections and fixed collections too. */
-function findProperty(properties: INodeProperties[], name: string, version: number): INodeProperties | undefined {
+function findProperty(properties: INodeProperties[], name: string): INodeProperties | undefined {
 	for (const property of properties) {
-		if (property.name === name && shownInVersion(property, version)) return property;
+		if (property.name === name) return property;
 		for (const option of (property.options ?? []) as Array<Partial<INodeProperties> & { values?: INodeProperties[] }>) {
 			const nested = option.values
-				? findProperty(option.values, name, version)
+				? findProperty(option.values, name)
 				: 'type' in option
-					? findProperty([option as INodeProperties], name, version)
+					? findProperty([option as INodeProperties], name)
 					: undefined;
 			if (nested) return nested;
 		}
@@ -32,7 +31,7 @@ export function fieldLabel(this: IExecuteFunctions, name: string): string {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const properties = operationProperties(resource, operation);
-		return (properties && findProperty(properties, field, this.getNode().typeVersion)?.displayName) || field;
+		return (properties && findProperty(properties, field)?.displayName) || field;
 	} catch {
 		return field;
 	}

@@ -1,10 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { fromVersion2, isVersion1 } from './versions';
-
-export { isVersion1 };
-
 /**
  * The fields each kind of record keeps under Output: Simplified. Only fields the service documents
  * (or, where it documents none, the few that say what the record is); everything else stays in Raw.
@@ -42,7 +38,6 @@ export function outputFields(simplified: readonly string[]): INodeProperties[] {
 			type: 'options',
 			default: 'simplified',
 			description: 'How much of each record to put out',
-			displayOptions: { show: fromVersion2 },
 			options: [
 				{ name: 'Raw', value: 'raw', description: 'Every field the service returns' },
 				{ name: 'Selected Fields', value: 'fields', description: 'Only the fields you list' },
@@ -57,7 +52,7 @@ export function outputFields(simplified: readonly string[]): INodeProperties[] {
 			required: true,
 			placeholder: 'e.g. name, tags, row.Email',
 			description: 'Names of the fields to put out, separated by commas; a dot reaches into an object, e.g. row.Email',
-			displayOptions: { show: { ...fromVersion2, output: ['fields'] } },
+			displayOptions: { show: { output: ['fields'] } },
 		},
 	];
 }
@@ -92,14 +87,13 @@ export function pick(record: IDataObject, paths: readonly string[]): IDataObject
 	return result;
 }
 
-/** Shapes records as the item's Output parameter asks; version 1 of the node always puts them out raw. */
+/** Shapes records as the item's Output parameter asks. */
 export function shapeRecords(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	records: IDataObject[],
 	simplified: readonly string[],
 ): IDataObject[] {
-	if (isVersion1(this)) return records;
 	const mode = this.getNodeParameter('output', itemIndex, 'simplified') as string;
 	if (mode === 'raw') return records;
 	if (mode === 'simplified') return records.map((record) => pick(record, simplified));

@@ -4,7 +4,6 @@ import type { Operation } from '../types';
 import { botField, clientIdFields } from './fields';
 import { subscriberKey } from './params';
 import { recipientOf, requestBesides } from './recipient';
-import { namesRecipients } from './versions';
 
 interface SubscriberOperationSpec {
 	value: string;
@@ -26,7 +25,7 @@ interface SubscriberOperationSpec {
 export const RECIPIENT_FIELDS = ['botid', 'clientid', 'messenger'] as const;
 
 /**
- * An operation on one subscriber (Bot + Client ID) that makes one call. From version 2, the output of a change also
+ * An operation on one subscriber (Bot + Client ID) that makes one call. The output of a change also
  * holds `recipient` ({ botid, clientid, messenger }) and, when anything besides it was sent,
  * `request` (e.g. the text and buttons of a message): an item that ran many times shows each time whom it reached.
  */
@@ -41,8 +40,7 @@ export function subscriberOperation(spec: SubscriberOperationSpec): Operation {
 			const params = { ...subscriberKey.call(this, itemIndex), ...spec.params?.call(this, itemIndex) };
 			const answer = await apiRequest.call(this, { method: spec.method, path: spec.path, params, itemIndex });
 			const output = spec.output ? spec.output(answer) : answer;
-			// Version 1 puts out what it always did.
-			if (spec.method === 'GET' || Array.isArray(output) || !namesRecipients(this)) return output;
+			if (spec.method === 'GET' || Array.isArray(output)) return output;
 			const request = requestBesides(params, RECIPIENT_FIELDS);
 			return {
 				...output,

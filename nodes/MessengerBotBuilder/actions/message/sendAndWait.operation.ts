@@ -26,15 +26,13 @@ import {
  */
 const SEND_AND_WAIT: typeof SEND_AND_WAIT_OPERATION = 'sendAndWait';
 
-/** Who is asked. Version 3 also reads the subscriber's card for the messenger the output names. */
+/** Who is asked: the subscriber's card also gives the messenger the output names. */
 async function subscriberOf(this: IExecuteFunctions): Promise<Subscriber> {
 	const key = subscriberKey.call(this, 0);
 	const subscriber: Subscriber = { botId: String(key.botid), clientId: String(key.clientid) };
-	if (this.getNode().typeVersion >= 3) {
-		const card = (await apiRequest.call(this, { method: 'GET', path: '/subscriber/get', params: key, itemIndex: 0 }))
-			.subscriber as IDataObject | undefined;
-		subscriber.messenger = typeof card?.messenger === 'string' ? card.messenger : undefined;
-	}
+	const card = (await apiRequest.call(this, { method: 'GET', path: '/subscriber/get', params: key, itemIndex: 0 }))
+		.subscriber as IDataObject | undefined;
+	subscriber.messenger = typeof card?.messenger === 'string' ? card.messenger : undefined;
 	return subscriber;
 }
 
@@ -97,7 +95,7 @@ export const sendAndWait: Operation = {
 
 			// What the node puts out when the time limit ends the wait: n8n then passes the waiting
 			// node's input through, and an answer replaces that input with the webhook's output.
-			this.getExecuteData().data.main = [[{ json: timedOutOutput(this, question), pairedItem: { item: 0 } }]];
+			this.getExecuteData().data.main = [[{ json: timedOutOutput(question), pairedItem: { item: 0 } }]];
 			await this.putExecutionToWait(waitTill);
 			memory?.finish();
 			return items;

@@ -128,7 +128,7 @@ export const sendAndWaitProperties: INodeProperties[] = [
 						default: '',
 						placeholder: 'e.g. Delivery date',
 						description: 'Shown above the field; the output names the value by it, in answer and in the fields list',
-						hint: 'n8n drops the labels __proto__, constructor and prototype from the answer object: from node version 4 their values are in the fields list',
+						hint: 'n8n drops the labels __proto__, constructor and prototype from the answer object: their values are in the fields list',
 					},
 					{
 						displayName: 'Field Type',

@@ -1,15 +1,12 @@
-import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
-import { listsFormFields, namesAskedSubscriber, namesRecipients } from '../common/versions';
+import type { IDataObject } from 'n8n-workflow';
 import type { FieldAnswer, Question } from './sendAndWaitQuestion';
 
 /**
  * What Send and Wait for Response puts out. An answer link is a bearer secret: whoever holds the message (the
  * subscriber, someone they forwarded it to, anyone who can read the chat) can answer through it, and a page cannot
- * tell who did. Version 4 says just that: the subscriber asked (`askedSubscriber`) and that the answer came through
- * the question's link (`answeredThrough: "answerLink"`), and when. Version 3 keeps `respondedBy` (the asked subscriber,
- * under a name that claims they answered) for the workflows saved with it; versions 1 and 2 keep the output their
- * saved workflows were built on: `{ data: { answer, approved?, timedOut } }`. From version 4 a Custom Form answer also
- * carries `fields: [{ label, value }]`, in the form's field order.
+ * tell who did. So the output says just that: the subscriber asked (`askedSubscriber`) and that the answer came through
+ * the question's link (`answeredThrough: "answerLink"`), and when. A Custom Form answer also carries
+ * `fields: [{ label, value }]`, in the form's field order.
  */
 export const ANSWERED_THROUGH_LINK = 'answerLink';
 
@@ -19,35 +16,25 @@ function askedSubscriber(question: Question): IDataObject {
 	return { botid: botId, clientid: clientId, messenger };
 }
 
-export function answeredOutput(
-	context: IWebhookFunctions,
-	question: Question,
-	answer: IDataObject,
-	fieldAnswers?: FieldAnswer[],
-): IDataObject {
+export function answeredOutput(question: Question, answer: IDataObject, fieldAnswers?: FieldAnswer[]): IDataObject {
 	const data: IDataObject = { ...answer, timedOut: false };
-	// A Custom Form's values also as a list: the `answer` object loses labels n8n's deepCopy leaves out (see versions.ts).
-	if (fieldAnswers && listsFormFields(context)) data.fields = fieldAnswers.map((field) => ({ ...field }));
-	if (namesAskedSubscriber(context)) {
-		data.respondedAt = new Date().toISOString();
-		data.askedSubscriber = askedSubscriber(question);
-		data.answeredThrough = ANSWERED_THROUGH_LINK;
-	} else if (namesRecipients(context)) {
-		data.respondedAt = new Date().toISOString();
-		data.respondedBy = askedSubscriber(question);
-	}
+	// A Custom Form's values also as a list: n8n copies items with n8n-workflow's deepCopy, which leaves out the keys
+	// `__proto__`, `constructor` and `prototype`, so the `answer` object cannot carry such a label; the list can.
+	if (fieldAnswers) data.fields = fieldAnswers.map((field) => ({ ...field }));
+	data.respondedAt = new Date().toISOString();
+	data.askedSubscriber = askedSubscriber(question);
+	data.answeredThrough = ANSWERED_THROUGH_LINK;
 	return { data };
 }
 
-export function timedOutOutput(context: IExecuteFunctions, question: Question): IDataObject {
-	const data: IDataObject = { answer: null, timedOut: true };
-	if (namesAskedSubscriber(context)) {
-		data.respondedAt = null;
-		data.askedSubscriber = askedSubscriber(question);
-		data.answeredThrough = null;
-	} else if (namesRecipients(context)) {
-		data.respondedAt = null;
-		data.respondedBy = null;
-	}
-	return { data };
+export function timedOutOutput(question: Question): IDataObject {
+	return {
+		data: {
+			answer: null,
+			timedOut: true,
+			respondedAt: null,
+			askedSubscriber: askedSubscriber(question),
+			answeredThrough: null,
+		},
+	};
 }

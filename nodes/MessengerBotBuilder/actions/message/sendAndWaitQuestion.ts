@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 import { isCalendarDay } from '../common/params';
-import { listsFormFields } from '../common/versions';
 
 /**
  * One question of Send and Wait for Response: what was asked, of whom, which answers count and
@@ -30,7 +29,7 @@ export interface FormField {
 export interface Subscriber {
 	botId: string;
 	clientId: string;
-	/** Version 3: the messenger of the subscriber's card. */
+	/** The messenger of the subscriber's card. */
 	messenger?: string;
 }
 
@@ -136,12 +135,6 @@ export function buttonAnswersOf(this: IExecuteFunctions, responseType: ResponseT
 
 const FIELD_TYPES: FormFieldType[] = ['text', 'number', 'dropdown', 'date'];
 
-/**
- * Keys n8n-workflow 2.41's deepCopy leaves out of every copied object (`reservedCopyKeys` in its utils.js): from
- * version 4 such a label's value reaches the next node only in the `fields` list, version 3 refuses the label.
- */
-const DROPPED_BY_N8N = ['__proto__', 'constructor', 'prototype'];
-
 /** The fields of a Custom Form, checked: each has a label of its own, dropdowns have choices. */
 export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 	const collection = this.getNodeParameter('formFields', 0, {}) as {
@@ -160,13 +153,6 @@ export function formFieldsOf(this: IExecuteFunctions): FormField[] {
 				`Field ${index + 1} of "Form Fields" needs a label`,
 				'The label is shown above the field and names the value in the output.',
 			);
-		if (DROPPED_BY_N8N.includes(label) && !listsFormFields(this)) {
-			fail(
-				this,
-				`The label "${label}" of field ${index + 1} of "Form Fields" cannot name a value`,
-				'n8n drops the keys __proto__, constructor and prototype when it copies an item (n8n-workflow deepCopy), so the answer would be lost on its way to the next node. Choose another label, or use version 4 of the node, which also puts out the answer as a list of labels and values.',
-			);
-		}
 		const type = String(raw.fieldType ?? 'text') as FormFieldType;
 		if (!FIELD_TYPES.includes(type)) fail(this, `The field "${label}" of "Form Fields" has an unknown type "${type}"`);
 		const field: FormField = { label, type, required: raw.requiredField === true };
@@ -239,7 +225,7 @@ export function waitLimitOf(this: IExecuteFunctions): Date {
 
 export type FormValues = Record<string, string | number | null>;
 
-/** One answered field of a Custom Form, as version 4 lists it in `fields`. */
+/** One answered field of a Custom Form, as the output lists it in `fields`. */
 export interface FieldAnswer {
 	label: string;
 	value: string | number | null;
@@ -247,7 +233,7 @@ export interface FieldAnswer {
 
 /**
  * A field's label is only a label: `toString` or `valueOf` are fields like any other (`__proto__`, `constructor` and
- * `prototype`, which n8n drops from items, reach the next node only in version 4's `fields` list). So what
+ * `prototype`, which n8n drops from items, reach the next node only in the `fields` list). So what
  * is looked up by label (errors, what was typed) is kept in Maps, which inherit nothing; the values, which
  * go out as JSON, are an object whose every label is an own property (Object.fromEntries defines them, so
  * `__proto__` is a key, not the prototype), and are only ever read by iterating them.

@@ -112,7 +112,7 @@ const typedText = (body: IDataObject) =>
 interface PostedAnswer {
 	data: IDataObject;
 	shownAs: string;
-	/** Custom Form: the values as a list in field order (version 4's `fields`). */
+	/** Custom Form: the values as a list in field order (the output's `fields`). */
 	fieldAnswers?: FieldAnswer[];
 }
 
@@ -227,9 +227,7 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	});
 	return {
 		webhookResponse: receivedPage(posted.shownAs).html,
-		workflowData: [
-			[{ json: answeredOutput(context, question, posted.data, posted.fieldAnswers), pairedItem: { item: 0 } }],
-		],
+		workflowData: [[{ json: answeredOutput(question, posted.data, posted.fieldAnswers), pairedItem: { item: 0 } }]],
 	};
 }
 

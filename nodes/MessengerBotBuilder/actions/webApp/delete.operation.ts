@@ -3,7 +3,6 @@ import { text } from '../common/params';
 import { fieldLabel } from '../common/labels';
 import { webAppField } from '../common/catalog';
 import { apiRequest } from '../../transport/request';
-import { isVersion1 } from '../common/output';
 
 export const deleteWebApp: Operation = {
 	value: 'delete',
@@ -20,7 +19,6 @@ export const deleteWebApp: Operation = {
 			itemIndex,
 			fields: { id: fieldLabel.call(this, 'webAppId') },
 		});
-		// Version 1 put out the service's answer as it is.
-		return isVersion1(this) ? answer : { deleted: true, id: params.id, result: answer.result };
+		return { deleted: true, id: params.id, result: answer.result };
 	},
 };

@@ -3,8 +3,6 @@ import { text } from '../common/params';
 import { fieldLabel } from '../common/labels';
 import { apiRequest } from '../../transport/request';
 import { hookExtension } from './extension';
-import { isVersion1 } from '../common/output';
-import type { IDataObject } from 'n8n-workflow';
 
 const PATH = '/hook/delete';
 
@@ -26,7 +24,7 @@ export const deleteWebhook: Operation = {
 	],
 	async execute(itemIndex) {
 		const params = { id: text.call(this, 'hookId', itemIndex, true) };
-		const answer = (await hookExtension.call(
+		await hookExtension.call(
 			this,
 			PATH,
 			itemIndex,
@@ -38,8 +36,7 @@ export const deleteWebhook: Operation = {
 					itemIndex,
 					fields: { id: fieldLabel.call(this, 'hookId') },
 				}),
-		)) as IDataObject;
-		// Version 1 put out the service's answer as it is.
-		return isVersion1(this) ? answer : { deleted: true, id: params.id };
+		);
+		return { deleted: true, id: params.id };
 	},
 };
