@@ -1,4 +1,4 @@
-import type { Store } from './store';
+import type { Store } from './store/store';
 
 /** The latest business time the clock may reach (ISO 8601 forms keep a four-digit year). */
 const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59);

@@ -11,7 +11,7 @@ import { chatState } from '../src/domain/messagingChat';
 import { paymentsState } from '../src/domain/hooksPayments';
 import { statsState } from '../src/domain/statsCounters';
 import { subscribersState } from '../src/domain/subscribers';
-import type { Store } from '../src/store';
+import type { Store } from '../src/store/store';
 import { openSandbox, type OpenSandbox } from './client';
 
 /** Objects with their keys sorted: the order of an object's keys is not state. */

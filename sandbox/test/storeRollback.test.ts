@@ -1,4 +1,4 @@
-import { Store } from '../src/store';
+import { Store } from '../src/store/store';
 import { clearRows, createList, listsState, saveRow, type List } from '../src/domain/lists';
 
 /** A transaction that only deleted rows at once (removeKind / removeBelow) and then failed must not leave memory behind. */

@@ -3,7 +3,7 @@ import type { EventKind } from '@messenger-bot-builder/receiver';
 import type { Router } from 'express';
 import type { Clock } from '../clock';
 import type { ResolvedOptions } from '../config';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import type { Params } from '../http/params';
 import type { ApiKey } from '../domain/keys';
 

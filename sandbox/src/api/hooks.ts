@@ -23,7 +23,7 @@ export function dispatcherOf(context: SandboxContext): DeliveryDispatcher {
 	return dispatcher;
 }
 /**
- * `url` and `events` as the request validation let them through (src/openapi/endpoints.ts states the rules: an
+ * `url` and `events` as the request validation let them through (src/openapi/endpoints/hooks.ts states the rules: an
  * absolute http(s) URL without credentials, which deliveries would not send; known event kinds).
  */
 function readHookUrl(params: Params): string {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventKind } from '@messenger-bot-builder/receiver';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 /** One HTTP attempt of a delivery. Times are wall-clock (retries run in real time). */
 export interface DeliveryAttempt {

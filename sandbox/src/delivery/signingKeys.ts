@@ -5,7 +5,7 @@ import {
 	signStandardWebhooksV1a,
 	type AsymmetricJwtKey,
 } from '@messenger-bot-builder/receiver';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 export type AsymmetricAlgorithm = AsymmetricJwtKey['alg'];
 

@@ -1,4 +1,4 @@
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 /** One call of an API method, as /log/get reports it. The key's value is never recorded. */
 export interface ApiLogEntry {

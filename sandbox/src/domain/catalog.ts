@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 /** How each optional item field is typed by the service. */
 export const ITEM_FIELD_KINDS = {
@@ -96,7 +96,7 @@ export function itemsOf(store: Store, webappid: string): CatalogItem[] {
 	return itemsState(store).items.filter((item) => item.webappid === webappid);
 }
 
-/** A field's value as the request validation let it through (src/openapi/endpoints.ts types each kind), converted. */
+/** A field's value as the request validation let it through (src/openapi/endpoints/catalog.ts types each kind), converted. */
 function fieldValue(field: ItemFieldName, value: unknown): ItemFields[ItemFieldName] {
 	const kind = ITEM_FIELD_KINDS[field];
 	if (kind === 'boolean') return value === true || value === 'true' || value === '1' || value === 1;

@@ -5,7 +5,7 @@ import { findApp, findItem, readItemFields, type CatalogItem, type ItemFields, t
 
 /**
  * Reading the parameters of the catalog methods against the stored catalog, before any state is touched; their
- * shapes are the request validation's (src/openapi/endpoints.ts).
+ * shapes are the request validation's (src/openapi/endpoints/catalog.ts).
  */
 
 export function appOf(store: ApiCall['store'], params: Params, param = 'webappid'): WebApp {

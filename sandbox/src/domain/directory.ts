@@ -1,4 +1,4 @@
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 /**
  * The account's configuration as the service's editor would hold it: bots, projects, chains with

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventKind } from '@messenger-bot-builder/receiver';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import { withinBots } from './keys';
 
 /** An event subscription. `secret` signs its deliveries and is shown only by /hook/create. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock';
 import { invalidParam, missingParam, notFound } from '../http/errors';
 import type { Params } from '../http/params';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import { findBot } from './directory';
 
 /** A simulated payment by a subscriber; announced to hooks as `payment.success`. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, invalidParam } from '../http/errors';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import { LIMITS } from '../openapi/limits';
 
 /** How long a response is remembered under its Idempotency-Key (business time). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 export const SCOPE_AREAS = [
 	'account',

@@ -23,7 +23,7 @@ import {
 export const ROW_ORDERS = ['old', 'new'] as const;
 
 /*
- * The readers below take values the request validation has let through (src/openapi/endpoints.ts: 1 to 500 rows,
+ * The readers below take values the request validation has let through (src/openapi/endpoints/lists.ts: 1 to 500 rows,
  * distinct non-blank headers, `row` or `values` and not both, `where` or `column` with `value`, row numbers): they
  * resolve them against the stored lists, where the rules a schema cannot state are checked.
  */

@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 /** What a list cell holds. Missing cells are stored as "". */
 export type CellValue = string | number | boolean;

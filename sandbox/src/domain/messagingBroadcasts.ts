@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxContext } from '../api/endpoint';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import { sendToChat, type LinkButton } from './messagingChat';
 import { findSubscriberById, type Subscriber } from './subscribers';
 

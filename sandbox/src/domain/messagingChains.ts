@@ -1,5 +1,5 @@
 import type { Endpoint, SandboxContext } from '../api/endpoint';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import { directory, findChain, type Chain } from './directory';
 import { sendToChat } from './messagingChat';
 import { findSubscriberById, type Subscriber } from './subscribers';

@@ -1,5 +1,5 @@
 import type { SandboxContext } from '../api/endpoint';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import { countDay } from './statsCounters';
 import type { Subscriber } from './subscribers';
 

@@ -1,4 +1,4 @@
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 /** What one bot did on one calendar day of the account's time zone. */
 export interface DayCounts {

@@ -1,4 +1,4 @@
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 
 /** A chain's variables for one subscriber: name -> value. */
 export type Variables = Record<string, string | number | boolean>;

@@ -52,7 +52,7 @@ export function assertNotBlocked(card: Subscriber): void {
 
 /*
  * The readers below take values the request validation has let through: the shapes, sizes and formats are the
- * schemas' in src/openapi/endpoints.ts (one definition for the document and the check); these only convert.
+ * schemas' in src/openapi/endpoints/subscribers.ts (one definition for the document and the check); these only convert.
  */
 
 /** An optional text field (a JSON number is taken as its text); an empty string is kept (it clears the field). */

@@ -1,6 +1,6 @@
 import { chatState, type ChatMessage } from '../domain/messagingChat';
 import { subscribersState } from '../domain/subscribers';
-import type { Store } from '../store';
+import type { Store } from '../store/store';
 import { paginate, type Params } from './params';
 
 /** Characters of the latest message the list shows; the chat itself shows every message whole. */

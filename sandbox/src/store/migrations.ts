@@ -27,24 +27,45 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-type Json = any;
+/** An entity of an old section: the fields the migration reads, and the rest it copies as they are. */
+type Entity<Fields> = Fields & Record<string, unknown>;
+type Numbered = Entity<{ id: number }>;
+
+/** The old sections the migration reads into records, as LEGACY_SLICE_SHAPES checked them. */
+interface LegacySections {
+	lists: { nextId: number; lists: Entity<{ id: number; rows: Numbered[] }>[] };
+	subscribers: { nextId: number; subscribers: Numbered[] };
+	chats: { nextId: number; chats: Record<string, Numbered[]> };
+	chainRuns: { runs: Entity<{ subscriber: number; chaincode: string }>[] };
+	broadcasts: { broadcasts: Entity<{ code: string }>[] };
+	catalog: { nextItemId: number; apps: unknown[]; links: unknown[]; items: Numbered[] };
+	payments: { payments: unknown[] };
+	apiLog: { nextId: number; entries: Numbered[] };
+	stats: { days: Record<string, unknown> };
+	idempotency: { entries: Record<string, unknown> };
+	deliveries: { deliveries: Entity<{ id: string }>[] };
+}
 
 /**
  * Moves the state of a data file written before the SQLite store (one JSON section per domain in
  * table `slices`, already checked against LEGACY_SLICE_SHAPES) into documents and records, then drops
  * `slices`. Runs inside the migration's transaction.
  */
-export function migrateSlices(db: DatabaseSync, slices: Map<string, Json>): void {
+export function migrateSlices(db: DatabaseSync, slices: Map<string, unknown>): void {
 	const putDocument = db.prepare('INSERT INTO documents (name, json) VALUES (?, ?)');
 	const putRecord = db.prepare('INSERT INTO records (kind, key, json) VALUES (?, ?, ?)');
 	const counters: Record<string, number> = {};
-	const document = (name: string, value: Json) => putDocument.run(name, JSON.stringify(value));
-	const record = (kind: string, key: string | number, value: Json) => putRecord.run(kind, key, JSON.stringify(value));
+	const document = (name: string, value: unknown) => putDocument.run(name, JSON.stringify(value));
+	const record = (kind: string, key: string | number, value: unknown) =>
+		putRecord.run(kind, key, JSON.stringify(value));
+	// The shapes were checked when the file was opened.
+	const section = <Name extends keyof LegacySections>(name: Name) =>
+		slices.get(name) as LegacySections[Name] | undefined;
 
 	for (const name of ['directory', 'keys', 'hooks', 'signingKeys']) {
 		if (slices.has(name)) document(name, slices.get(name));
 	}
-	const lists = slices.get('lists');
+	const lists = section('lists');
 	if (lists) {
 		counters.lists = lists.nextId;
 		for (const { rows, ...list } of lists.lists) {
@@ -52,38 +73,38 @@ export function migrateSlices(db: DatabaseSync, slices: Map<string, Json>): void
 			for (const row of rows) record(`row/${list.id}`, row.id, row);
 		}
 	}
-	const subscribers = slices.get('subscribers');
+	const subscribers = section('subscribers');
 	if (subscribers) {
 		counters.subscribers = subscribers.nextId;
 		for (const card of subscribers.subscribers) record('subscriber', card.id, card);
 	}
-	const chats = slices.get('chats');
+	const chats = section('chats');
 	if (chats) {
 		counters.chat = chats.nextId;
-		const messages = Object.entries(chats.chats as Record<string, Json[]>).flatMap(([subscriber, chat]) =>
+		const messages = Object.entries(chats.chats).flatMap(([subscriber, chat]) =>
 			chat.map((message) => ({ ...message, subscriber: Number(subscriber) })),
 		);
 		for (const message of messages.sort((a, b) => a.id - b.id)) record('chat', message.id, message);
 	}
-	for (const run of slices.get('chainRuns')?.runs ?? []) record('run', `${run.subscriber}/${run.chaincode}`, run);
-	for (const broadcast of slices.get('broadcasts')?.broadcasts ?? []) record('broadcast', broadcast.code, broadcast);
-	const catalog = slices.get('catalog');
+	for (const run of section('chainRuns')?.runs ?? []) record('run', `${run.subscriber}/${run.chaincode}`, run);
+	for (const broadcast of section('broadcasts')?.broadcasts ?? []) record('broadcast', broadcast.code, broadcast);
+	const catalog = section('catalog');
 	if (catalog) {
 		counters.items = catalog.nextItemId;
 		document('catalog', { apps: catalog.apps, links: catalog.links });
 		for (const item of catalog.items) record('item', item.id, item);
 	}
-	const payments = slices.get('payments')?.payments ?? [];
-	payments.forEach((payment: Json, index: number) => record('payment', index + 1, payment));
+	const payments = section('payments')?.payments ?? [];
+	payments.forEach((payment, index) => record('payment', index + 1, payment));
 	counters.payments = payments.length + 1;
-	const apiLog = slices.get('apiLog');
+	const apiLog = section('apiLog');
 	if (apiLog) {
 		counters.log = apiLog.nextId;
 		for (const entry of apiLog.entries) record('log', entry.id, entry);
 	}
-	for (const [day, counts] of Object.entries(slices.get('stats')?.days ?? {})) record('statsDay', day, counts);
-	for (const [slot, entry] of Object.entries(slices.get('idempotency')?.entries ?? {})) record('idem', slot, entry);
-	for (const delivery of slices.get('deliveries')?.deliveries ?? []) record('delivery', delivery.id, delivery);
+	for (const [day, counts] of Object.entries(section('stats')?.days ?? {})) record('statsDay', day, counts);
+	for (const [slot, entry] of Object.entries(section('idempotency')?.entries ?? {})) record('idem', slot, entry);
+	for (const delivery of section('deliveries')?.deliveries ?? []) record('delivery', delivery.id, delivery);
 	document('counters', counters);
 	db.exec('DROP TABLE slices');
 }

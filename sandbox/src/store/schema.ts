@@ -1,3 +1,6 @@
+/** A record's key within its kind: an id or a number. */
+export type RecordKey = string | number;
+
 /**
  * The shapes of what the data file holds, checked when it is opened: a record of the wrong shape
  * refuses the file at start instead of failing requests later.
