@@ -72,8 +72,6 @@ export function renderRow(list: List, row: ListRow) {
 	return { id: row.id, values: row.values, row: byName, created: row.created };
 }
 
-export type RenderedRow = ReturnType<typeof renderRow>;
-
 export function findListById(store: Store, id: number): List | undefined {
 	return listsState(store).lists.find((list) => list.id === id);
 }
