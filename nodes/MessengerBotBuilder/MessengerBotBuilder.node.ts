@@ -7,7 +7,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { sendAndWaitWebhook, sendAndWaitWebhooks } from './actions/message/sendAndWaitWebhook';
+import { sendAndWaitWebhook, sendAndWaitWebhooks } from './actions/message/sendAndWait/webhook';
 import { router } from './actions/router';
 import { nodeProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';

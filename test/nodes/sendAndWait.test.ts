@@ -1,16 +1,11 @@
 import '../support/env';
-import { createHmac, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
-import express from 'express';
-import { InstanceSettings, WebhookContext } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, IRunExecutionData, IWebhookData } from 'n8n-workflow';
-import { Workflow, deepCopy } from 'n8n-workflow';
+import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
+import { deepCopy } from 'n8n-workflow';
 import { chromiumPath, launchChromium } from '../../e2e/lib/browser';
-import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBotBuilder.node';
 import {
 	CONFIRM_AFTER_MS,
 	PAGE_LIFETIME_MS,
@@ -21,17 +16,16 @@ import {
 	pageToken,
 	spendPages,
 	tokenState,
-} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding';
+} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/binding';
 import {
 	DEFAULT_MAX_ANSWER_LENGTH,
 	checkForm,
 	type FormField,
 	type Question,
-} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWaitQuestion';
-import { harnessAdditionalData } from '../support/additionalData';
-import type { RunResult } from '../support/runWorkflow';
+} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/question';
 import { byId, NODE_NAME } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
+import { OTHER_PROCESS_HEADER, signatureIsValid, WaitingWebhookServer, type Tap } from '../support/waitingWebhooks';
 
 const BOT = 'bot_tg';
 /** Where the harness says n8n's resume addresses live (see harnessAdditionalData). */
@@ -42,104 +36,17 @@ interface Button {
 	url: string;
 }
 
-interface Tap {
-	status: number;
-	body: string;
-	headers: Headers;
-	/** What the node handed n8n to resume the execution with, if anything. */
-	resumedWith?: INodeExecutionData[];
-}
-
 /**
- * Message → Send and Wait for Response in n8n-core's engine. The send half runs the node in a
- * workflow (WorkflowExecute) up to its wait. The answer half serves the waiting execution's resume
- * address over real HTTP on 127.0.0.1: each request is handed to the node's webhook in n8n-core's
- * WebhookContext with the waiting execution's data (as n8n loads it from its database, JSON), with
- * the request body parsed as n8n parses forms. After a webhook that resumes, it moves the execution
- * from waiting to running as n8n 2.41.1 does, only if it is still waiting, and otherwise answers with
- * n8n's error; a request with `x-test-process: other` is handled by another n8n process (a second copy
- * of the node's modules, with claims of its own). The rest of n8n's server (the link's signature check,
- * its wait tracker) runs in the real-n8n e2e scenario e2e/scenarios/sendAndWaitScenario.ts.
+ * Message → Send and Wait for Response in n8n-core's engine. The send half runs the node in a workflow
+ * (WorkflowExecute) up to its wait; the answer half serves the waiting execution's resume address as n8n does
+ * (WaitingWebhookServer). A request with `x-test-process: other` is handled by another n8n process (a second copy of
+ * the node's modules, with claims of its own). The rest of n8n's server (the link's signature check, its wait tracker)
+ * runs in the real-n8n e2e scenario e2e/scenarios/sendAndWaitScenario.ts.
  */
 describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 	let bed: NodeTestBed;
-	let server: Server;
-	let serverOrigin: string;
+	let server: WaitingWebhookServer;
 	let clientCounter = 0;
-	const nodeType = new MessengerBotBuilder();
-	/** The node's modules as another n8n process holds them (several webhook processes behind a load balancer). */
-	const otherProcess = {} as { nodeType: MessengerBotBuilder; claimAnswer: typeof claimAnswer };
-	jest.isolateModules(() => {
-		otherProcess.nodeType =
-			new (require('../../nodes/MessengerBotBuilder/MessengerBotBuilder.node').MessengerBotBuilder)();
-		otherProcess.claimAnswer =
-			require('../../nodes/MessengerBotBuilder/actions/message/sendAndWaitBinding').claimAnswer;
-	});
-	/** Waiting executions by id, as n8n stores them; `running` once n8n resumed one. */
-	const waiting = new Map<string, { result: RunResult; data: string; running?: boolean }>();
-	/** What each resuming request handed n8n, as JSON, by the id its answer names. */
-	const resumes = new Map<string, string>();
-
-	async function handle(request: express.Request, response: express.Response): Promise<void> {
-		const stored = waiting.get(String(request.params.execution));
-		if (!stored) {
-			response.status(404).end();
-			return;
-		}
-		const definition = bed.node.workflow({});
-		const workflow = new Workflow({
-			id: 'wf',
-			nodes: definition.nodes,
-			connections: definition.connections,
-			active: true,
-			nodeTypes: bed.node.harness.nodeTypes,
-			settings: { executionOrder: 'v1' },
-		});
-		const description = nodeType.description.webhooks!.find((webhook) => webhook.httpMethod === request.method)!;
-		const webhookData: IWebhookData = {
-			httpMethod: request.method as IWebhookData['httpMethod'],
-			node: NODE_NAME,
-			path: 'mbb',
-			webhookDescription: description,
-			workflowId: 'wf',
-			workflowExecuteAdditionalData: harnessAdditionalData({ credentialsHelper: bed.node.harness.credentials }),
-		};
-		const runExecutionData = JSON.parse(stored.data) as IRunExecutionData;
-		const additionalData = harnessAdditionalData({
-			credentialsHelper: bed.node.harness.credentials,
-			executionId: String(request.params.execution),
-			http: { httpRequest: request, httpResponse: response },
-		});
-		const context = new WebhookContext(
-			workflow,
-			workflow.getNode(NODE_NAME)!,
-			additionalData,
-			'webhook',
-			webhookData,
-			[],
-			runExecutionData,
-		);
-		// n8n 2.41.1 reflects the request's Origin before it calls the node (WebhookRequestHandler.setupCorsHeaders).
-		if (request.headers.origin) response.setHeader('Access-Control-Allow-Origin', request.headers.origin);
-		const serving = request.headers['x-test-process'] === 'other' ? otherProcess.nodeType : nodeType;
-		const result = await serving.webhook.call(context);
-		if (result.workflowData) {
-			// n8n 2.41.1 (webhook-helpers executeWebhook → WorkflowRunner.run → ActiveExecutions.add) moves the execution
-			// from waiting to running only if it is still waiting; when another process moved it first, the request gets
-			// n8n's error (ExecutionAlreadyResumingError, wrapped, sent by ResponseHelper.sendErrorResponse).
-			if (stored.running) {
-				response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
-				return;
-			}
-			stored.running = true;
-			// Kept here, not sent in a header: a long answer would overflow the client's header limit.
-			const resumeId = randomUUID();
-			resumes.set(resumeId, JSON.stringify(result.workflowData[0]));
-			response.setHeader('x-test-resumed', resumeId);
-		}
-		// n8n sends the node's page itself once the execution resumed (the e2e covers that part).
-		if (!result.noWebhookResponse && !response.headersSent) response.status(200).send(result.webhookResponse);
-	}
 
 	beforeAll(async () => {
 		// Only the clock is n8n-independent here: a confirmation counts CONFIRM_AFTER_MS after its page was shown, and the
@@ -160,29 +67,10 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			],
 		});
 		bed = await startTestBed({ rateLimit: 0 });
-		const app = express();
-		app.use(express.urlencoded({ extended: false }));
-		// Multipart forms as n8n parses them: { data: fields, files }.
-		app.use(async (request, _response, next) => {
-			if (!request.headers['content-type']?.startsWith('multipart/form-data')) return next();
-			const form = await new Response(request as unknown as ReadableStream, {
-				headers: { 'content-type': request.headers['content-type'] },
-			}).formData();
-			request.body = {
-				data: Object.fromEntries([...form.entries()].map(([key, value]) => [key, String(value)])),
-				files: {},
-			};
-			next();
-		});
-		app.all('/webhook-waiting/:execution/:node', (request, response) => {
-			handle(request, response).catch((error: Error) => response.status(500).send(error.stack));
-		});
-		server = app.listen(0, '127.0.0.1');
-		await new Promise((resolve) => server.once('listening', resolve));
-		serverOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		server = await new WaitingWebhookServer(bed.node).start();
 	});
 	afterAll(async () => {
-		await new Promise((resolve) => server.close(resolve));
+		await server.close();
 		await bed.close();
 		jest.useRealTimers();
 	});
@@ -198,17 +86,6 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 
 	async function chat(clientid: string): Promise<Array<{ text: string; buttons: Button[] }>> {
 		return (await bed.api.call('/subscriber/chat/get', { botid: BOT, clientid })).items;
-	}
-
-	/** What n8n's waiting-webhook handler checks: HMAC-SHA256 of path + query without the signature, with the instance secret. */
-	function signatureIsValid(url: string): boolean {
-		const parsed = new URL(url);
-		const signature = parsed.searchParams.get('signature');
-		parsed.searchParams.delete('signature');
-		const expected = createHmac('sha256', Container.get(InstanceSettings).hmacSignatureSecret)
-			.update(`${parsed.pathname}${parsed.search}`)
-			.digest('hex');
-		return signature === expected;
 	}
 
 	const ask = (clientId: string, extra: IDataObject = {}) => ({
@@ -227,23 +104,11 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(result.run.status).toBe('waiting');
 		const [message] = await chat(clientId);
 		const executionId = new URL(message.buttons[0].url).pathname.split('/')[2];
-		waiting.set(executionId, { result, data: JSON.stringify(result.run.data) });
+		server.keep(executionId, result);
 		return { result, message, executionId, buttons: message.buttons };
 	}
 
-	/** The link as served by this test's stand-in for n8n's address. */
-	const served = (url: string) => `${serverOrigin}${new URL(url).pathname}${new URL(url).search}`;
-
-	async function tap(url: string, init: RequestInit = {}): Promise<Tap> {
-		const response = await fetch(served(url), { redirect: 'manual', ...init });
-		const resumed = resumes.get(response.headers.get('x-test-resumed') ?? '');
-		return {
-			status: response.status,
-			body: await response.text(),
-			headers: response.headers,
-			resumedWith: resumed ? JSON.parse(resumed) : undefined,
-		};
-	}
+	const tap = (url: string, init: RequestInit = {}): Promise<Tap> => server.tap(url, init);
 
 	const TOKEN = /name="token" value="(\d+\.[0-9a-f]{64})"/;
 	const tokenOf = (page: string) => TOKEN.exec(page)?.[1];
@@ -416,7 +281,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 				const tokens = await Promise.all(buttons.map(async (button) => tokenOf((await tap(button.url)).body)!));
 				const taps = await Promise.all([
 					post(buttons[here].url, { token: tokens[here] }, browser),
-					post(buttons[there].url, { token: tokens[there] }, { ...browser, 'x-test-process': 'other' }),
+					post(buttons[there].url, { token: tokens[there] }, { ...browser, [OTHER_PROCESS_HEADER]: 'other' }),
 				]);
 				expect(taps.map((result) => result.status).sort()).toEqual([200, 409]);
 				const lost = taps.findIndex((result) => result.status === 409);
@@ -435,7 +300,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 					expect.stringContaining(`n8n did not resume execution ${executionId} with the answer confirmed on its link`),
 				);
 				// The losing process gave up its claim (n8n did not resume with it); the winning one keeps its own.
-				const claims = [claimAnswer, otherProcess.claimAnswer].map((claim) =>
+				const claims = [claimAnswer, server.otherProcess.claimAnswer].map((claim) =>
 					claim(executionId, questionId, '"another"'),
 				);
 				expect(claims).toEqual(lost === 0 ? ['claimed', 'taken'] : ['taken', 'claimed']);
@@ -447,7 +312,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 
 	it('a waiting execution whose question cannot be read: the page says so, a warning is logged, nothing resumes', async () => {
 		const { executionId, buttons } = await askAndWait(await newSubscriber());
-		const stored = waiting.get(executionId)!;
+		const stored = server.executions.get(executionId)!;
 		const data = JSON.parse(stored.data) as IRunExecutionData;
 		const kept = Object.values(data.executionData!.contextData as Record<string, IDataObject>).filter(
 			(context) => 'messengerBotBuilderQuestion' in context,

@@ -1,7 +1,7 @@
 import type { Resource } from '../types';
 import { clearNext } from './clearNext.operation';
 import { send } from './send.operation';
-import { sendAndWait } from './sendAndWait.operation';
+import { sendAndWait } from './sendAndWait/operation';
 
 export const message: Resource = {
 	value: 'message',

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
-import { isCalendarDay } from '../common/params';
+import { isCalendarDay } from '../../common/params';
 
 /**
  * One question of Send and Wait for Response: what was asked, of whom, which answers count and
- * until when. The node keeps it with the waiting execution (see sendAndWaitBinding.ts); the
+ * until when. The node keeps it with the waiting execution (see binding.ts); the
  * answer pages and the webhook read it back, so every rule below is checked against the question
  * that is actually waiting, not against what a link claims.
  */
@@ -319,7 +319,7 @@ export function checkForm(fields: FormField[], body: IDataObject, maxLength = DE
 			if (!isCalendarDay(text)) errors.set(field.label, 'Enter a date (YYYY-MM-DD).');
 			values.set(field.label, text);
 		} else if (field.type === 'dropdown') {
-			// The page's options post their index (see sendAndWaitPages.ts).
+			// The page's options post their index (see pages.ts).
 			const chosen = /^\d+$/.test(text) ? field.options?.[Number(text)] : undefined;
 			if (chosen === undefined) errors.set(field.label, 'Choose one of the options.');
 			values.set(field.label, chosen ?? text);

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { botField, clientIdFields } from '../common/fields';
-import { DEFAULT_MAX_ANSWER_LENGTH } from './sendAndWaitQuestion';
+import { botField, clientIdFields } from '../../common/fields';
+import { DEFAULT_MAX_ANSWER_LENGTH } from './question';
 
 /** The parameters of Message → Send and Wait for Response. */
 const showFor = (...responseTypes: string[]) => ({ show: { responseType: responseTypes } });

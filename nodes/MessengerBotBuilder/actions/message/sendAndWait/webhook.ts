@@ -11,8 +11,8 @@ import {
 	spendPages,
 	tokenState,
 	waitingQuestion,
-} from './sendAndWaitBinding';
-import type { PageToken } from './sendAndWaitBinding';
+} from './binding';
+import type { PageToken } from './binding';
 import {
 	STALE_NOTICE,
 	TOO_EARLY_NOTICE,
@@ -33,11 +33,11 @@ import {
 	unreadableQuestionPage,
 	sendPage,
 	setPageHeaders,
-} from './sendAndWaitPages';
-import type { AskAgain, Page } from './sendAndWaitPages';
-import { answeredOutput } from './sendAndWaitOutput';
-import type { ButtonAnswer, FieldAnswer, Question } from './sendAndWaitQuestion';
-import { FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf, tooLongProblem } from './sendAndWaitQuestion';
+} from './pages';
+import type { AskAgain, Page } from './pages';
+import { answeredOutput } from './output';
+import type { ButtonAnswer, FieldAnswer, Question } from './question';
+import { FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf, tooLongProblem } from './question';
 
 /**
  * The webhooks of Send and Wait for Response: n8n's resume address of a waiting execution at this

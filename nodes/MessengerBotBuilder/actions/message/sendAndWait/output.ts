@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import type { FieldAnswer, Question } from './sendAndWaitQuestion';
+import type { FieldAnswer, Question } from './question';
 
 /**
  * What Send and Wait for Response puts out. An answer link is a bearer secret: whoever holds the message (the

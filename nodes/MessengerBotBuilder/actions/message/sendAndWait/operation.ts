@@ -2,15 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
-import type { Operation } from '../types';
-import { subscriberKey, text } from '../common/params';
-import { apiRequest } from '../../transport/request';
-import { failedItem, withItemIndex } from '../common/itemFailures';
-import { runMemory } from '../common/runMemory';
-import { answerLink, keepQuestion, linkOrigin } from './sendAndWaitBinding';
-import { sendAndWaitProperties } from './sendAndWaitFields';
-import { timedOutOutput } from './sendAndWaitOutput';
-import type { Question, Subscriber } from './sendAndWaitQuestion';
+import type { Operation } from '../../types';
+import { subscriberKey, text } from '../../common/params';
+import { apiRequest } from '../../../transport/request';
+import { failedItem, withItemIndex } from '../../common/itemFailures';
+import { runMemory } from '../../common/runMemory';
+import { answerLink, keepQuestion, linkOrigin } from './binding';
+import { sendAndWaitProperties } from './properties';
+import { timedOutOutput } from './output';
+import type { Question, Subscriber } from './question';
 import {
 	answersByButton,
 	buttonAnswersOf,
@@ -18,7 +18,7 @@ import {
 	maxAnswerLengthParameter,
 	responseTypeOf,
 	waitLimitOf,
-} from './sendAndWaitQuestion';
+} from './question';
 
 /**
  * n8n's name for the operation: n8n checks the signature of resume links only for operations of
@@ -36,7 +36,7 @@ async function subscriberOf(this: IExecuteFunctions): Promise<Subscriber> {
 	return subscriber;
 }
 
-/** The question of this wait, with a fresh id and token key (see sendAndWaitBinding.ts). */
+/** The question of this wait, with a fresh id and token key (see binding.ts). */
 async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Question> {
 	const responseType = responseTypeOf.call(this);
 	const byButton = answersByButton(responseType);
@@ -58,7 +58,7 @@ async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Que
 
 /**
  * Message → Send and Wait for Response. Sends the question with link buttons that n8n signs, keeps
- * the question with the execution and waits. The node's webhook (sendAndWaitWebhook.ts) shows the
+ * the question with the execution and waits. The node's webhook (webhook.ts) shows the
  * pages and resumes the execution with the confirmed answer; the time limit resumes it timed out.
  */
 export const sendAndWait: Operation = {

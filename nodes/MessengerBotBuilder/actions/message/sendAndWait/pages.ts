@@ -1,8 +1,8 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
-import type { FormField } from './sendAndWaitQuestion';
-import { FREE_TEXT_INPUT, formInputName } from './sendAndWaitQuestion';
-import { DECOY_FIELD, TOKEN_FIELD } from './sendAndWaitBinding';
-import type { PageToken } from './sendAndWaitBinding';
+import type { FormField } from './question';
+import { FREE_TEXT_INPUT, formInputName } from './question';
+import { DECOY_FIELD, TOKEN_FIELD } from './binding';
+import type { PageToken } from './binding';
 
 /**
  * The pages a subscriber sees when opening an answer link: plain HTML, no script, no outside
@@ -69,7 +69,7 @@ const hiddenToken = (token: PageToken) =>
 /**
  * A control no person sees or reaches: out of sight (1 px, clipped), out of the accessibility tree (aria-hidden) and of
  * the keyboard's tab order (tabindex -1); first in the page, so a program that presses every control in order presses
- * it before the real one. Pressing it spends the page's token (see sendAndWaitWebhook.ts). Its text is for the rare
+ * it before the real one. Pressing it spends the page's token (see webhook.ts). Its text is for the rare
  * person whose browser shows no styles (a text-mode browser).
  */
 const decoy = (token: PageToken) =>

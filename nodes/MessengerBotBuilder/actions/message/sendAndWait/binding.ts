@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
-import type { Question } from './sendAndWaitQuestion';
+import type { Question } from './question';
 
 /**
  * How a link is bound to one question: one wait of one run of the node, for one subscriber.
@@ -21,7 +21,7 @@ export const LINK = { question: 'q', answer: 'answer', approved: 'approved', unt
 
 /** Form field of the confirm pages that carries the page's token. */
 export const TOKEN_FIELD = 'token';
-/** Form field that only the decoy control of a page posts (see sendAndWaitPages.ts). */
+/** Form field that only the decoy control of a page posts (see pages.ts). */
 export const DECOY_FIELD = 'checked';
 
 export function keepQuestion(this: IExecuteFunctions, question: Question): void {
@@ -180,7 +180,7 @@ export function crossSiteReason(
  * returned); the node's "received" page is sent only after that move succeeded, so across several
  * processes too only the recorded answer is told it counted. A tap that claimed its answer here but
  * loses that move to a tap in another n8n process gets the not-recorded page instead of n8n's error,
- * and its claim is released (see sendAndWaitWebhook.ts). A claim lapses after CLAIM_MS in case n8n
+ * and its claim is released (see webhook.ts). A claim lapses after CLAIM_MS in case n8n
  * could not resume the execution in a way the node does not see: it only has to outlast that move
  * (n8n answers later taps itself), and a person whose answer met an error may send it again soon.
  */
