@@ -137,32 +137,34 @@ export class BodyDeadlines {
 	};
 }
 
+/** Called once by {@link readNodeBody}: with the refusal, or with `null` and the body. */
+export type BodyDone = (...outcome: [error: DeliveryError, body: undefined] | [error: null, body: Buffer]) => void;
+
 /**
  * Reads a Node request up to `limit` bytes within the deadline of `deadlines` and calls `done` once, with the body or
  * the reason it has none (a {@link DeliveryError}: too large, too slow, or the client went away). On overflow or
  * timeout it stops listening and pauses the request, so the rest is never buffered; the caller answers and closes
  * the connection. A callback rather than a promise: the receiver answers most deliveries in the same turn.
  */
-export function readNodeBody(
-	request: IncomingMessage,
-	limit: number,
-	deadlines: BodyDeadlines,
-	done: (error: DeliveryError | null, body?: Buffer) => void,
-): void {
+export function readNodeBody(request: IncomingMessage, limit: number, deadlines: BodyDeadlines, done: BodyDone): void {
 	let chunks: Buffer | Buffer[] | undefined;
 	let size = 0;
 	// Listeners stay attached once the body is read (the request is done with); `settled` makes them inert.
 	let settled = false;
-	const settle = (error: DeliveryError | null, body?: Buffer) => {
-		if (settled) return;
+	/** True the first time only. */
+	const settling = () => {
+		if (settled) return false;
 		settled = true;
 		deadlines.untrack(pending);
-		done(error, body);
+		return true;
+	};
+	const fail = (error: DeliveryError) => {
+		if (settling()) done(error, undefined);
 	};
 	const stop = (error: DeliveryError) => {
 		request.off('data', onData);
 		request.pause();
-		settle(error);
+		fail(error);
 	};
 	const onData = (chunk: Buffer) => {
 		size += chunk.byteLength;
@@ -174,13 +176,14 @@ export function readNodeBody(
 	};
 	const pending = deadlines.track(() => stop(bodyTimeout(deadlines.timeoutMs)));
 	request.on('data', onData);
-	request.on('end', () =>
-		settle(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks),
-	);
+	request.on('end', () => {
+		if (!settling()) return;
+		done(null, chunks === undefined ? Buffer.alloc(0) : Array.isArray(chunks) ? Buffer.concat(chunks, size) : chunks);
+	});
 	// Every request closes, also an answered one: the refusal (an Error, with its stack) is only built when it is one.
-	request.on('error', (error: Error) => settled || settle(clientAborted(error)));
+	request.on('error', (error: Error) => settled || fail(clientAborted(error)));
 	// 'close' before 'end': the client went away mid-body.
-	request.on('close', () => settled || settle(clientAborted()));
+	request.on('close', () => settled || fail(clientAborted()));
 }
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

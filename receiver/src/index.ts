@@ -1,15 +1,11 @@
-export { createReceiver, Receiver, DEFAULT_LISTENER_DEADLINE_MS, DEFAULT_MAX_RUN_MS } from './receiver';
+export { createReceiver, Receiver } from './receiver';
+export type { IncomingDelivery } from './receiver';
+export { DEFAULT_LISTENER_DEADLINE_MS, DEFAULT_MAX_RUN_MS } from './receiverOptions';
+export type { ReceiverOptions, AcknowledgeMode } from './receiverOptions';
+export type { DeliveryAnswer } from './answers';
+export type { HandleContext } from './dispatch';
 export { LeaseLostError } from './listeners';
-export type {
-	ReceiverOptions,
-	AcknowledgeMode,
-	DeliveryContext,
-	EventHandler,
-	ErrorHandler,
-	IncomingDelivery,
-	DeliveryAnswer,
-	HandleContext,
-} from './receiver';
+export type { DeliveryContext, EventHandler, ErrorHandler } from './listeners';
 export { DEFAULT_BODY_TIMEOUT_MS } from './body';
 export {
 	deliveryQueue,

@@ -6,6 +6,7 @@ import {
 	type KnownEventType,
 } from '../../nodes/shared/delivery';
 import { refusalLine } from './refusalLog';
+import { isThenable } from './thenable';
 import type { SignatureScheme } from './options';
 
 /** What a listener learns besides the event. */
@@ -212,12 +213,4 @@ export class Listeners {
 		}
 		await this.#toErrorHandlers(error, event, `${event.type} ${event.id}`);
 	}
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-	return (
-		(typeof value === 'object' || typeof value === 'function') &&
-		value !== null &&
-		typeof (value as PromiseLike<unknown>).then === 'function'
-	);
 }

@@ -1,10 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import { BodyDeadlines, checkRequestLine, DEFAULT_BODY_TIMEOUT_MS, readNodeBody, readWebStream } from './body';
-import { memoryDedupeStore } from './dedupe/memory';
-import { DEFAULT_LEASE_MS, isDedupeStore, type BeginOutcome, type DedupeStore } from './dedupe/store';
-import { HeldList, type HeldLinks } from './heldList';
-import { LeaseLostError, Listeners, RunContext, type ErrorHandler, type EventHandler } from './listeners';
-import type { DeliveryQueue } from './queue';
 import {
 	DeliveryError,
 	readHeaders,
@@ -14,8 +8,15 @@ import {
 	type HeaderReader,
 	type HeaderSource,
 	type KnownEventType,
+	type MaybePromise,
+	type VerifiedDelivery,
 } from '../../nodes/shared/delivery';
-import { signedEventIdOf } from './refusalLog';
+import { acceptance, answerToAnything, refusal, refusalOf, type DeliveryAnswer } from './answers';
+import { BodyDeadlines, checkRequestLine, readNodeBody, readWebStream } from './body';
+import type { BeginOutcome } from './dedupe/store';
+import { Dispatcher, type HandleContext } from './dispatch';
+import { LeaseKeeper, type Lease } from './leases';
+import { Listeners, RunContext, type ErrorHandler, type EventHandler } from './listeners';
 import {
 	explainReserializedFailure,
 	locateRawBody,
@@ -23,49 +24,12 @@ import {
 	type NodeRequest,
 	type NodeRequestHandler,
 } from './node';
-import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
-import { positiveNumber, resolveVerifyOptions, type ResolvedVerifyOptions, type VerifyOptions } from './options';
-import { verifyDeliveryNow, type MaybePromise, type RawBody, type VerifiedDelivery } from './nodeVerifier';
-
-export type AcknowledgeMode = 'onReceipt' | 'afterListeners' | 'queue';
-
-export interface ReceiverOptions extends VerifyOptions {
-	/**
-	 * When the sender gets its 2xx. `afterListeners` (default): once the listeners have succeeded, within
-	 * `listenerDeadlineMs`; a failure or a timeout answers 5xx and the sender retries (at least once). `onReceipt`: as
-	 * soon as the delivery is verified, listeners run afterwards (at most once). `queue`: once the event is durably
-	 * enqueued in `queue`; queue workers run the listeners with retries (at least once).
-	 */
-	acknowledge?: AcknowledgeMode;
-	/** The processing state of event ids: a store, or `false` to run duplicates again. Default: in memory. */
-	dedupe?: DedupeStore | false;
-	/** With `acknowledge: 'queue'`: where verified events go (`deliveryQueue(...)`). */
-	queue?: DeliveryQueue;
-	/**
-	 * `afterListeners`: longest time from the request's arrival (before its body is read) to the answer; listeners
-	 * still running then get 503 (default 8000 ms, below the sender's 10 s).
-	 */
-	listenerDeadlineMs?: number;
-	/** How long an event's lease lasts unless renewed (default 30 000 ms); renewed every third of it while listeners run. */
-	leaseMs?: number;
-	/**
-	 * Longest time, from the request's arrival, that a run keeps its event's lease: then the lease is released (the
-	 * event's next delivery runs it again), the listeners' `signal` is aborted and a line is logged. Checked every
-	 * third of `leaseMs`. Default: `listenerDeadlineMs + leaseMs` with `afterListeners` (38 s), 5 minutes with
-	 * `onReceipt`.
-	 */
-	maxRunMs?: number;
-	/** Longest time a request body may take to arrive (default 10 000 ms); then 408, within a tenth of it more. */
-	bodyTimeoutMs?: number;
-	/**
-	 * Debugging aid: the receiver's own log line for a refused delivery (printed when no `onError` handler is
-	 * registered) is followed by the refusal's stack trace. Default false: one line per refusal, its reason and the
-	 * signed event id when the signature matched.
-	 */
-	logStackTraces?: boolean;
-}
-
-export type { DeliveryContext, EventHandler, ErrorHandler } from './listeners';
+import { verifyDeliveryNow, type RawBody } from './nodeVerifier';
+import type { DeliveryQueue } from './queue';
+import { resolveReceiverOptions, type AcknowledgeMode, type ReceiverOptions } from './receiverOptions';
+import { signedEventIdOf } from './refusalLog';
+import { isThenable } from './thenable';
+import type { ResolvedVerifyOptions } from './options';
 
 /** A delivery already in memory (Fastify with a buffer parser, AWS Lambda, tests). */
 export interface IncomingDelivery {
@@ -74,149 +38,42 @@ export interface IncomingDelivery {
 	body: RawBody;
 }
 
-/** The answer to give the sender. */
-export interface DeliveryAnswer {
-	status: number;
-	headers: Record<string, string>;
-	body: string;
-	/** Set when the delivery was verified (also for duplicates). */
-	event?: DeliveryEvent;
-	duplicate?: boolean;
-	/** Set when the delivery was refused. */
-	error?: DeliveryError;
-}
-
-/** Lets serverless platforms keep running the listeners after the answer (`waitUntil`, Next.js `after`). */
-export interface HandleContext {
-	waitUntil?(promise: Promise<unknown>): void;
-}
-
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-const CLOSING_CODES = new Set(['body_too_large', 'body_timeout']);
-
-export const DEFAULT_LISTENER_DEADLINE_MS = 8000;
-
-function refusal(error: DeliveryError): DeliveryAnswer {
-	const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
-	if (error.code === 'method_not_allowed') headers.allow = 'POST';
-	if (CLOSING_CODES.has(error.code)) headers.connection = 'close';
-	return { status: error.status, headers, body: JSON.stringify({ code: error.code, error: error.message }), error };
-}
-
-/** Ids that JSON writes as they are, between quotes (the service's `evt_...` ids). */
-const PLAIN_ID = /^[\w.:-]*$/;
-
-/** The answer to a verified delivery: `{ received: true, id, duplicate }`, or `{ received: true, id, queued: true }`. */
-function acceptance(event: DeliveryEvent, duplicate: boolean | 'queued'): DeliveryAnswer {
-	const id = PLAIN_ID.test(event.id) ? `"${event.id}"` : JSON.stringify(event.id);
-	return {
-		status: 200,
-		headers: { 'content-type': JSON_CONTENT_TYPE },
-		body:
-			duplicate === 'queued'
-				? `{"received":true,"id":${id},"queued":true}`
-				: `{"received":true,"id":${id},"duplicate":${duplicate}}`,
-		event,
-		duplicate: duplicate === 'queued' ? undefined : duplicate,
-	};
-}
-
-/** The answer to a refused delivery; an error that is not a refusal propagates. */
-function refusalOf(error: unknown, explain?: (error: DeliveryError) => DeliveryError): DeliveryAnswer {
-	const refused = asDeliveryError(error);
-	return refusal(explain ? explain(refused) : refused);
-}
-
-/** The answer to anything: a refusal, or a fault of the receiver (logged, answered 500 so that the sender retries). */
-function answerToAnything(error: unknown): DeliveryAnswer {
-	if (error instanceof DeliveryError) return refusal(error);
-	console.error('[receiver] a delivery could not be handled:', error);
-	return refusal(new DeliveryError('internal_error', 'The receiver failed; retry later'));
-}
-
 function dedupeUnavailable(cause: unknown): DeliveryError {
 	return new DeliveryError('dedupe_unavailable', 'The deduplication store did not answer; retry later', { cause });
 }
 
-/** An event whose lease this receiver holds while its listeners run. */
-interface Lease extends HeldLinks<Lease> {
-	event: DeliveryEvent;
-	token: string;
-	run: RunContext;
-	/** When the lease lapses unless renewed, as far as this process can tell: the last renewal's sending + leaseMs. */
-	expiresAt: number;
-	/** Not renewed past this (arrival + maxRunMs). */
-	renewUntil: number;
-	/** No longer held: lapsed, refused, or released at maxRunMs. */
-	lost: boolean;
-	/** Set while a renewal has failed: fires when the lease lapses. */
-	lapseTimer?: NodeJS.Timeout;
-}
-
-/** A verified delivery waiting for its listeners (`onReceipt`), and what to tell a serverless platform when they are done. */
-interface Dispatch {
-	verified: VerifiedDelivery;
-	run: RunContext;
-	lease: Lease | undefined;
-	finished?: () => void;
-}
-
-/** `onReceipt`: how long a run keeps its lease by default. */
-export const DEFAULT_MAX_RUN_MS = 5 * 60_000;
-
 const NO_CONTEXT: HandleContext = {};
-const NOTHING = () => undefined;
 
+/**
+ * The receiver's entry points (web `handle`, framework-neutral `receive`, Node `middleware`) and what the
+ * acknowledgement mode makes of a verified delivery. Leases are kept by {@link LeaseKeeper}, listeners run by
+ * {@link Dispatcher}.
+ */
 export class Receiver {
 	readonly #verifyOptions: ResolvedVerifyOptions;
 	readonly #mode: AcknowledgeMode;
-	readonly #dedupe: DedupeStore | undefined;
 	readonly #queue: DeliveryQueue | undefined;
+	/** Absent without a deduplication store (queue mode, `dedupe: false`). */
+	readonly #leases: LeaseKeeper | undefined;
 	readonly #listenerDeadlineMs: number;
-	readonly #leaseMs: number;
-	readonly #maxRunMs: number;
 	readonly #bodyTimeoutMs: number;
 	readonly #bodyDeadlines: BodyDeadlines;
 	readonly #listeners: Listeners;
-	/** Deliveries whose listeners are scheduled or running, and who waits for that number to reach zero. */
-	#pendingDispatches = 0;
-	#idleWaiters: (() => void)[] = [];
-	/** Accepted deliveries whose listeners start at the next `setImmediate`. */
-	#queued: Dispatch[] = [];
-	/** Leases held, renewed together every third of `leaseMs` while any is held. */
-	readonly #leases = new HeldList<Lease>();
-	#renewTimer: NodeJS.Timeout | undefined;
+	readonly #dispatcher: Dispatcher;
 
 	constructor(options: ReceiverOptions) {
-		this.#verifyOptions = resolveVerifyOptions(options, nodeCrypto);
-		const mode = options.acknowledge ?? 'afterListeners';
-		if (mode !== 'onReceipt' && mode !== 'afterListeners' && mode !== 'queue') {
-			throw new TypeError(`acknowledge must be 'onReceipt', 'afterListeners' or 'queue', not ${JSON.stringify(mode)}`);
-		}
-		this.#mode = mode;
-		if (mode === 'queue') {
-			if (typeof options.queue?.enqueue !== 'function')
-				throw new TypeError("acknowledge: 'queue' needs queue: deliveryQueue({ ... })");
-			this.#queue = options.queue;
-		} else if (options.queue !== undefined) {
-			throw new TypeError("queue is only used with acknowledge: 'queue'");
-		}
-		if (options.dedupe !== undefined && options.dedupe !== false && !isDedupeStore(options.dedupe)) {
-			throw new TypeError('dedupe must be a store with begin, renew, complete and release methods, or false');
-		}
-		// In queue mode the queue's job ids deduplicate.
-		this.#dedupe = mode === 'queue' || options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
-		this.#listenerDeadlineMs = positiveNumber(
-			options.listenerDeadlineMs,
-			DEFAULT_LISTENER_DEADLINE_MS,
-			'listenerDeadlineMs',
-		);
-		this.#leaseMs = positiveNumber(options.leaseMs, DEFAULT_LEASE_MS, 'leaseMs');
-		const defaultMaxRunMs = mode === 'afterListeners' ? this.#listenerDeadlineMs + this.#leaseMs : DEFAULT_MAX_RUN_MS;
-		this.#maxRunMs = positiveNumber(options.maxRunMs, defaultMaxRunMs, 'maxRunMs');
-		this.#bodyTimeoutMs = positiveNumber(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs');
-		this.#bodyDeadlines = new BodyDeadlines(this.#bodyTimeoutMs);
-		this.#listeners = new Listeners(options.logStackTraces === true);
+		const resolved = resolveReceiverOptions(options);
+		this.#verifyOptions = resolved.verifyOptions;
+		this.#mode = resolved.mode;
+		this.#queue = resolved.queue;
+		this.#listenerDeadlineMs = resolved.listenerDeadlineMs;
+		this.#bodyTimeoutMs = resolved.bodyTimeoutMs;
+		this.#bodyDeadlines = new BodyDeadlines(resolved.bodyTimeoutMs);
+		this.#listeners = new Listeners(resolved.logStackTraces);
+		this.#leases = resolved.dedupe
+			? new LeaseKeeper(resolved.dedupe, resolved.leaseMs, resolved.maxRunMs, this.#listeners)
+			: undefined;
+		this.#dispatcher = new Dispatcher(this.#listeners, this.#leases);
 	}
 
 	get maxBodyBytes(): number {
@@ -290,8 +147,7 @@ export class Receiver {
 
 	/** Resolves when every listener started so far has finished and its event is recorded (tests, graceful shutdown). */
 	idle(): Promise<void> {
-		if (this.#pendingDispatches === 0) return Promise.resolve();
-		return new Promise((resolve) => this.#idleWaiters.push(resolve));
+		return this.#dispatcher.idle();
 	}
 
 	/**
@@ -328,7 +184,7 @@ export class Receiver {
 		readNodeBody(req, this.maxBodyBytes, this.#bodyDeadlines, (error, body) => {
 			if (error?.code === 'client_aborted') return;
 			try {
-				sendNodeAnswer(res, next, error ? refusal(error) : this.#answer(body!, headers, NO_CONTEXT, arrivedAt));
+				sendNodeAnswer(res, next, error ? refusal(error) : this.#answer(body, headers, NO_CONTEXT, arrivedAt));
 			} catch (fault) {
 				failNode(res, next, fault);
 			}
@@ -363,25 +219,27 @@ export class Receiver {
 	/** A refusal's answer; its diagnostic, if any, goes to the error handlers (or the log), never into the answer. */
 	#refused(error: unknown, headers: HeaderReader, explain?: (error: DeliveryError) => DeliveryError): DeliveryAnswer {
 		const answer = refusalOf(error, explain);
-		if (answer.error?.diagnostic !== undefined)
-			this.#listeners.reportRefusal(answer.error, () => signedEventIdOf(answer.error!, headers));
+		const refused = answer.error;
+		if (refused?.diagnostic !== undefined)
+			this.#listeners.reportRefusal(refused, () => signedEventIdOf(refused, headers));
 		return answer;
 	}
 
 	#process(verified: VerifiedDelivery, context: HandleContext, arrivedAt: number): MaybePromise<DeliveryAnswer> {
 		if (this.#queue) return this.#enqueue(this.#queue, verified);
-		if (!this.#dedupe) return this.#started(verified, undefined, context, arrivedAt);
+		const leases = this.#leases;
+		if (!leases) return this.#started(verified, undefined, context, arrivedAt);
 		const { id } = verified.event;
 		const sentAt = Date.now();
 		let outcome: BeginOutcome | Promise<BeginOutcome>;
 		try {
-			outcome = this.#dedupe.begin(id, this.#leaseMs);
+			outcome = leases.begin(id);
 		} catch (error) {
 			throw dedupeUnavailable(error);
 		}
-		if (!isThenable(outcome)) return this.#begun(verified, outcome, context, arrivedAt, sentAt);
+		if (!isThenable(outcome)) return this.#begun(leases, verified, outcome, context, arrivedAt, sentAt);
 		return Promise.resolve(outcome).then(
-			(settled) => this.#begun(verified, settled, context, arrivedAt, sentAt),
+			(settled) => this.#begun(leases, verified, settled, context, arrivedAt, sentAt),
 			(error: unknown) => {
 				throw dedupeUnavailable(error);
 			},
@@ -394,6 +252,7 @@ export class Receiver {
 	 * a 200 would end the sender's retries.
 	 */
 	#begun(
+		leases: LeaseKeeper,
 		verified: VerifiedDelivery,
 		outcome: BeginOutcome,
 		context: HandleContext,
@@ -402,17 +261,8 @@ export class Receiver {
 	): MaybePromise<DeliveryAnswer> {
 		if (outcome.state === 'acquired') {
 			const { event, scheme, attemptId } = verified;
-			const lease: Lease = {
-				event,
-				token: outcome.token,
-				run: new RunContext(scheme, attemptId),
-				expiresAt: sentAt + this.#leaseMs,
-				renewUntil: arrivedAt + this.#maxRunMs,
-				lost: false,
-				previous: undefined,
-				next: undefined,
-				held: false,
-			};
+			const run = new RunContext(scheme, attemptId);
+			const lease = leases.hold(event, outcome.token, run, sentAt, arrivedAt);
 			return this.#started(verified, lease, context, arrivedAt);
 		}
 		if (outcome.state === 'done') return acceptance(verified.event, true);
@@ -426,11 +276,10 @@ export class Receiver {
 		context: HandleContext,
 		arrivedAt: number,
 	): MaybePromise<DeliveryAnswer> {
-		if (lease) this.#hold(lease);
-		this.#pendingDispatches += 1;
+		this.#dispatcher.started();
 		const run = lease?.run ?? new RunContext(verified.scheme, verified.attemptId);
 		if (this.#mode === 'afterListeners') return this.#runBeforeAnswer(verified, run, lease, arrivedAt);
-		this.#schedule({ verified, run, lease }, context);
+		this.#dispatcher.schedule(verified, run, lease, context);
 		return acceptance(verified.event, false);
 	}
 
@@ -469,7 +318,7 @@ export class Receiver {
 		};
 		this.#listeners.run(event, run, (failed) => {
 			succeeded = !failed;
-			this.#finish(lease, failed, () =>
+			this.#dispatcher.finish(lease, failed, () =>
 				give(
 					failed
 						? refusal(
@@ -501,207 +350,6 @@ export class Receiver {
 			);
 		});
 	}
-
-	/**
-	 * `onReceipt`: starts the listeners on a later turn of the event loop, after the answer has been produced.
-	 * Deliveries accepted in the same turn share one `setImmediate`.
-	 */
-	#schedule(dispatch: Dispatch, context: HandleContext): void {
-		this.#queued.push(dispatch);
-		if (this.#queued.length === 1) setImmediate(this.#startQueued);
-		if (!context.waitUntil) return;
-		// The event is leased already: a platform hook that fails must not keep the listeners from running.
-		try {
-			context.waitUntil(new Promise<void>((resolve) => (dispatch.finished = resolve)));
-		} catch (error) {
-			const { event } = dispatch.verified;
-			console.error(`[receiver] waitUntil failed for ${event.type} ${event.id}; the listeners run anyway:`, error);
-		}
-	}
-
-	readonly #startQueued = () => {
-		const batch = this.#queued;
-		this.#queued = [];
-		for (const dispatch of batch) this.#dispatch(dispatch);
-	};
-
-	#dispatch(dispatch: Dispatch): void {
-		// `finished` is known by now: #schedule set it in the turn that accepted the delivery.
-		const finished = dispatch.finished ?? NOTHING;
-		this.#listeners.run(dispatch.verified.event, dispatch.run, (failed) =>
-			this.#finish(dispatch.lease, failed, finished),
-		);
-	}
-
-	/**
-	 * Ends a run: the event is recorded as done when the listeners succeeded, its lease released when one failed (its
-	 * next delivery is processed again). A store that fails here is logged: the lease then expires by itself. A
-	 * completion the store refuses (another delivery held or completed the event: this run's lease was lost) goes to
-	 * the error handlers as a {@link LeaseLostError}: the listeners may have run twice.
-	 */
-	#finish(lease: Lease | undefined, failed: boolean, then: () => void): void {
-		if (!lease || !this.#dedupe) return this.#ended(then);
-		this.#unhold(lease);
-		const eventId = lease.event.id;
-		let result: unknown;
-		try {
-			result = failed ? this.#dedupe.release(eventId, lease.token) : this.#dedupe.complete(eventId, lease.token);
-		} catch (error) {
-			this.#recordFailed(lease, failed, error, then);
-			return;
-		}
-		// Closures only for a store that answers later: most deliveries end here in the same turn.
-		if (isThenable(result)) {
-			Promise.resolve(result).then(
-				(recorded) => this.#recorded(lease, failed, recorded, then),
-				(error: unknown) => this.#recordFailed(lease, failed, error, then),
-			);
-		} else {
-			this.#recorded(lease, failed, result, then);
-		}
-	}
-
-	/** The store answered `release` or `complete`; a completion it refused means this run's lease was lost. */
-	#recorded(lease: Lease, failed: boolean, recorded: unknown, then: () => void): void {
-		if (!failed && recorded === false) {
-			const { event } = lease;
-			const message = `the lease on ${event.type} ${event.id} was lost while its listeners ran, and another delivery held or completed the event: its listeners may have run twice (not recorded as done by this run)`;
-			this.#listeners.reportError(new LeaseLostError(message), event);
-		}
-		this.#ended(then);
-	}
-
-	#recordFailed(lease: Lease, failed: boolean, error: unknown, then: () => void): void {
-		console.error(
-			`[receiver] could not ${failed ? 'release' : 'record as done'} event ${lease.event.id}; its lease expires by itself:`,
-			error,
-		);
-		this.#ended(then);
-	}
-
-	/** A run is over: one dispatch fewer; `idle()` resolves at zero. */
-	#ended(then: () => void): void {
-		this.#pendingDispatches -= 1;
-		if (this.#pendingDispatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
-		then();
-	}
-
-	#hold(lease: Lease): void {
-		this.#leases.add(lease);
-		if (this.#renewTimer === undefined) {
-			this.#renewTimer = setInterval(this.#renewAll, Math.max(1, Math.floor(this.#leaseMs / 3)));
-			this.#renewTimer.unref();
-		}
-	}
-
-	/**
-	 * Stops renewing `lease` (its run ended, or it is lost). The renewal timer stops at its next tick that finds no
-	 * lease, not here: under load the leases empty and refill between every two batches of deliveries.
-	 */
-	#unhold(lease: Lease): void {
-		if (lease.lapseTimer !== undefined) {
-			clearTimeout(lease.lapseTimer);
-			lease.lapseTimer = undefined;
-		}
-		this.#leases.delete(lease);
-	}
-
-	/** This run no longer holds its event: stop renewing, abort the listeners' signal, say so once. */
-	#lose(lease: Lease, why: string): void {
-		if (lease.lost) return;
-		lease.lost = true;
-		this.#unhold(lease);
-		const { event } = lease;
-		const message = `[receiver] ${why}: another delivery of ${event.type} ${event.id} may run it meanwhile; the listeners' signal is aborted`;
-		console.warn(message);
-		lease.run.abort(new LeaseLostError(message.slice('[receiver] '.length)));
-	}
-
-	/** A renewal failed (the store did not answer): the lease may still be live; it is lost once its time is up. */
-	#renewFailed(lease: Lease, error: unknown): void {
-		if (lease.lost || lease.lapseTimer !== undefined) return;
-		const { event } = lease;
-		console.warn(
-			`[receiver] could not renew the lease on event ${event.id} (it lapses in ${Math.max(0, lease.expiresAt - Date.now())} ms unless a renewal succeeds):`,
-			error,
-		);
-		const check = () => {
-			lease.lapseTimer = undefined;
-			if (lease.lost || !this.#leases.has(lease) || Date.now() < lease.expiresAt) return;
-			this.#lose(lease, `the lease on event ${event.id} lapsed (no renewal succeeded)`);
-			// A renewal that timed out here may still reach the store late and extend the lease that this run gave up:
-			// release it (token-checked; queued after those renewals), so that the event's next delivery is not refused.
-			this.#release(lease, 'after its lease lapsed');
-		};
-		lease.lapseTimer = setTimeout(check, Math.max(0, lease.expiresAt - Date.now()));
-		lease.lapseTimer.unref();
-	}
-
-	/** `maxRunMs` is over: the lease is released, so that the event's next delivery runs it again. */
-	#overrun(lease: Lease): void {
-		const { event } = lease;
-		this.#lose(
-			lease,
-			`the listeners of event ${event.id} ran longer than maxRunMs (${this.#maxRunMs} ms): its lease is released, so its next delivery runs it again`,
-		);
-		this.#release(lease, 'at maxRunMs');
-	}
-
-	/** Gives back a lease this run no longer holds; when the store does not answer, the lease expires by itself. */
-	#release(lease: Lease, when: string): void {
-		const { event, token } = lease;
-		const report = (error: unknown) =>
-			console.error(`[receiver] could not release event ${event.id} ${when}; its lease expires by itself:`, error);
-		try {
-			const released = this.#dedupe!.release(event.id, token);
-			if (isThenable(released)) Promise.resolve(released).then(undefined, report);
-		} catch (error) {
-			report(error);
-		}
-	}
-
-	readonly #renewAll = () => {
-		if (this.#leases.size === 0) {
-			clearInterval(this.#renewTimer);
-			this.#renewTimer = undefined;
-			return;
-		}
-		const store = this.#dedupe!;
-		const now = Date.now();
-		// A copy: a renewal that the store answers at once may lose its lease, and an overrun releases one.
-		for (const lease of [...this.#leases]) {
-			if (!lease.held) continue;
-			if (now >= lease.renewUntil) {
-				this.#overrun(lease);
-				continue;
-			}
-			const renewed = (ok: unknown) => {
-				if (lease.lost) return;
-				if (ok) lease.expiresAt = Math.max(lease.expiresAt, now + this.#leaseMs);
-				else
-					this.#lose(
-						lease,
-						`the store refused to renew the lease on event ${lease.event.id} (it lapsed, or another delivery took it)`,
-					);
-			};
-			const failed = (error: unknown) => this.#renewFailed(lease, error);
-			try {
-				const result = store.renew(lease.event.id, lease.token, this.#leaseMs);
-				if (isThenable(result)) Promise.resolve(result).then(renewed, failed);
-				else renewed(result);
-			} catch (error) {
-				failed(error);
-			}
-		}
-	};
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-	return (
-		(typeof value === 'object' || typeof value === 'function') &&
-		value !== null &&
-		typeof (value as PromiseLike<unknown>).then === 'function'
-	);
 }
 
 type NodeNext = (error?: unknown) => void;
@@ -716,12 +364,6 @@ function sendNodeAnswer(res: ServerResponse, next: NodeNext | undefined, answer:
 	if (answer instanceof Promise)
 		answer.then((settled) => writeNodeAnswer(res, settled)).catch((error: unknown) => failNode(res, next, error));
 	else writeNodeAnswer(res, answer);
-}
-
-/** Refusals become answers; anything else is a fault of the receiver or the connection and propagates. */
-function asDeliveryError(error: unknown): DeliveryError {
-	if (error instanceof DeliveryError) return error;
-	throw error;
 }
 
 /** Creates a receiver: verify, validate, deduplicate and re-emit signed deliveries. */

@@ -6,6 +6,7 @@ import {
 	persistenceWarning,
 	RedisTimeoutError,
 	withTimeout,
+	type OwnedRedisClient,
 	type RedisCommandClient,
 } from '../redisConnection';
 import { positiveNumber } from '../options';
@@ -71,6 +72,119 @@ const SHAS = Object.fromEntries(
 	Object.entries(SCRIPTS).map(([name, source]) => [name, createHash('sha1').update(source).digest('hex')]),
 ) as Record<ScriptName, string>;
 
+type ScriptArgs = (string | number)[];
+
+/** Runs the store's scripts on one event's key: `untimed` as the client runs them, `timed` within the command timeout. */
+interface ScriptRunner {
+	untimed(name: ScriptName, eventId: string, ...args: ScriptArgs): Promise<unknown>;
+	timed(name: ScriptName, eventId: string, ...args: ScriptArgs): Promise<unknown>;
+}
+
+function scriptRunner(client: Promise<RedisCommandClient>, prefix: string, timeoutMs: number): ScriptRunner {
+	/** A script as the client runs it, with no timeout: it settles whenever Redis (or the client) gives up or answers. */
+	const untimed = async (name: ScriptName, eventId: string, ...args: ScriptArgs): Promise<unknown> => {
+		const redis = await client;
+		try {
+			return await redis.call('EVALSHA', SHAS[name], 1, prefix + eventId, ...args);
+		} catch (error) {
+			if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+			return redis.call('EVAL', SCRIPTS[name], 1, prefix + eventId, ...args);
+		}
+	};
+	return {
+		untimed,
+		timed: (name, eventId, ...args) => withTimeout(untimed(name, eventId, ...args), timeoutMs, name),
+	};
+}
+
+/** Where the store's Redis is: a client given by the application, or a URL to connect to. */
+type RedisSource = { client: RedisCommandClient; url?: undefined } | { client?: undefined; url: string };
+
+function redisSourceOf(options: RedisDedupeStoreOptions): RedisSource {
+	const needs = () => new TypeError('redisDedupeStore needs client or url');
+	if (!options) throw needs();
+	const { client, url } = options;
+	if (client) {
+		if (typeof client.call !== 'function')
+			throw new TypeError('redisDedupeStore: client must be an ioredis client (with call())');
+		return { client };
+	}
+	if (!url) throw needs();
+	return { url };
+}
+
+/** The client to use, and the connection this store opened itself (from a URL), which `close` closes. */
+function connectionOf(source: RedisSource): {
+	client: Promise<RedisCommandClient>;
+	owned?: Promise<OwnedRedisClient>;
+} {
+	if (source.client) return { client: Promise.resolve(source.client) };
+	const owned = connectRedis(source.url, 'redisDedupeStore');
+	// Avoid an unhandled rejection when nothing has used the store yet; each command reports the failure.
+	owned.catch(() => undefined);
+	return { client: owned, owned };
+}
+
+/** A begin that timed out took the lease after all: give it back, so that the event's next delivery is processed. */
+function releaseOrphan(scripts: ScriptRunner, eventId: string, token: string): Promise<void> {
+	return scripts.timed('release', eventId, token).then(
+		(released) => {
+			if (released === 1)
+				console.warn(
+					`[receiver] a begin on event ${eventId} that timed out took the lease when Redis answered; released it`,
+				);
+		},
+		(error: unknown) =>
+			console.error(
+				`[receiver] a begin on event ${eventId} that timed out took the lease later and it could not be released; it lapses by itself:`,
+				error,
+			),
+	);
+}
+
+/** Takes the lease; a begin that times out is watched, and a lease it takes later is released. */
+async function begin(
+	scripts: ScriptRunner,
+	timeoutMs: number,
+	eventId: string,
+	leaseMs: number,
+): Promise<BeginOutcome> {
+	const token = randomUUID();
+	const running = scripts.untimed('begin', eventId, token, Math.ceil(leaseMs));
+	let state: unknown;
+	try {
+		state = await withTimeout(running, timeoutMs, 'begin');
+	} catch (error) {
+		if (error instanceof RedisTimeoutError) {
+			running.then(
+				(late) => (late === 'acquired' ? releaseOrphan(scripts, eventId, token) : undefined),
+				() => undefined,
+			);
+		}
+		throw error;
+	}
+	if (state === 'acquired') return { state, token };
+	return state === 'in_progress' ? IN_PROGRESS : DONE;
+}
+
+/** The one warning given when this Redis keeps nothing (or only snapshots) across restarts; `false` skips the check. */
+function checkPersistence(
+	client: Promise<RedisCommandClient>,
+	onWarning: RedisDedupeStoreOptions['onWarning'],
+	timeoutMs: number,
+): Promise<string | undefined> {
+	const warn = onWarning === undefined ? (message: string) => console.warn(message) : onWarning;
+	if (!warn) return Promise.resolve(undefined);
+	return client.then(
+		async (redis) => {
+			const warning = await persistenceWarning(redis, timeoutMs, 'deduplication store');
+			if (warning) warn(warning);
+			return warning;
+		},
+		() => undefined,
+	);
+}
+
 /**
  * Shared store for several receiver processes: each state change is one atomic script on one key, so at most one
  * delivery holds a live lease on an event at any moment, and an expired lease frees the event for its next delivery.
@@ -82,89 +196,27 @@ const SHAS = Object.fromEntries(
  * released at once (token-checked), so that nobody is left waiting on a lease that nobody holds.
  */
 export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeStore {
-	if (!options || (!options.client && !options.url)) throw new TypeError('redisDedupeStore needs client or url');
-	if (options.client && typeof options.client.call !== 'function')
-		throw new TypeError('redisDedupeStore: client must be an ioredis client (with call())');
+	const source = redisSourceOf(options);
 	const prefix = options.prefix ?? 'mbb:receiver:event:';
 	const ttlSeconds = options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
 	if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1)
 		throw new TypeError('ttlSeconds must be a positive whole number');
 	const timeoutMs = positiveNumber(options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'commandTimeoutMs');
-	const owned = options.client ? undefined : connectRedis(options.url!, 'redisDedupeStore');
-	const client: Promise<RedisCommandClient> = options.client ? Promise.resolve(options.client) : owned!;
-	// Avoid an unhandled rejection when nothing has used the store yet; each command reports the failure.
-	owned?.catch(() => undefined);
-
-	/** A script as the client runs it, with no timeout: it settles whenever Redis (or the client) gives up or answers. */
-	const untimed = async (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> => {
-		const redis = await client;
-		try {
-			return await redis.call('EVALSHA', SHAS[name], 1, prefix + eventId, ...args);
-		} catch (error) {
-			if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-			return redis.call('EVAL', SCRIPTS[name], 1, prefix + eventId, ...args);
-		}
-	};
-
-	const script = (name: ScriptName, eventId: string, ...args: (string | number)[]): Promise<unknown> =>
-		withTimeout(untimed(name, eventId, ...args), timeoutMs, name);
-
-	/** A begin that timed out took the lease after all: give it back, so that the event's next delivery is processed. */
-	const releaseOrphan = (eventId: string, token: string) =>
-		script('release', eventId, token).then(
-			(released) => {
-				if (released === 1)
-					console.warn(
-						`[receiver] a begin on event ${eventId} that timed out took the lease when Redis answered; released it`,
-					);
-			},
-			(error: unknown) =>
-				console.error(
-					`[receiver] a begin on event ${eventId} that timed out took the lease later and it could not be released; it lapses by itself:`,
-					error,
-				),
-		);
-
-	const warn = options.onWarning === undefined ? (message: string) => console.warn(message) : options.onWarning;
-	const persistenceChecked = warn
-		? client.then(
-				async (redis) => {
-					const warning = await persistenceWarning(redis, timeoutMs, 'deduplication store');
-					if (warning) warn(warning);
-					return warning;
-				},
-				() => undefined,
-			)
-		: Promise.resolve(undefined);
+	const { client, owned } = connectionOf(source);
+	const scripts = scriptRunner(client, prefix, timeoutMs);
+	const persistenceChecked = checkPersistence(client, options.onWarning, timeoutMs);
 
 	return {
 		persistenceChecked,
-		async begin(eventId, leaseMs) {
-			const token = randomUUID();
-			const running = untimed('begin', eventId, token, Math.ceil(leaseMs));
-			let state: unknown;
-			try {
-				state = await withTimeout(running, timeoutMs, 'begin');
-			} catch (error) {
-				if (error instanceof RedisTimeoutError) {
-					running.then(
-						(late) => (late === 'acquired' ? releaseOrphan(eventId, token) : undefined),
-						() => undefined,
-					);
-				}
-				throw error;
-			}
-			if (state === 'acquired') return { state, token };
-			return state === 'in_progress' ? IN_PROGRESS : DONE;
-		},
+		begin: (eventId, leaseMs) => begin(scripts, timeoutMs, eventId, leaseMs),
 		async renew(eventId, token, leaseMs) {
-			return (await script('renew', eventId, token, Math.ceil(leaseMs))) === 1;
+			return (await scripts.timed('renew', eventId, token, Math.ceil(leaseMs))) === 1;
 		},
 		async complete(eventId, token) {
-			return (await script('complete', eventId, token, ttlSeconds)) === 1;
+			return (await scripts.timed('complete', eventId, token, ttlSeconds)) === 1;
 		},
 		async release(eventId, token) {
-			await script('release', eventId, token);
+			await scripts.timed('release', eventId, token);
 		},
 		async close() {
 			await persistenceChecked;
