@@ -298,11 +298,28 @@ export class TriggerHarness {
 		if (run.data.resultData.error || task?.error) throw run.data.resultData.error ?? task?.error;
 		// n8n pairs each output item with the one input item (pairedItem); the tests look at what the items carry.
 		const outputs = (task?.data?.main ?? []).map((output) =>
-			(output ?? []).map(({ pairedItem: _paired, ...item }) => item),
+			(output ?? []).map((paired) => {
+				const item = { ...paired };
+				delete item.pairedItem;
+				return item;
+			}),
 		);
 		if (outputs.some((output) => output.length > 0)) {
 			this.started.push(outputs[0]);
 			this.startedOutputs.push(outputs);
 		}
 	}
+}
+
+/**
+ * The harness class from a copy of its modules loaded apart: what another n8n process (main, webhook, worker) holds,
+ * with its own in-process memory.
+ */
+export function loadTriggerHarnessApart(): typeof TriggerHarness {
+	let loaded: typeof TriggerHarness | undefined;
+	jest.isolateModules(() => {
+		loaded = jest.requireActual<typeof import('./triggerHarness')>('./triggerHarness').TriggerHarness;
+	});
+	if (!loaded) throw new ApplicationError('jest.isolateModules did not load the trigger harness');
+	return loaded;
 }

@@ -1,6 +1,7 @@
 import type { RunningSandbox } from '../../sandbox/src';
 import type { SandboxApi } from '../support/sandboxApi';
 import type { TriggerHarness } from '../support/triggerHarness';
+import { omit } from '../support/omit';
 import { waitFor, pause } from '../support/wait';
 import { startTriggerTestBed, type TriggerTestBed } from '../support/triggerTestBed';
 import type { WebhookServer } from '../support/webhookServer';
@@ -124,7 +125,7 @@ describe('Messenger Bot Builder Trigger with the sandbox', () => {
 
 			const tampered = genuine.body.replace('trigger-e2e-2', 'trigger-e2e-X');
 			expect((await send(signatureHeaders, tampered)).status).toBe(401);
-			const { 'x-signature': _jwt, ...standardOnly } = signatureHeaders;
+			const standardOnly = omit(signatureHeaders, 'x-signature');
 			expect((await send(standardOnly, tampered)).status).toBe(401);
 			expect((await send({}, genuine.body)).status).toBe(401);
 			expect((await send({ 'x-signature': 'eyJhbGciOiJub25lIn0.eyJldnQiOiJ4In0.' }, genuine.body)).status).toBe(401);

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeParameters, Logger } from 'n8
 import { generateHookSecret, signDelivery } from '../../receiver/src/sign';
 import { checkRepeat } from '../../nodes/MessengerBotBuilderTrigger/repeatCheck';
 import { ProcessedDataStore, processedDataStore } from '../support/processedData';
-import { TriggerHarness } from '../support/triggerHarness';
+import { loadTriggerHarnessApart, type TriggerHarness } from '../support/triggerHarness';
 import { startWebhookServer, type WebhookServer } from '../support/webhookServer';
 
 /**
@@ -26,10 +26,7 @@ let sequence = 0;
 
 /** A new n8n process for the workflow of `first` (or a new workflow): fresh modules, the same database. */
 async function startProcess(parameters: INodeParameters, first?: TriggerHarness): Promise<Process> {
-	let Isolated!: typeof TriggerHarness;
-	jest.isolateModules(() => {
-		({ TriggerHarness: Isolated } = require('../support/triggerHarness'));
-	});
+	const Isolated = loadTriggerHarnessApart();
 	const holder: { harness?: TriggerHarness } = {};
 	const server = await startWebhookServer(() => holder.harness!);
 	holder.harness = new Isolated({

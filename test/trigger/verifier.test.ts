@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { generateHookSecret, signDelivery } from '../../receiver/src/sign';
 import { verifyDelivery } from '../../nodes/MessengerBotBuilderTrigger/delivery';
+import { omit } from '../support/omit';
 
 /** Cases the shared vectors do not cover, checked against the trigger's own verifier. */
 const SECRET = generateHookSecret();
@@ -87,7 +88,7 @@ describe('trigger verifier, beyond the shared vectors', () => {
 	});
 
 	it('reads webhook-signature values spread over several header lines', async () => {
-		const { 'x-signature': _jwt, ...standard } = await signed();
+		const standard = omit(await signed(), 'x-signature');
 		const wrong = `v1,${Buffer.alloc(32).toString('base64')}`;
 		expect(verify({ ...standard, 'webhook-signature': [wrong, standard['webhook-signature']] })).toMatchObject({
 			ok: true,
@@ -110,7 +111,7 @@ describe('trigger verifier, beyond the shared vectors', () => {
 				const changed = Buffer.from(bytes);
 				changed[index] ^= flip;
 				const jwt = verify({ 'x-signature': headers['x-signature'] }, changed);
-				const { 'x-signature': _x, ...standard } = headers;
+				const standard = omit(headers, 'x-signature');
 				const standardWebhooks = verify(standard, changed);
 				return !jwt.ok && !standardWebhooks.ok;
 			}),

@@ -4,7 +4,7 @@ import { MessengerBotBuilderTrigger } from '../../nodes/MessengerBotBuilderTrigg
 import { HarnessNodeTypes, PACKAGE } from '../support/nodeTypes';
 import { generateHookSecret, signDelivery } from '../../receiver/src/sign';
 import { UNVERIFIED_HINT_INTERVAL_MS } from '../../nodes/MessengerBotBuilderTrigger/delivery';
-import { TriggerHarness, type TriggerHarnessOptions } from '../support/triggerHarness';
+import { loadTriggerHarnessApart, TriggerHarness, type TriggerHarnessOptions } from '../support/triggerHarness';
 import { startWebhookServer, type WebhookServer } from '../support/webhookServer';
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
@@ -284,14 +284,14 @@ describe('webhook(): what the n8n log says about a refusal', () => {
 });
 
 describe('webhook(): queue mode and repeats', () => {
+	// Loaded while the file's tests are collected, before any request: loading blocks the event loop, and a keep-alive
+	// connection the server closes on its idle timer as the next request reuses it is reset.
+	const FreshHarness = loadTriggerHarnessApart();
+
 	it('verifies in a freshly loaded copy of the node with only the stored static data', async () => {
 		triggerWith({ events: ['*'] });
 		await send(event('subscriber.new', subscriber()));
 		const stored = harness.nodeStaticData;
-		let FreshHarness!: typeof TriggerHarness;
-		jest.isolateModules(() => {
-			({ TriggerHarness: FreshHarness } = require('../support/triggerHarness'));
-		});
 		harness = new FreshHarness({
 			apiBaseUrl: 'http://127.0.0.1:9/api',
 			apiKey: 'unused',
@@ -375,7 +375,7 @@ describe('webhook(): One Output per Event Kind', () => {
 				id: 'trigger',
 				name: 'Trigger',
 				type: `${PACKAGE}.messengerBotBuilderTrigger`,
-				typeVersion: 1,
+				typeVersion: 1.1,
 				position: [0, 0] as [number, number],
 				parameters: { events: ['*'], options },
 			};
