@@ -9,14 +9,19 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
 	{
 		ignores: [
+			// What the build, the tests and the benchmarks write (as in .gitignore), and generated client types.
 			'**/dist/**',
 			'**/node_modules/**',
+			'**/out/**',
+			'coverage/**',
+			'reports/**',
+			'.stryker-tmp*/**',
+			'.sandbox-data/**',
+			'.n8n-test/**',
 			'e2e/n8n/**',
 			'e2e/n8n1/**',
-			'e2e/out/**',
+			'sandbox/test/client/.generated-*/**',
 			'sandbox/test/client/openapi.d.ts',
-			'reports/**',
-			'.stryker-tmp/**',
 		],
 	},
 	{
