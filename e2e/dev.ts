@@ -10,7 +10,6 @@
  * Usage: node e2e/dev.ts [--reset] [--no-watch] [--no-build] [--dir <state folder>]
  * Ports: N8N_PORT (default 5678), SANDBOX_PORT (default 8787).
  */
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +18,7 @@ import { loadExamples } from './lib/examples.ts';
 import { createApiKey, defaultOwner, PublicApi, setupOwner, signIn } from './lib/n8nApi.ts';
 import { alreadyRunningMessage, registerDevInstance, runningDevInstances } from './lib/devInstances.ts';
 import { DevStateFile, ensureDevCredential, portsInUse, readPort } from './lib/devState.ts';
+import { buildPackage, devStep } from './lib/devSteps.ts';
 import { N8nStack } from './lib/n8nStack.ts';
 import { watchNodes } from './lib/nodesWatcher.ts';
 import { outDir, repoRoot } from './lib/paths.ts';
@@ -79,51 +79,58 @@ if (besideAnother) {
 }
 const watching = !flags['no-watch'] && !besideAnother;
 
-function build(args: string[]): void {
-	const result = spawnSync('npm', args, { cwd: repoRoot, stdio: 'inherit' });
-	if (result.status !== 0) throw new Error(`\`npm ${args.join(' ')}\` failed`);
-}
-
 if (flags.reset) rmSync(devDir, { recursive: true, force: true });
 installN8n();
-if (!flags['no-build'] && !besideAnother) {
-	build(['run', 'build:sandbox', '--silent']);
-	build(['run', 'build:nodes', '--silent']);
-}
+if (!flags['no-build'] && !besideAnother) buildPackage();
 
 const stateFile = new DevStateFile(devDir);
 const state = stateFile.state;
-const sandbox = await startSandbox({
-	port: sandboxPort.port,
-	adminKey: state.sandboxAdminKey,
-	dataFile: path.join(devDir, 'sandbox.sqlite'),
-	seed: true,
-});
+const sandbox = await devStep('starting the sandbox with its demo data', '2 s', () =>
+	startSandbox({
+		port: sandboxPort.port,
+		adminKey: state.sandboxAdminKey,
+		dataFile: path.join(devDir, 'sandbox.sqlite'),
+		seed: true,
+	}),
+);
 linkRepository(devDir);
 const n8nOptions = { dir: devDir, mode: 'regular' as const, port: n8nPort.port, encryptionKey: state.encryptionKey };
-let n8n = await N8nStack.start(n8nOptions).catch(async (error) => {
+const n8nStart = state.ownerCreated
+	? { what: 'starting n8n with the package', usually: '15 s' }
+	: { what: "starting n8n with the package (a first start also creates n8n's database)", usually: '30 s' };
+let n8n = await devStep(n8nStart.what, n8nStart.usually, () => N8nStack.start(n8nOptions)).catch(async (error) => {
 	await sandbox.close();
 	throw error;
 });
 
-const session = state.ownerCreated ? await signIn(n8n.baseUrl) : await setupOwner(n8n.baseUrl);
-stateFile.update({ ownerCreated: true });
-if (!state.apiKey) stateFile.update({ apiKey: await createApiKey(n8n.baseUrl, session) });
-const api = new PublicApi(n8n.baseUrl, state.apiKey!);
-const credential = await ensureDevCredential(api, state.credentialId, {
-	name: CREDENTIAL_NAME,
-	type: credentialType,
-	data: { apiKey: sandbox.adminKey, baseUrl: sandbox.baseUrl },
-});
-stateFile.update({ credentialId: credential.id });
-const existing = await api.workflowNames();
-const examples = loadExamples({ id: state.credentialId!, name: CREDENTIAL_NAME });
-let imported = 0;
-for (const { workflow } of examples) {
-	if (existing.has(workflow.name)) continue;
-	await api.createWorkflow(workflow);
-	imported += 1;
+/** The owner and an API key (first run), the sandbox credential pointed at this sandbox, the examples not there yet. */
+async function setUpN8n(baseUrl: string) {
+	const session = state.ownerCreated ? await signIn(baseUrl) : await setupOwner(baseUrl);
+	stateFile.update({ ownerCreated: true });
+	const apiKey = state.apiKey ?? (await createApiKey(baseUrl, session));
+	stateFile.update({ apiKey });
+	const api = new PublicApi(baseUrl, apiKey);
+	const credential = await ensureDevCredential(api, state.credentialId, {
+		name: CREDENTIAL_NAME,
+		type: credentialType,
+		data: { apiKey: sandbox.adminKey, baseUrl: sandbox.baseUrl },
+	});
+	stateFile.update({ credentialId: credential.id });
+	const existing = await api.workflowNames();
+	const examples = loadExamples({ id: credential.id, name: CREDENTIAL_NAME });
+	let imported = 0;
+	for (const { workflow } of examples) {
+		if (existing.has(workflow.name)) continue;
+		await api.createWorkflow(workflow);
+		imported += 1;
+	}
+	return { credential, examples, imported };
 }
+const { credential, examples, imported } = await devStep(
+	'setting up n8n: the owner, an API key, the credential and the example workflows',
+	'5 s',
+	() => setUpN8n(n8n.baseUrl),
+);
 
 console.log(`
   n8n with n8n-nodes-messenger-bot-builder is ready
@@ -145,9 +152,10 @@ const watcher = !watching
 	: watchNodes(
 			async () => {
 				if (stopping) return;
-				console.log('dev: package rebuilt, restarting n8n…');
-				await n8n.stop();
-				n8n = await N8nStack.start(n8nOptions);
+				await devStep('package rebuilt: restarting n8n with the new build', '15 s', async () => {
+					await n8n.stop();
+					n8n = await N8nStack.start(n8nOptions);
+				});
 				console.log(`dev: n8n is back at ${n8n.baseUrl} with the new build (reload the editor page)`);
 			},
 			(message) => console.error(`dev: ${message}`),
