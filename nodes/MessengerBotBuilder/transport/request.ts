@@ -5,6 +5,8 @@ import type {
 	IHookFunctions,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	INode,
+	NodeApiError,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 import {
@@ -136,6 +138,89 @@ function rateLimitBudgetMs(this: ApiContext, itemIndex: number | undefined): num
 
 const roundSeconds = (ms: number) => Math.round(ms / 100) / 10;
 
+/** The HTTP request n8n sends for `request`: answers of every status come back, to be judged here. */
+function httpOptions(baseUrl: string, request: ApiRequest): IHttpRequestOptions {
+	const params = compact(request.params);
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: `${baseUrl}${request.path}`,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: TIMEOUT_MS,
+		headers: request.idempotencyKey ? { 'Idempotency-Key': request.idempotencyKey } : {},
+	};
+	if (request.method === 'GET') options.qs = params;
+	else options.body = params;
+	return options;
+}
+
+/** What the attempts of one request went through, and so whether another attempt is allowed. */
+class Attempts {
+	/** A change: a POST that is not read-only. */
+	readonly change: boolean;
+	/** Sent with an Idempotency-Key, so safe to repeat. */
+	readonly keyed: boolean;
+	waitedMs = 0;
+	repeats = 0;
+	/** Some attempt of this change got no answer or a 5xx: it may have been applied. */
+	mayHaveTakenEffect = false;
+	private consecutive429 = 0;
+
+	constructor(
+		private readonly request: ApiRequest,
+		readonly budgetMs: number,
+	) {
+		this.change = request.method === 'POST' && request.readOnly !== true;
+		this.keyed = !!request.idempotencyKey;
+	}
+
+	/** No answer, or a 5xx: a read or a keyed change is repeated after a pause (true); another change never is. */
+	async repeatAfterLoss(): Promise<boolean> {
+		if (this.change) this.mayHaveTakenEffect = true;
+		const repeatable = !this.change || this.keyed;
+		if (!repeatable || this.repeats >= MAX_REPEATS) return false;
+		await sleep(repeatPauseMs(++this.repeats));
+		return true;
+	}
+
+	/** A 429: a refused request did nothing, so it is waited out and repeated while the time budget lasts (true). */
+	async waitOutRateLimit(retryAfter: string | string[] | undefined): Promise<boolean> {
+		const wait = rateLimitWaitMs(retryAfter, this.consecutive429++);
+		if (this.waitedMs + wait > this.budgetMs) return false;
+		this.waitedMs += wait;
+		await sleep(wait);
+		return true;
+	}
+
+	/** An answer other than 429: the next 429 starts the unguided waits from the shortest again. */
+	answered(): void {
+		this.consecutive429 = 0;
+	}
+
+	/** A change of which an attempt may have reached the service is reported as such, whatever the last answer was. */
+	reported(error: NodeApiError): NodeApiError {
+		const { path, check } = this.request;
+		return this.mayHaveTakenEffect
+			? markMayHaveTakenEffect(error, { path, check, repeatedWithKey: this.keyed })
+			: error;
+	}
+}
+
+/** The error once the rate-limit budget is spent: how long the node waited and which option gives it longer. */
+function rateLimitedError(
+	node: INode,
+	response: FullResponse,
+	secret: string,
+	request: ApiRequest,
+	attempts: Attempts,
+) {
+	const error = serviceError(node, response.statusCode, response.body, secret, request.itemIndex, request.fields);
+	error.description = `The service kept refusing with 429 (too many requests with this key); the node waited ${roundSeconds(attempts.waitedMs)} s in total and gives up after ${roundSeconds(attempts.budgetMs)} s (Request Options → Wait on Rate Limit). Fewer workflows or workers using this key at once help.`;
+	error.context.waitedSeconds = roundSeconds(attempts.waitedMs);
+	return attempts.reported(error);
+}
+
 /**
  * The one way the node talks to the service: authenticated through n8n, paced per credential,
  * 429s waited out (a refused request did nothing, so it is always repeated, within a time budget),
@@ -146,36 +231,16 @@ const roundSeconds = (ms: number) => Math.round(ms / 100) / 10;
 export async function apiRequest(this: ApiContext, request: ApiRequest): Promise<IDataObject> {
 	const credential = await credentialOf.call(this);
 	const { secret } = credential;
-	const params = compact(request.params);
-	const options: IHttpRequestOptions = {
-		method: request.method,
-		url: `${credential.baseUrl}${request.path}`,
-		json: true,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		timeout: TIMEOUT_MS,
-		headers: request.idempotencyKey ? { 'Idempotency-Key': request.idempotencyKey } : {},
-	};
-	if (request.method === 'GET') options.qs = params;
-	else options.body = params;
-	const change = request.method === 'POST' && request.readOnly !== true;
-	const keyed = !!request.idempotencyKey;
-	const repeatable = !change || keyed;
-	const budgetMs = rateLimitBudgetMs.call(this, request.itemIndex);
-
-	let waitedMs = 0;
-	let consecutive429 = 0;
-	let repeats = 0;
-	/** Some attempt of this change got no answer or a 5xx: it may have been applied. */
-	let mayHaveTakenEffect = false;
+	const options = httpOptions(credential.baseUrl, request);
+	const attempts = new Attempts(request, rateLimitBudgetMs.call(this, request.itemIndex));
 	const lost = (status?: number, body?: unknown, cause?: Error) =>
 		transportError(this.getNode(), cause, secret, {
 			path: request.path,
 			status,
 			body,
-			repeats,
-			mayHaveTakenEffect,
-			keyed,
+			repeats: attempts.repeats,
+			mayHaveTakenEffect: attempts.mayHaveTakenEffect,
+			keyed: attempts.keyed,
 			check: request.check,
 			itemIndex: request.itemIndex,
 		});
@@ -189,30 +254,16 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 				options,
 			)) as FullResponse;
 		} catch (error) {
-			if (change) mayHaveTakenEffect = true;
-			if (repeatable && repeats < MAX_REPEATS) {
-				await sleep(repeatPauseMs(++repeats));
-				continue;
-			}
+			if (await attempts.repeatAfterLoss()) continue;
 			throw lost(undefined, undefined, error as Error);
 		}
 		const status = response.statusCode;
 		if (status === 429) {
 			answeredRateLimited(credential.id);
-			const wait = rateLimitWaitMs(response.headers['retry-after'], consecutive429++);
-			if (waitedMs + wait <= budgetMs) {
-				waitedMs += wait;
-				await sleep(wait);
-				continue;
-			}
-			const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex, request.fields);
-			error.description = `The service kept refusing with 429 (too many requests with this key); the node waited ${roundSeconds(waitedMs)} s in total and gives up after ${roundSeconds(budgetMs)} s (Request Options → Wait on Rate Limit). Fewer workflows or workers using this key at once help.`;
-			error.context.waitedSeconds = roundSeconds(waitedMs);
-			throw mayHaveTakenEffect
-				? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed })
-				: error;
+			if (await attempts.waitOutRateLimit(response.headers['retry-after'])) continue;
+			throw rateLimitedError(this.getNode(), response, secret, request, attempts);
 		}
-		consecutive429 = 0;
+		attempts.answered();
 		answeredClean(credential.id);
 		if (status >= 200 && status < 300) {
 			const body = (response.body ?? {}) as IDataObject;
@@ -220,16 +271,11 @@ export async function apiRequest(this: ApiContext, request: ApiRequest): Promise
 			return body;
 		}
 		if (status >= 500) {
-			if (change) mayHaveTakenEffect = true;
-			if (repeatable && repeats < MAX_REPEATS) {
-				await sleep(repeatPauseMs(++repeats));
-				continue;
-			}
+			if (await attempts.repeatAfterLoss()) continue;
 			throw lost(status, response.body);
 		}
-		const error = serviceError(this.getNode(), status, response.body, secret, request.itemIndex, request.fields);
-		throw mayHaveTakenEffect
-			? markMayHaveTakenEffect(error, { path: request.path, check: request.check, repeatedWithKey: keyed })
-			: error;
+		throw attempts.reported(
+			serviceError(this.getNode(), status, response.body, secret, request.itemIndex, request.fields),
+		);
 	}
 }
