@@ -64,8 +64,3 @@ export function answeredRateLimited(credential: string): void {
 	pace.rate = Math.max(SLOWEST_RATE, pace.rate * SLOW_DOWN_FACTOR);
 	pace.nextStart = Math.max(pace.nextStart, now + 1000 / pace.rate);
 }
-
-/** The current rate for `credential` (requests per second), for tests and benchmarks. */
-export function currentRate(credential: string): number {
-	return paceOf(credential).rate;
-}

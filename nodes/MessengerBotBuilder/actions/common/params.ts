@@ -32,28 +32,6 @@ export function paging(this: IExecuteFunctions, itemIndex: number): Paging {
 	return { returnAll, limit };
 }
 
-/** A JSON parameter that may arrive as text (typed in) or as an object (from an expression). */
-export function jsonObject(this: IExecuteFunctions, name: string, itemIndex: number): IDataObject {
-	const raw = this.getNodeParameter(name, itemIndex, {}) as unknown;
-	let value = raw;
-	if (typeof raw === 'string') {
-		if (raw.trim() === '') return {};
-		try {
-			value = JSON.parse(raw);
-		} catch {
-			throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" is not valid JSON`, {
-				itemIndex,
-			});
-		}
-	}
-	if (!value || typeof value !== 'object' || Array.isArray(value)) {
-		throw new NodeOperationError(this.getNode(), `The field "${fieldLabel.call(this, name)}" must be a JSON object`, {
-			itemIndex,
-		});
-	}
-	return value as IDataObject;
-}
-
 /**
  * Name/value pairs of a fixedCollection (`{ values: [{ name, value }] }`) as one object. A blank row
  * (no name, no value) is skipped; a value whose name is empty (e.g. from an expression) fails the item
