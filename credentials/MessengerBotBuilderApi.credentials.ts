@@ -17,7 +17,8 @@ export class MessengerBotBuilderApi implements ICredentialType {
 		dark: 'file:../nodes/MessengerBotBuilder/messengerBotBuilder.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/messenger-bot-builder/n8n-nodes-messenger-bot-builder#credentials';
+	documentationUrl =
+		'https://github.com/messenger-bot-builder/n8n-nodes-messenger-bot-builder/blob/main/docs/using-the-nodes.md#credentials';
 
 	properties: INodeProperties[] = [
 		{

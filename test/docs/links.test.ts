@@ -1,5 +1,5 @@
 /** The repository's Markdown: every relative link and anchor leads somewhere, and the checker itself notices when one does not. */
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,4 +72,58 @@ test('the checker reports a missing file, a missing anchor and an anchor on a fi
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
+});
+
+/** The repository on GitHub: package.json's homepage without its anchor. */
+const repositoryUrl = (
+	JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { homepage: string }
+).homepage
+	.split('#')[0]
+	.replace(/\/+$/, '');
+
+/** The documentation links n8n shows: the nodes' codex files and the credential's documentationUrl. */
+function documentationUrls(): Array<{ source: string; url: string }> {
+	const codex = [
+		'nodes/MessengerBotBuilder/MessengerBotBuilder.node.json',
+		'nodes/MessengerBotBuilderTrigger/MessengerBotBuilderTrigger.node.json',
+	].flatMap((source) => {
+		const { resources } = JSON.parse(readFileSync(path.join(repoRoot, source), 'utf8')) as {
+			resources: Record<string, Array<{ url: string }>>;
+		};
+		return Object.values(resources).flatMap((links) => links.map(({ url }) => ({ source, url })));
+	});
+	const credential = 'credentials/MessengerBotBuilderApi.credentials.ts';
+	const [, url] = /documentationUrl\s*=\s*'([^']+)'/.exec(readFileSync(path.join(repoRoot, credential), 'utf8')) ?? [];
+	return [...codex, { source: credential, url }];
+}
+
+/** Why `url` does not lead to a file and heading of this repository on its main branch, or undefined if it does. */
+export function repositoryLinkProblem(root: string, repository: string, url: string | undefined): string | undefined {
+	if (!url?.startsWith(repository)) return `not a page of ${repository}`;
+	const [location, anchor] = url.slice(repository.length).split('#');
+	const file = location === '' ? 'README.md' : /^\/blob\/main\/(.+)$/.exec(location)?.[1];
+	if (!file) return 'not a file on the main branch (/blob/main/…)';
+	const full = path.join(root, file);
+	if (!existsSync(full)) return `no file ${file}`;
+	if (anchor !== undefined && !anchorsOf(readFileSync(full, 'utf8')).has(anchor))
+		return `no heading with the anchor #${anchor} in ${file}`;
+	return undefined;
+}
+
+test("the nodes' and the credential's documentation links lead to a file and heading of the repository", () => {
+	const links = documentationUrls();
+	expect(links).toHaveLength(5);
+	const broken = links
+		.map(({ source, url }) => ({ source, url, problem: repositoryLinkProblem(repoRoot, repositoryUrl, url) }))
+		.filter(({ problem }) => problem !== undefined);
+	expect(broken).toEqual([]);
+});
+
+test('a documentation link to a missing file or heading, another site or another branch is reported', () => {
+	const problem = (url: string) => repositoryLinkProblem(repoRoot, repositoryUrl, url);
+	expect(problem(`${repositoryUrl}/blob/main/docs/using-the-nodes.md#credentials`)).toBeUndefined();
+	expect(problem(`${repositoryUrl}#no-such-heading`)).toBe('no heading with the anchor #no-such-heading in README.md');
+	expect(problem(`${repositoryUrl}/blob/main/docs/nowhere.md`)).toBe('no file docs/nowhere.md');
+	expect(problem(`${repositoryUrl}/tree/dev/docs/trigger.md`)).toBe('not a file on the main branch (/blob/main/…)');
+	expect(problem('https://example.com/docs')).toBe(`not a page of ${repositoryUrl}`);
 });
