@@ -9,7 +9,7 @@ import {
 } from '../../nodes/shared/delivery';
 import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 
-/** Deliveries made with node:crypto for the verification core's tests (core.*.test.ts): a fixed clock, hook and secret. */
+/** Deliveries made with node:crypto for the verification core's in-process tests: a fixed clock, hook and secret. */
 
 export const NOW = 1_800_000_000;
 export const HOOK = 'hook_mut';

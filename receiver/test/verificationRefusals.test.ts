@@ -16,8 +16,8 @@ import { deliveryClaims, eventBody, HOOK, hs256, jwt, NOW, SECRET, SECRET_BYTES,
 
 /**
  * What the verification core answers, word for word: every refusal's code and message, the diagnostics, and the
- * configuration errors that name the option. Written from mutation testing (`npm run mutation`): a mutant that
- * changes a refusal's reason, or lets a wrong option through, fails here.
+ * configuration errors that name the option: a mutant of the core (`npm run mutation`) that changes a refusal's
+ * reason, or lets a wrong option through, fails here.
  */
 
 const ID = 'evt_delivery';
@@ -125,7 +125,7 @@ describe('JWT refusals, word for word', () => {
 						createHmac('sha256', Buffer.alloc(32, 5)).update(input).digest(),
 					)
 				: token(claims, header);
-		// A signature no secret made carries an unverified hint (its words: core.mutation-killers.test.ts); nothing else has one.
+		// A signature no secret made carries an unverified hint (its words: keysAndSignatures.test.ts); nothing else has one.
 		const hint =
 			'signer' in change
 				? { diagnostic: expect.stringMatching(/^Unverified request \(nothing vouches for what it claims\): /) }

@@ -39,10 +39,11 @@ import {
 } from './coreFixtures';
 
 /**
- * Behaviours of the verification core that mutation testing (`npm run mutation`, notes/mutation-testing.md)
- * found untested: each test fails when one of the core's mutants is applied. Everything is computed here with
- * node:crypto (HMAC, Ed25519, ECDSA, SHA-256) and compared with exact values; the core runs on its real platforms
- * (node:crypto, Web Crypto).
+ * Keys and signatures in the verification core: key set refresh on rotation, which keys of a set may verify, key
+ * import and its caches, hook secrets, the compact X-Signature, Standard Webhooks signature entries, signatures of the
+ * wrong length, and the unverified hint of a JWT that no configured key made. Everything is computed here with
+ * node:crypto (HMAC, Ed25519, ECDSA, SHA-256) and compared with exact values, so that a mutant of the core
+ * (`npm run mutation`) fails a test; the core runs on its real platforms (node:crypto, Web Crypto).
  */
 
 const ed = (pair: { privateKey: KeyObject }) => (input: string) => sign(null, Buffer.from(input), pair.privateKey);
