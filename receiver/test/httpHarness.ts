@@ -37,8 +37,11 @@ export const viaExpress: Framework = async (receiver) => {
 		},
 		receiver.middleware(),
 	);
-	app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+	// Four parameters: Express takes a handler for errors by its arity.
+	app.use((error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
 		faults.push(error);
+		// An answer already begun is Express's own to end (it closes the connection).
+		if (res.headersSent) return next(error);
 		res.status(500).end();
 	});
 	const running = await serve(app);

@@ -23,10 +23,17 @@ afterEach(() => warnings.restore());
  */
 const EVENTS = ['subscriber.new', 'subscriber.stage', 'payment.success'];
 
+/** A delivery as the sandbox's /hook/deliveries lists it (the fields these tests read). */
+interface DeliveryRecord {
+	status: string;
+	event: { id: string };
+	attempts: unknown[];
+}
+
 class Api {
 	constructor(readonly sandbox: RunningSandbox) {}
 
-	async call<T = any>(path: string, body: Record<string, unknown>, base = this.sandbox.baseUrl): Promise<T> {
+	async call<T = unknown>(path: string, body: Record<string, unknown>, base = this.sandbox.baseUrl): Promise<T> {
 		const response = await fetch(`${base}${path}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', authorization: this.sandbox.adminKey },
@@ -57,11 +64,11 @@ class Api {
 		);
 	}
 
-	async deliveries(hookId: string): Promise<{ status: string; event: { id: string }; attempts: unknown[] }[]> {
+	async deliveries(hookId: string): Promise<DeliveryRecord[]> {
 		const response = await fetch(`${this.sandbox.baseUrl}/hook/deliveries?hook=${hookId}&limit=1000`, {
 			headers: { authorization: this.sandbox.adminKey },
 		});
-		return ((await response.json()) as { items: any[] }).items;
+		return ((await response.json()) as { items: DeliveryRecord[] }).items;
 	}
 }
 

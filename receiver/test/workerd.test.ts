@@ -25,7 +25,7 @@ afterAll(async () => {
 
 async function get(path: string) {
 	const response = await mf.dispatchFetch(`http://worker${path}`);
-	return response.json() as Promise<any>;
+	return response.json() as Promise<unknown>;
 }
 
 describe('the receiver in workerd (miniflare), Web Crypto only', () => {
