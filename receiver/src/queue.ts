@@ -384,15 +384,20 @@ export interface DeadLetter {
 	failedAt: string | null;
 }
 
+/** A job read back from Redis (a listing may hold gaps for jobs removed meanwhile); such a job has its id. */
+function isStoredJob(job: Job<QueuedDelivery> | undefined): job is Job<QueuedDelivery> & { id: string } {
+	return Boolean(job) && typeof job?.id === 'string';
+}
+
 /** Lists the dead-lettered events, newest first. */
 export async function listDeadLetters(options: QueueLocation): Promise<DeadLetter[]> {
 	const opened = await openQueue(options);
 	try {
 		const jobs = (await opened.queue.getFailed(0, -1)) as Job<QueuedDelivery>[];
-		return jobs.filter(Boolean).map((job) => ({
+		return jobs.filter(isStoredJob).map((job) => ({
 			eventId: job.data.event.id,
 			type: job.data.event.type,
-			jobId: job.id!,
+			jobId: job.id,
 			attempts: job.attemptsMade,
 			failedReason: job.failedReason,
 			failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,

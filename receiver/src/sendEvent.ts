@@ -121,12 +121,12 @@ function readOptions(argv: string[], env: SendEventIo['env']): { mode: 'help' } 
 		scheme,
 		times,
 		data,
-		type: values.type!,
-		hook: values.hook!,
+		type: values.type,
+		hook: values.hook,
 		id: values.id,
-		print: values.print!,
-		tamper: values.tamper!,
-		wrongSecret: values['wrong-secret']!,
+		print: values.print,
+		tamper: values.tamper,
+		wrongSecret: values['wrong-secret'],
 		ageSeconds,
 	};
 }

@@ -170,6 +170,7 @@ export function signStandardWebhooksV1a(input: SignV1aInput): {
 /** A new hook key pair for `v1a`: the private key, and the public key as `whpk_<base64 of 32 bytes>`. */
 export function generateHookKeyPair(): { privateKey: KeyObject; publicKey: string } {
 	const pair = generateKeyPairSync('ed25519');
-	const raw = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x!, 'base64url');
+	// An Ed25519 SubjectPublicKeyInfo ends with the 32 bytes of the raw public key.
+	const raw = pair.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
 	return { privateKey: pair.privateKey, publicKey: HOOK_PUBLIC_KEY_PREFIX + raw.toString('base64') };
 }
