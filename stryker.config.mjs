@@ -1,5 +1,5 @@
 // Mutation testing of the verification core (nodes/shared/delivery), run by hand, not in CI:
-//   npm run mutation                                        the whole core (1.5 to 2 hours on two cores)
+//   npm run mutation                                        the whole core (hours on two cores)
 //   npm run mutation -- --mutate nodes/shared/delivery/jwt.ts   one file
 // Each mutant runs only the tests that cover it (perTest), from the core's in-process tests (jest.mutation.config.js).
 // Surviving mutants that cannot change a verdict are listed in notes/mutation-equivalents.md.

@@ -12,9 +12,8 @@ export interface HeldLinks<T> {
  * Why not a `Set`: an item deleted from a long-lived V8 `Set` or `Map` stays reachable from the collection's table in
  * the old generation until the next full garbage collection, so every young collection copies it and then promotes
  * it, with all it references (a lease's event, a body read's request). A receiver under load adds and deletes one
- * per delivery: measured in `bench/receiver`, this promoted about 0.5 MB at every young collection and made them four
- * times longer, with full collections every second. The links are cleared on deletion, so nothing deleted is
- * reachable from here.
+ * per delivery, so every young collection would promote what the deleted items hold and full collections would come
+ * often. The links are cleared on deletion, so nothing deleted is reachable from here.
  */
 export class HeldList<T extends HeldLinks<T>> {
 	#first: T | undefined;

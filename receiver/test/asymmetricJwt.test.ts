@@ -29,8 +29,8 @@ import { propertyRuns } from './propertyRuns';
  * The clock is pinned: `Date.now` returns the case's time (the verifier is configured without `now`, so it reads the
  * system clock as a user's would), and jose gets the same instant as `currentDate`.
  *
- * Malformed key sets and header kids (found by this test: the core used to accept them where jose refuses) are pinned
- * by the examples at the end ("Malformed keys and kids").
+ * Malformed key sets and header kids, which the core refuses as jose does, are pinned by the examples at the end
+ * ("Malformed keys and kids").
  */
 
 const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA'] as const;

@@ -7,15 +7,14 @@ export const MAX_ID_TABLE_ENTRIES = 2 ** 24;
 /**
  * The ids a memory dedupe store remembers, oldest first, each with its expiry time: a ring of fixed-size byte slots
  * and a linear-probing hash index, all in typed arrays. A busy receiver remembers 100 000 ids; as strings in a `Set`
- * each one is an object the garbage collector copies out of the young generation and then keeps marking, which cost
- * about 2 µs per delivery under load (bench/receiver). Here an id becomes bytes in a slot, with no object of its own.
+ * each one is an object the garbage collector copies out of the young generation and then keeps marking, a cost paid
+ * on every delivery under load. Here an id becomes bytes in a slot, with no object of its own.
  * Every operation is O(1).
  *
  * The arrays are made for `maxEntries` at once (about 90 bytes per id): zeroed memory that the operating system
- * commits page by page as ids arrive (a new table for 100 000 ids adds nothing to the resident size). They never grow:
- * doubling them moved every id (on a busy machine, 8-18 ms at the 32 768th id and 25-42 ms at the 65 536th), and the
- * new arrays, counted as the process's external memory, could start a full garbage collection
- * (bench/receiver/instructions.mjs counted both).
+ * commits page by page as ids arrive (a new table adds nothing to the resident size until ids fill it). They never
+ * grow: doubling them would move every id in one pause that grows with the table, and the new arrays, counted as the
+ * process's external memory, could start a full garbage collection.
  */
 export class IdTable {
 	readonly #capacity: number;
