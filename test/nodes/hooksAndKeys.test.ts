@@ -16,7 +16,7 @@ describe('Webhook and API Key operations', () => {
 			url: 'http://127.0.0.1:9/hooks',
 			events: ['subscriber.new', 'subscriber.stage'],
 		});
-		const hook = created.hook as Record<string, any>;
+		const hook = created.hook as { id: string };
 		expect(hook).toMatchObject({ name: 'CRM sync', events: ['subscriber.new', 'subscriber.stage'] });
 		expect(created).toMatchObject({ secret: expect.stringMatching(/^….{4}$/), secretRedacted: true });
 
@@ -61,7 +61,7 @@ describe('Webhook and API Key operations', () => {
 			days: 7,
 			revealSecret: true,
 		});
-		const key = created.key as Record<string, any>;
+		const key = created.key as { id: string; key: string };
 		expect(key).toMatchObject({ name: 'Reporting', scopes: ['account:read'], bots: ['bot_tg'] });
 		expect(key).not.toHaveProperty('keyRedacted');
 
@@ -91,7 +91,7 @@ describe('Webhook and API Key operations', () => {
 				},
 				credential ? { credential } : {},
 			);
-			return created.key as Record<string, any>;
+			return created.key as { id: string; key: string };
 		};
 		const parent = await create('Parent');
 		bed.node.useKey('parent', parent.key, bed.baseUrl);
@@ -125,7 +125,7 @@ describe('Webhook and API Key operations', () => {
 			scopes: ['bots:read'],
 			botAccess: 'all',
 		});
-		const key = created.key as Record<string, any>;
+		const key = created.key as { id: string; key: string };
 		expect(key).toMatchObject({ name: 'Masked', key: expect.stringMatching(/^….{4}$/), keyRedacted: true });
 	});
 

@@ -9,8 +9,7 @@ const autoMap = autoMapColumns;
 describe('List and List Row operations', () => {
 	let bed: NodeTestBed;
 	let listid: number;
-	const rows = async (id: number) =>
-		(await bed.api.call('/list/rows/get', { listid: id, limit: 1000 })).items as Array<Record<string, any>>;
+	const rows = async (id: number) => (await bed.api.call('/list/rows/get', { listid: id, limit: 1000 })).items;
 	const apiLog = (path: string) => bed.api.logOf(path);
 	/** A new list with one column N and these values; returns its number and its row IDs. */
 	const listWith = async (name: string, values: string[]) => {
@@ -305,9 +304,7 @@ describe("List Row → Add at the list's row cap", () => {
 			},
 			{ items: [{ N: 'new 1' }, { N: 'new 2' }] },
 		);
-		const stored = (await bed.api.call('/list/rows/get', { listid: list.id, limit: 100 })).items as Array<
-			Record<string, any>
-		>;
+		const stored = (await bed.api.call('/list/rows/get', { listid: list.id, limit: 100 })).items;
 		// Cap 3, 2 + 2 rows: the service deleted "old 1" to make room.
 		expect(stored.map((row) => row.row?.N ?? row.N)).toEqual(['old 2', 'new 1', 'new 2']);
 		expect(output.map((item) => item.trimmed)).toEqual([true, true]);

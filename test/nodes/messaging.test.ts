@@ -1,3 +1,4 @@
+import type { IDataObject } from 'n8n-workflow';
 import { broadcastsState } from '../../sandbox/src/domain/messagingBroadcasts';
 import { byId } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
@@ -8,11 +9,9 @@ const ALICE = { botId: BOT, clientId: '100001' };
 describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 	let bed: NodeTestBed;
 	const chat = async (clientid: string) =>
-		(await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid, limit: 5 })).items as Array<
-			Record<string, any>
-		>;
+		(await bed.api.call('/subscriber/chat/get', { botid: 'bot_tg', clientid, limit: 5 })).items;
 	const runs = async (clientid: string) =>
-		(await bed.api.call('/subscriber/chains/get', { botid: 'bot_tg', clientid })).chains as Array<Record<string, any>>;
+		(await bed.api.call('/subscriber/chains/get', { botid: 'bot_tg', clientid })).chains as IDataObject[];
 
 	beforeAll(async () => {
 		bed = await startTestBed({ rateLimit: 0, broadcastIntervalMs: 60_000 });
@@ -152,8 +151,9 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 		expect((await runs('100003')).map((run) => run.chaincode)).toContain('1002');
 
 		const [board] = await bed.node.json({ resource: 'crm', operation: 'getBoard' });
-		const qualified = (board.stages as Array<Record<string, any>>).find((stage) => stage.name === 'Qualified');
-		expect(qualified?.subscribers.map((entry: { clientid: string }) => entry.clientid)).toContain('100003');
+		const stages = board.stages as Array<{ name: string; subscribers: Array<{ clientid: string }> }>;
+		const qualified = stages.find((stage) => stage.name === 'Qualified');
+		expect(qualified?.subscribers.map((entry) => entry.clientid)).toContain('100003');
 	});
 
 	it('statistics by date range', async () => {
@@ -178,8 +178,13 @@ describe('Message, Chain, Block, Broadcast and CRM operations', () => {
 				filters: { botid: BOT, from, to },
 			});
 		const expected = (
-			await bed.api.call('/subscriber/list', { botid: 'bot_tg', from: '2026-01-01', to: today, limit: 1000 })
-		).items.map((card: { clientid: string }) => card.clientid);
+			await bed.api.call<{ items: Array<{ clientid: string }> }>('/subscriber/list', {
+				botid: 'bot_tg',
+				from: '2026-01-01',
+				to: today,
+				limit: 1000,
+			})
+		).items.map((card) => card.clientid);
 		expect(expected.length).toBeGreaterThan(0);
 		for (const midnight of [`${today}T00:00:00`, `${today}T00:00:00.000+03:00`, `${today} 00:00`, today]) {
 			const found = await subscribers('2026-01-01T00:00:00Z', midnight);

@@ -1,11 +1,18 @@
+import type { IDataObject } from 'n8n-workflow';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeRunner } from './nodeRun';
 
+/**
+ * A request's parameters. The lists of the bulk methods are typed as the node sends them; a test reads one only on a
+ * path whose requests carry it.
+ */
+export type ReceivedParams = IDataObject & { rows: IDataObject[]; rowids: number[]; items: IDataObject[] };
+
 /** One request the fake service received: the method path (without /api) and its parameters. */
 export interface ReceivedCall {
 	path: string;
-	params: Record<string, any>;
+	params: ReceivedParams;
 }
 
 /**
@@ -14,7 +21,7 @@ export interface ReceivedCall {
  * `raw` is sent as the body instead of `body` serialized (JSON that JavaScript cannot write, e.g. 2^53 + 1).
  */
 export async function fakeService(
-	answer: (path: string, params: Record<string, any>, nth: number) => { status: number; body: unknown; raw?: string },
+	answer: (path: string, params: ReceivedParams, nth: number) => { status: number; body: unknown; raw?: string },
 ) {
 	const calls: ReceivedCall[] = [];
 	const server: Server = createServer((request, response) => {
@@ -24,7 +31,7 @@ export async function fakeService(
 			const url = new URL(request.url ?? '/', 'http://127.0.0.1');
 			const path = url.pathname.replace(/^\/api/, '');
 			const text = Buffer.concat(chunks).toString('utf8');
-			const params = text ? (JSON.parse(text) as Record<string, any>) : Object.fromEntries(url.searchParams);
+			const params = (text ? JSON.parse(text) : Object.fromEntries(url.searchParams)) as ReceivedParams;
 			calls.push({ path, params });
 			const { status, body, raw } = answer(path, params, calls.filter((call) => call.path === path).length);
 			response.writeHead(status, { 'Content-Type': 'application/json' });

@@ -1,3 +1,31 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/** A subscriber's card as the sandbox keeps it. */
+export type Card = IDataObject & { messenger: string | null; stage: string | null; tags: string[]; blocked: boolean };
+
+/** One message of a subscriber's chat. */
+export type ChatMessage = IDataObject & { id: number; text: string; buttons: Array<{ name: string; url: string }> };
+
+/** A row of a list: its values by column name and in column order. */
+export type ListRow = IDataObject & { id: number; row: Record<string, string>; values: string[] };
+
+/** A chain a subscriber runs, with its variables. */
+export type ChainData = IDataObject & { chaincode: string; variables: Record<string, string> };
+
+/** The answers the tests read field by field, by method. */
+export interface KnownAnswers {
+	'/list/create': { id?: number; list: { id: number; name: string } };
+	'/list/all': { items: Array<{ id: number; name: string }> };
+	'/list/rows/get': { items: ListRow[]; total?: number };
+	'/subscriber/get': { subscriber: Card };
+	'/subscriber/data/get': { chains: ChainData[] };
+	'/subscriber/chat/get': { items: ChatMessage[] };
+	'/catalog/get': { link: string };
+	'/hook/create': { hook: { id: string; name: string }; secret?: string };
+	'/hook/list': { items: Array<{ id: string; [field: string]: unknown }> };
+	'/key/create': { key: { key: string } };
+}
+
 /** Direct calls to the sandbox, to set up state and to check what the node changed. */
 export class SandboxApi {
 	constructor(
@@ -5,7 +33,13 @@ export class SandboxApi {
 		readonly key: string,
 	) {}
 
-	async call<T = Record<string, any>>(path: string, body: Record<string, unknown> = {}, key = this.key): Promise<T> {
+	async call<P extends keyof KnownAnswers>(
+		path: P,
+		body?: Record<string, unknown>,
+		key?: string,
+	): Promise<KnownAnswers[P]>;
+	async call<T = IDataObject>(path: string, body?: Record<string, unknown>, key?: string): Promise<T>;
+	async call(path: string, body: Record<string, unknown> = {}, key = this.key): Promise<unknown> {
 		for (;;) {
 			const response = await fetch(`${this.baseUrl}${path}`, {
 				method: 'POST',
@@ -21,7 +55,7 @@ export class SandboxApi {
 				await new Promise((resolve) => setTimeout(resolve, 20));
 				continue;
 			}
-			const json = (await response.json()) as T;
+			const json: unknown = await response.json();
 			if (!response.ok) throw new Error(`${path} → ${response.status} ${JSON.stringify(json)}`);
 			return json;
 		}
@@ -62,6 +96,6 @@ export class SandboxApi {
 			days: 1,
 			...(bots.length ? { bots } : {}),
 		});
-		return String(answer.key?.key ?? answer.key);
+		return answer.key.key;
 	}
 }
