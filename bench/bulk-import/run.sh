@@ -2,5 +2,7 @@
 # Compiles the benchmark with the node, the harness and the sandbox, then runs it (Node 24).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# An empty output folder each time: a compiled file whose source moved would otherwise shadow the new one.
+rm -rf bench/out/bulk-import
 npx tsc -p bench/bulk-import/tsconfig.json
 node bench/out/bulk-import/bench/bulk-import/run.js "$@"

@@ -18,10 +18,14 @@ import { REQUESTS_PER_SECOND } from '../../nodes/MessengerBotBuilder/transport/p
 import { messageText } from './messages';
 
 const WORKERS = Number(process.argv[2] ?? 6);
-const MESSAGES = Number(process.argv[3] ?? 60);
+const FULL_MESSAGES = 60;
+const MESSAGES = Number(process.argv[3] ?? FULL_MESSAGES);
+/** Fewer messages (the tests' short form) are too few to judge a rate: the goal line then only informs. */
+const SHORT_FORM = MESSAGES < FULL_MESSAGES;
 const CLIENT_ID = '100001';
 
 interface Done {
+	done: true;
 	worker: number;
 	items: number;
 	failed: string[];
@@ -110,13 +114,14 @@ async function main(): Promise<void> {
 				`  aggregate: ${report.aggregateMessagesPerSecond} messages/s in ${report.seconds} s = ${report.ratioToLimit} of the limit`,
 				`  workers finished between ${report.workersFinishedSeconds.first} s and ${report.workersFinishedSeconds.last} s (fair shares end together)`,
 				`  429 answers: ${refused} (waited out and repeated by the node)`,
-				`  goal (0 failed, 0 doubled, >= 0.8 of the limit): ${report.goalMet ? 'met' : 'NOT met'}`,
+				`  goal (0 failed, 0 doubled, >= 0.8 of the limit): ${SHORT_FORM ? 'informational, not checked in the short form' : report.goalMet ? 'met' : 'NOT met'}`,
 			].join('\n'),
 		);
 		const outDir = join(__dirname, '..', '..', '..');
 		mkdirSync(outDir, { recursive: true });
 		writeFileSync(join(outDir, 'multi-worker.json'), `${JSON.stringify(report, null, 2)}\n`);
-		if (!report.goalMet) process.exitCode = 1;
+		const correct = failed.length === 0 && perItem.once === WORKERS * MESSAGES;
+		if (!(SHORT_FORM ? correct : report.goalMet)) process.exitCode = 1;
 	} finally {
 		for (const child of children) if (child.exitCode === null) child.kill();
 		await bed.close();

@@ -18,7 +18,10 @@ import { byId } from '../../test/support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../../test/support/sandbox';
 import { REQUESTS_PER_SECOND } from '../../nodes/MessengerBotBuilder/transport/pacing';
 
-const ROWS = Number(process.argv[2] ?? 100_000);
+const FULL_ROWS = 100_000;
+const ROWS = Number(process.argv[2] ?? FULL_ROWS);
+/** Fewer rows (the tests' short form) are too few to judge a rate: the goal line then only informs. */
+const SHORT_FORM = ROWS < FULL_ROWS;
 /** The same read at 100 rows a page (ten times as long: about 100 s for 100,000 rows); a second argument shortens it. */
 const SMALL_PAGE_ROWS = Number(process.argv[3] ?? ROWS);
 const SMALL_PAGE = 100;
@@ -110,13 +113,14 @@ async function main(): Promise<void> {
 					`  ${large.ratioToCeiling} of the ${ceiling} rows/s ceiling`,
 					`  same read at ${SMALL_PAGE} per page (${SMALL_PAGE_ROWS} rows): ${small.rowsPerSecond} rows/s = ${small.ratioToCeiling} of the ceiling, ${small.requests} requests`,
 					`  429 answers to the reads: ${refused}; every row exactly once, in order: ${large.exactlyOnceInOrder} / ${small.exactlyOnceInOrder}`,
-					`  goal (>= 0.8 of the ceiling): ${report.goalMet ? 'met' : 'NOT met'}`,
+					`  goal (>= 0.8 of the ceiling): ${SHORT_FORM ? 'informational, not checked in the short form' : report.goalMet ? 'met' : 'NOT met'}`,
 				].join('\n'),
 			);
 			const outDir = join(__dirname, '..', '..', '..');
 			mkdirSync(outDir, { recursive: true });
 			writeFileSync(join(outDir, 'return-all.json'), `${JSON.stringify(report, null, 2)}\n`);
-			if (!report.goalMet) process.exitCode = 1;
+			const correct = large.exactlyOnceInOrder && small.exactlyOnceInOrder;
+			if (!(SHORT_FORM ? correct : report.goalMet)) process.exitCode = 1;
 		}
 	} finally {
 		await smallPages.close();

@@ -16,10 +16,13 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 
+const FULL_REQUESTS = 10050;
 const { values: args } = parseArgs({
-	options: { requests: { type: 'string', default: '10050' }, cli: { type: 'string' } },
+	options: { requests: { type: 'string', default: String(FULL_REQUESTS) }, cli: { type: 'string' } },
 });
 const REQUESTS = Number(args.requests);
+/** Fewer calls (the tests' short form) are too few to judge memory growth: the goal line then only informs. */
+const SHORT_FORM = REQUESTS < FULL_REQUESTS;
 const CONCURRENCY = 16;
 const KEYED_CALLS = 50;
 const ADMIN_KEY = 'mbb_bench_log_flood';
@@ -164,7 +167,7 @@ try {
 		keyedKept === keyedBefore.length && unkeyed.length === Math.min(1000, 2 * REQUESTS) && longestPath <= 257;
 	console.log(`log bounded and keyed entries kept: ${correct}`);
 	console.log(
-		`goal (memory retained after the 8 KB flood within ${GOAL_RATIO}x of the baseline): ${ratio <= GOAL_RATIO ? 'met' : 'NOT met'}`,
+		`goal (memory retained after the 8 KB flood within ${GOAL_RATIO}x of the baseline): ${SHORT_FORM ? 'informational, not checked in the short form' : ratio <= GOAL_RATIO ? 'met' : 'NOT met'}`,
 	);
 	if (!correct) process.exitCode = 1;
 } finally {
