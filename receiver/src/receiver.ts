@@ -25,11 +25,11 @@ import {
 	type NodeRequestHandler,
 } from './node';
 import { verifyDeliveryNow, type RawBody } from './nodeVerifier';
+import type { ResolvedVerifyOptions } from './options';
 import type { DeliveryQueue } from './queue';
 import { resolveReceiverOptions, type AcknowledgeMode, type ReceiverOptions } from './receiverOptions';
 import { signedEventIdOf } from './refusalLog';
 import { isThenable } from './thenable';
-import type { ResolvedVerifyOptions } from './options';
 
 /** A delivery already in memory (Fastify with a buffer parser, AWS Lambda, tests). */
 export interface IncomingDelivery {
