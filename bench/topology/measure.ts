@@ -34,6 +34,8 @@ export interface TopologyBenchOptions {
 	historyDeliveries: number;
 	/** Same-moment repeats to both webhook processes. */
 	races: number;
+	/** Whether the figures are enough to judge the goal; a short form's are not, and its goal line only informs. */
+	goalChecked: boolean;
 }
 
 export const FULL: TopologyBenchOptions = {
@@ -43,6 +45,7 @@ export const FULL: TopologyBenchOptions = {
 	historySizes: [1000, 10_000, 100_000],
 	historyDeliveries: 6,
 	races: 30,
+	goalChecked: true,
 };
 export const SHORT: TopologyBenchOptions = {
 	deliveries: 20,
@@ -51,6 +54,7 @@ export const SHORT: TopologyBenchOptions = {
 	historySizes: [1000],
 	historyDeliveries: 4,
 	races: 4,
+	goalChecked: false,
 };
 
 export const GOAL_RATIO = 0.8;
@@ -381,7 +385,7 @@ export async function measureTopology(
 	);
 	result.met = result.ratio.accepted >= GOAL_RATIO && result.ratio.executions >= GOAL_RATIO;
 	log(
-		`goal (trigger ≥ ${GOAL_RATIO} of the Webhook node, accepted and executions per second): ${result.met ? 'met' : 'NOT met'}`,
+		`goal (trigger ≥ ${GOAL_RATIO} of the Webhook node, accepted and executions per second): ${!options.goalChecked ? 'informational, not checked in the short form' : result.met ? 'met' : 'NOT met'}`,
 	);
 	return result;
 }
