@@ -1,7 +1,45 @@
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../src';
 import { answerChecker, assertConforming } from './answerChecker';
+import type { paths } from './client/openapi';
 
-export interface ApiResponse<T = any> {
+type Documented<P> = P extends keyof paths ? paths[P] : never;
+type OkBody<Op> = Op extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
+/**
+ * Where the contract allows two readings, the one this sandbox answers unless a variant flag says otherwise: a page of
+ * rows for /list/rows/find, and a hook with its secret (or, under `--signing v1a`, its public key) for /hook/create.
+ */
+type SandboxReading<P, Body> = P extends '/list/rows/find'
+	? Extract<Body, { items: unknown }>
+	: P extends '/hook/create'
+		? Extract<Body, { secret: string }> & Partial<Extract<Body, { publicKey: string }>>
+		: Body;
+/** What every refusal carries (`scope` on 403 forbidden, `max` on too many records, ...). */
+export interface ErrorBody {
+	code?: string;
+	error?: string;
+	param?: string;
+	scope?: string;
+	max?: number;
+	column?: string;
+	retryAfter?: number;
+}
+/**
+ * What a path answers, as the contract types it (sandbox/test/client/openapi.d.ts, generated from openapi.json): the
+ * 200 body with the error fields beside it, since a test reads either from the same call; an error alone for a path
+ * or HTTP method the contract does not have.
+ */
+export type AnswerOf<P extends string, M extends 'get' | 'post'> = [OkBody<Documented<P>[M]>] extends [never]
+	? ErrorBody
+	: SandboxReading<P, OkBody<Documented<P>[M]>> & ErrorBody;
+
+/** The default of a call's answer type: what the contract says of its path ({@link AnswerOf}). */
+interface ContractAnswer {
+	readonly 'the answer the contract types': never;
+}
+/** A call's answer: the type a test names (a variant's shape, say), or else the contract's. */
+type Answer<T, P extends string, M extends 'get' | 'post'> = T extends ContractAnswer ? AnswerOf<P, M> : T;
+
+export interface ApiResponse<T = unknown> {
 	status: number;
 	headers: Headers;
 	body: T;
@@ -30,7 +68,11 @@ export class TestClient {
 		return this.withKey(response.body.key.key);
 	}
 
-	async post<T = any>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+	async post<T = ContractAnswer, P extends string = string>(
+		path: P,
+		body?: unknown,
+		headers: Record<string, string> = {},
+	): Promise<ApiResponse<Answer<T, P, 'post'>>> {
 		const response = await fetch(`${this.baseUrl}${path}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', ...(this.key ? { authorization: this.key } : {}), ...headers },
@@ -40,7 +82,10 @@ export class TestClient {
 	}
 
 	/** POSTs `body` exactly as given (e.g. broken JSON), with this client's key. */
-	async postRaw<T = any>(path: string, body: string): Promise<ApiResponse<T>> {
+	async postRaw<T = ContractAnswer, P extends string = string>(
+		path: P,
+		body: string,
+	): Promise<ApiResponse<Answer<T, P, 'post'>>> {
 		const response = await fetch(`${this.baseUrl}${path}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', ...(this.key ? { authorization: this.key } : {}) },
@@ -49,9 +94,15 @@ export class TestClient {
 		return { status: response.status, headers: response.headers, body: await parse(response) };
 	}
 
-	async get<T = any>(path: string, query: Record<string, string | number | boolean> = {}): Promise<ApiResponse<T>> {
+	async get<T = ContractAnswer, P extends string = string>(
+		path: P,
+		query: Record<string, string | number | boolean | undefined> = {},
+	): Promise<ApiResponse<Answer<T, P, 'get'>>> {
+		// A parameter given as undefined is left out, as a JSON body leaves it out.
 		const search = new URLSearchParams(
-			Object.entries(query).map(([name, value]) => [name, String(value)] as [string, string]),
+			Object.entries(query)
+				.filter(([, value]) => value !== undefined)
+				.map(([name, value]) => [name, String(value)] as [string, string]),
 		);
 		const suffix = search.size > 0 ? `?${search}` : '';
 		const response = await fetch(`${this.baseUrl}${path}${suffix}`, {
@@ -61,12 +112,12 @@ export class TestClient {
 	}
 }
 
-async function parse(response: Response): Promise<any> {
+async function parse<T>(response: Response): Promise<T> {
 	const text = await response.text();
 	try {
-		return JSON.parse(text);
+		return JSON.parse(text) as T;
 	} catch {
-		return text;
+		return text as T;
 	}
 }
 
@@ -76,7 +127,7 @@ async function parse(response: Response): Promise<any> {
  */
 export interface RecordedEvent {
 	type: string;
-	data: any;
+	data: Record<string, unknown>;
 }
 
 export interface OpenSandbox {

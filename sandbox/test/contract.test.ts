@@ -29,15 +29,15 @@ const changingPaths = [...postOnlyPaths, '/webapp/delete'];
 const sorted = (items: Iterable<string>) => [...new Set(items)].sort();
 
 /** Fields that differ between two calls by design (fresh link tokens and their expiry). */
-function withoutVolatile(body: any): any {
-	if (body && typeof body === 'object' && typeof body.link === 'string') {
+function withoutVolatile(body: unknown): unknown {
+	if (body && typeof body === 'object' && 'link' in body && typeof body.link === 'string') {
 		return { ...body, link: 'LINK', notice: 'NOTICE', expires: 'EXPIRES' };
 	}
 	return body;
 }
 
 function expectErrorBody(
-	response: { status: number; body: any; headers: Headers },
+	response: { status: number; body: unknown; headers: Headers },
 	status: number,
 	code?: string,
 ): void {
@@ -185,17 +185,17 @@ describe('sandbox contract: every parameter in both forms, every named response 
 
 	test('the filters of the read methods actually narrow (the GET form is not ignored)', async () => {
 		const list = await api.get('/subscriber/list', READ_CASES['/subscriber/list'].params);
-		expect(list.body.items.map((card: any) => card.clientid)).toEqual(['100001']);
+		expect(list.body.items.map((card) => card.clientid)).toEqual(['100001']);
 		const find = await api.get('/subscriber/find', READ_CASES['/subscriber/find'].params);
-		expect(find.body.items.map((card: any) => card.clientid)).toEqual(['100001']);
+		expect(find.body.items.map((card) => card.clientid)).toEqual(['100001']);
 		const chat = await api.get('/subscriber/chat/get', READ_CASES['/subscriber/chat/get'].params);
 		expect(chat.body.items).toHaveLength(2);
 		const rows = await api.get('/list/rows/get', READ_CASES['/list/rows/get'].params);
-		expect(rows.body.items.map((row: any) => row.id)).toEqual([2, 1]);
+		expect(rows.body.items.map((row) => row.id)).toEqual([2, 1]);
 		const found = await api.get('/list/rows/find', READ_CASES['/list/rows/find'].params);
-		expect(found.body.items.map((row: any) => row.row.Name)).toEqual(['Alice Smith']);
+		expect(found.body.items.map((row) => row.row.Name)).toEqual(['Alice Smith']);
 		const data = await api.get('/subscriber/data/get', READ_CASES['/subscriber/data/get'].params);
-		expect(data.body.chains.map((chain: any) => chain.chaincode)).toEqual(['1001']);
+		expect(data.body.chains.map((chain) => chain.chaincode)).toEqual(['1001']);
 	});
 
 	test('response shapes: balance is an integer; list rows come in both forms; lists carry id, name, headers, count', async () => {
@@ -207,9 +207,9 @@ describe('sandbox contract: every parameter in both forms, every named response 
 		for (const row of rows)
 			expect(Object.keys(row)).toEqual(expect.arrayContaining(['id', 'values', 'row', 'created']));
 		const bots = (await api.get('/bot/list')).body.items;
-		expect(bots.every((bot: any) => typeof bot.id === 'string')).toBe(true);
+		expect(bots.every((bot) => typeof bot.id === 'string')).toBe(true);
 		const groups = (await api.get('/group/list')).body.items;
-		expect(groups.every((group: any) => typeof group.code === 'string')).toBe(true);
+		expect(groups.every((group) => typeof group.code === 'string')).toBe(true);
 	});
 
 	test('every method that changes data accepts its documented parameters and answers the named fields', async () => {
@@ -317,11 +317,11 @@ describe('sandbox contract: refused calls change nothing', () => {
 
 	test('listings without botid show a bot-restricted key only its bots', async () => {
 		const restricted = await api.withNewKey(ALL_SCOPES, ['bot_wa']);
-		const botsOf = (cards: any[]) => sorted(cards.map((card) => card.botid));
+		const botsOf = (cards: { botid: string }[]) => sorted(cards.map((card) => card.botid));
 		expect(botsOf((await restricted.get('/subscriber/list', { limit: 1000 })).body.items)).toEqual(['bot_wa']);
 		expect(botsOf((await restricted.get('/subscriber/find', { query: 'e' })).body.items)).toEqual(['bot_wa']);
 		expect(botsOf((await restricted.get('/account/summary')).body.chains)).toEqual(['bot_wa']);
-		expect((await restricted.get('/bot/list')).body.items.map((bot: any) => bot.id)).toEqual(['bot_wa']);
+		expect((await restricted.get('/bot/list')).body.items.map((bot) => bot.id)).toEqual(['bot_wa']);
 		const board = (await restricted.get('/crm/board')).body;
 		expect(board.total).toBe(2);
 		const broadcast = await restricted.post('/broadcast/send', { text: 'wa only' });

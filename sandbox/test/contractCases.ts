@@ -4,6 +4,8 @@
  * missing from a table, so a new endpoint cannot escape these checks.
  */
 
+import type { AnswerOf } from './client';
+
 /** How the service's documentation lets each method be called: both forms, or POST only. */
 export const DOCUMENTED_METHODS: Record<string, 'GET or POST' | 'POST'> = {
 	'/account/balance/get': 'GET or POST',
@@ -139,14 +141,32 @@ export function typedForm(params: Record<string, string>): Record<string, unknow
 }
 
 /** What the good-call sequence remembers between steps (ids made by earlier calls). */
-export type Memory = Record<string, any>;
+export interface Memory {
+	broadcast?: string;
+	listid?: number;
+	itemid?: number;
+	bulkIds?: number[];
+	hookid?: string;
+	keyid?: string;
+	[name: string]: unknown;
+}
 
 export interface ChangeCase {
 	path: string;
 	body: (memory: Memory) => Record<string, unknown>;
 	/** Response fields the documentation names (or the sandbox documents where it names none). */
 	fields: string[];
-	remember?: (body: any, memory: Memory) => void;
+	remember?: (body: unknown, memory: Memory) => void;
+}
+
+/** A change whose answer later steps need: `remember` reads it as the contract types the path's answer. */
+function remembering<P extends string>(change: {
+	path: P;
+	body: (memory: Memory) => Record<string, unknown>;
+	fields: string[];
+	remember: (body: AnswerOf<P, 'post'>, memory: Memory) => void;
+}): ChangeCase {
+	return { ...change, remember: change.remember as (body: unknown, memory: Memory) => void };
 }
 
 const NEW_CARD = { botid: 'bot_tg', clientid: 555001 };
@@ -188,16 +208,16 @@ export const GOOD_CHANGES: ChangeCase[] = [
 	{ path: '/chain/stop', body: () => ({ ...NEW_CARD, chaincode: '' }), fields: ['ok', 'stopped'] },
 	{ path: '/subscriber/block', body: () => NEW_CARD, fields: ['subscriber'] },
 	{ path: '/subscriber/unblock', body: () => ({ ...NEW_CARD, messenger: 'telegram' }), fields: ['subscriber'] },
-	{
+	remembering({
 		path: '/broadcast/send',
 		body: () => ({ text: 'b', botid: 'bot_tg', tag: ['vip', 't1'], dialog: 'false', name: 'promo', buttons: [] }),
 		fields: ['ok', 'planned', 'code'],
 		remember: (body, memory) => (memory.broadcast = body.code),
-	},
+	}),
 	{ path: '/broadcast/stop', body: (memory) => ({ code: memory.broadcast }), fields: ['ok', 'cleared'] },
 	{ path: '/crm/stage/set', body: () => ({ ...NEW_CARD, stage: 'Won' }), fields: ['ok'] },
 	{ path: '/subscriber/delete', body: () => ({ ...NEW_CARD, messenger: 'telegram' }), fields: ['result'] },
-	{
+	remembering({
 		path: '/list/create',
 		body: () => ({
 			name: 'Contract',
@@ -206,7 +226,7 @@ export const GOOD_CHANGES: ChangeCase[] = [
 		}),
 		fields: ['list'],
 		remember: (body, memory) => (memory.listid = body.list.id),
-	},
+	}),
 	{
 		path: '/list/row/add',
 		body: (memory) => ({
@@ -226,49 +246,49 @@ export const GOOD_CHANGES: ChangeCase[] = [
 	{ path: '/list/row/edit', body: () => ({ list: 'Contract', rowid: '1', row: { Имя: 'x' } }), fields: ['row'] },
 	{ path: '/list/row/delete', body: (memory) => ({ listid: memory.listid, rowids: [2, 3] }), fields: ['ok'] },
 	{ path: '/list/clear', body: (memory) => ({ listid: memory.listid }), fields: ['ok'] },
-	{
+	remembering({
 		path: '/catalog/item/create',
 		body: () => ({ webappid: 1, title: 't', price: '10', hide: 'false', order: 3 }),
 		fields: ['id', 'result'],
 		remember: (body, memory) => (memory.itemid = body.id),
-	},
+	}),
 	{
 		path: '/catalog/item/edit',
 		body: (memory) => ({ webappid: '1', itemid: String(memory.itemid), price: 12 }),
 		fields: ['result'],
 	},
-	{
+	remembering({
 		path: '/catalog/item/bulk/create',
 		body: () => ({ webappid: 1, items: [{ title: 'a' }, { title: 'b', hide: true }] }),
 		fields: ['id', 'result'],
 		remember: (body, memory) => (memory.bulkIds = body.id),
-	},
+	}),
 	{
 		path: '/catalog/item/bulk/edit',
-		body: (memory) => ({ webappid: 1, items: [{ itemid: memory.bulkIds[0], hide: 'true' }] }),
+		body: (memory) => ({ webappid: 1, items: [{ itemid: memory.bulkIds?.[0], hide: 'true' }] }),
 		fields: ['result'],
 	},
 	{
 		path: '/catalog/item/bulk/delete',
-		body: (memory) => ({ items: [{ itemid: String(memory.bulkIds[1]) }] }),
+		body: (memory) => ({ items: [{ itemid: String(memory.bulkIds?.[1]) }] }),
 		fields: ['result'],
 	},
 	{ path: '/catalog/item/delete', body: (memory) => ({ itemid: memory.itemid }), fields: ['result'] },
 	{ path: '/catalog/items/delete', body: () => ({ webappid: '1' }), fields: ['result'] },
 	{ path: '/webapp/delete', body: () => ({ id: 1 }), fields: ['result'] },
-	{
+	remembering({
 		path: '/hook/create',
 		body: () => ({ name: 'h', url: 'http://127.0.0.1:9/hook', events: 'subscriber.new' }),
 		fields: ['hook', 'secret'],
 		remember: (body, memory) => (memory.hookid = body.hook.id),
-	},
+	}),
 	{ path: '/hook/delete', body: (memory) => ({ id: memory.hookid }), fields: ['ok'] },
-	{
+	remembering({
 		path: '/key/create',
 		body: () => ({ name: 'k', scopes: 'lists:read', bots: 'bot_tg', days: '2' }),
 		fields: ['key'],
 		remember: (body, memory) => (memory.keyid = body.key.id),
-	},
+	}),
 	{ path: '/key/revoke', body: (memory) => ({ id: memory.keyid }), fields: ['ok'] },
 ];
 

@@ -181,9 +181,9 @@ describe('sandbox control: deliveries and redelivery', () => {
 					schemes: ['jwt-HS256', 'standard-webhooks-v1'],
 				});
 				expect(attempt.latencyMs).toBeGreaterThan(0);
-				expect(attempt.headers['x-signature']).toBe(sent.headers['x-signature']);
-				expect(attempt.headers['webhook-signature']).toBe(sent.headers['webhook-signature']);
-				expect(attempt.headers['content-type']).toBe('application/json');
+				expect(attempt.headers?.['x-signature']).toBe(sent.headers['x-signature']);
+				expect(attempt.headers?.['webhook-signature']).toBe(sent.headers['webhook-signature']);
+				expect(attempt.headers?.['content-type']).toBe('application/json');
 			}
 			// The API's own history does not show signatures.
 			const apiView = (await open.api.get('/hook/deliveries', { hook: hook.id })).body.items[0];
@@ -202,7 +202,7 @@ describe('sandbox control: deliveries and redelivery', () => {
 				const item = (await open.routes.get('/sandbox/deliveries', { hook: hook.id })).body.items[0];
 				return item.status === 'delivered' && item;
 			});
-			expect(delivered.attempts.map((attempt: { status: number }) => attempt.status)).toEqual([500, 500, 200]);
+			expect(delivered.attempts.map((attempt) => attempt.status)).toEqual([500, 500, 200]);
 			expect(delivered.outcome).toBe('receiver answered 200');
 
 			// A delivered one may be sent again too; a failed redelivery finishes again instead of retrying.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { openSandbox, TestClient, type RecordedEvent } from './client';
+import { openSandbox, TestClient, type AnswerOf, type RecordedEvent } from './client';
 
 describe('sandbox CRM funnel: stage set and board', () => {
 	let api: TestClient;
@@ -11,15 +11,15 @@ describe('sandbox CRM funnel: stage set and board', () => {
 	});
 	afterAll(() => close());
 
-	const counts = (board: any) => [
-		...board.stages.map((stage: any) => [stage.name, stage.count]),
+	const counts = (board: AnswerOf<'/crm/board', 'get'>) => [
+		...board.stages.map((stage) => [stage.name, stage.count]),
 		[null, board.none.count],
 	];
 
 	test('/crm/board shows the seeded distribution in stage order, with those in no stage', async () => {
 		const board = await api.get('/crm/board');
 		expect(board.status).toBe(200);
-		expect(board.body.stages.map((stage: any) => [stage.name, stage.tag, stage.order])).toEqual([
+		expect(board.body.stages.map((stage) => [stage.name, stage.tag, stage.order])).toEqual([
 			['New', 'stage:new', 1],
 			['Qualified', 'stage:qualified', 2],
 			['Won', 'stage:won', 3],

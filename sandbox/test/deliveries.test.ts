@@ -34,11 +34,11 @@ async function createSubscriber(api: TestClient, clientid = nextClientId()) {
 }
 
 async function hookInList(api: TestClient, id: string) {
-	return ((await api.get('/hook/list', { limit: 1000 })).body.items as any[]).find((hook) => hook.id === id);
+	return (await api.get('/hook/list', { limit: 1000 })).body.items.find((hook) => hook.id === id);
 }
 
 async function deliveriesOf(api: TestClient, hookId: string) {
-	return (await api.get('/hook/deliveries', { hook: hookId })).body.items as any[];
+	return (await api.get('/hook/deliveries', { hook: hookId })).body.items;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,7 +86,7 @@ describe('sandbox deliveries: signed, retried with backoff, given up, disabled b
 
 		const stats = await eventually(async () => {
 			const listed = await hookInList(api, hook.id);
-			return listed.deliveries.delivered === 1 && listed.deliveries;
+			return listed?.deliveries.delivered === 1 && listed.deliveries;
 		});
 		expect(stats).toEqual({
 			pending: 0,
@@ -124,13 +124,13 @@ describe('sandbox deliveries: signed, retried with backoff, given up, disabled b
 			const records = await deliveriesOf(api, hook.id);
 			return records[0]?.status === 'delivered' && records;
 		});
-		expect(record.attempts.map((attempt: any) => [attempt.n, attempt.status])).toEqual([
+		expect(record.attempts.map((attempt) => [attempt.n, attempt.status])).toEqual([
 			[1, 500],
 			[2, 500],
 			[3, 200],
 		]);
 		expect(record.attempts[0].error).toBe('receiver answered 500');
-		expect(record.attempts.map((attempt: any) => attempt.id)).toEqual(jtis);
+		expect(record.attempts.map((attempt) => attempt.id)).toEqual(jtis);
 	});
 
 	test('no answer within the delivery timeout counts as a failure and is retried', async () => {
@@ -161,7 +161,7 @@ describe('sandbox deliveries: signed, retried with backoff, given up, disabled b
 			return records[0]?.status === 'failed' && records;
 		});
 		expect(record.outcome).toBe(`gave up after ${RETRY_SCHEDULE.length + 1} attempts`);
-		expect(record.attempts.map((attempt: any) => attempt.status)).toEqual([503, 503, 503]);
+		expect(record.attempts.map((attempt) => attempt.status)).toEqual([503, 503, 503]);
 		await pause(400);
 		expect(inbox.received).toHaveLength(RETRY_SCHEDULE.length + 1);
 		const listed = await hookInList(api, hook.id);
@@ -193,7 +193,7 @@ describe('sandbox deliveries: signed, retried with backoff, given up, disabled b
 
 		const listed = await eventually(async () => {
 			const found = await hookInList(api, hook.id);
-			return found.disabled && found;
+			return found?.disabled && found;
 		});
 		expect(listed).toEqual(
 			expect.objectContaining({
@@ -250,8 +250,8 @@ describe('sandbox deliveries: signed, retried with backoff, given up, disabled b
 		const subscriber = await createSubscriber(api);
 		const [a] = await first.waitFor(1);
 		const [b] = await second.waitFor(1);
-		expect(a.event.data.subscriber.id).toBe(subscriber.id);
-		expect(b.event.data.subscriber.id).toBe(subscriber.id);
+		expect(a.event.data.subscriber?.id).toBe(subscriber.id);
+		expect(b.event.data.subscriber?.id).toBe(subscriber.id);
 		expect(a.event.id).not.toBe(b.event.id);
 		await verifyDeliveryJwt(a, secretBytes(hookA.secret), 'HS256');
 		await verifyDeliveryJwt(b, secretBytes(hookB.secret), 'HS256');

@@ -85,15 +85,15 @@ describe('sandbox deliveries across a restart with a data file', () => {
 				expect(jwks.keys.map((key) => key.kid)).toEqual([kidBefore]);
 
 				const records = await eventually(async () => {
-					const items = (await second.api.get('/hook/deliveries', { hook: hook.id })).body.items as any[];
+					const items = (await second.api.get('/hook/deliveries', { hook: hook.id })).body.items;
 					return items.length === 2 && items.every((item) => item.status === 'delivered') && items;
 				});
 				const attemptsByType = Object.fromEntries(
-					records.map((record) => [record.event.type, record.attempts.map((attempt: any) => attempt.status)]),
+					records.map((record) => [record.event.type, record.attempts.map((attempt) => attempt.status)]),
 				);
 				// The attempt cut off by the close is not counted: it never got an answer.
 				expect(attemptsByType).toEqual({ 'subscriber.new': [503, 200], 'payment.success': [200] });
-				const listed = (await second.api.get('/hook/list')).body.items.find((item: any) => item.id === hook.id);
+				const listed = (await second.api.get('/hook/list')).body.items.find((item) => item.id === hook.id);
 				expect(listed).toEqual(
 					expect.objectContaining({
 						disabled: false,

@@ -3,12 +3,19 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 
+/** What the tests read of an event's data: the card of a subscriber event, the payment of `payment.success`. */
+export interface EventData {
+	subscriber?: { id: number; botid: string; clientid: string; [field: string]: unknown };
+	payment?: { id: string; botid: string; [field: string]: unknown };
+	[field: string]: unknown;
+}
+
 /** One request that reached the test receiver. */
 export interface ReceivedDelivery {
 	headers: IncomingHttpHeaders;
 	/** The raw body exactly as sent. */
 	body: string;
-	event: { id: string; type: string; created: string; hook: string; data: any };
+	event: { id: string; type: string; created: string; hook: string; data: EventData };
 	/** Wall-clock ms when it arrived. */
 	at: number;
 }
@@ -28,26 +35,26 @@ export class TestReceiver {
 	) {}
 
 	static async start(answer?: Answer, port = 0): Promise<TestReceiver> {
-		let receiver: TestReceiver | undefined;
+		// The handler runs only once the server listens, by when `receiver` is set.
 		const server = createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
 				const body = Buffer.concat(chunks).toString('utf8');
 				const delivery: ReceivedDelivery = { headers: req.headers, body, event: JSON.parse(body), at: Date.now() };
-				const index = receiver!.received.length;
-				receiver!.received.push(delivery);
-				const { status, delayMs = 0 } = receiver!.answer(index, delivery);
+				const index = receiver.received.length;
+				receiver.received.push(delivery);
+				const { status, delayMs = 0 } = receiver.answer(index, delivery);
 				const reply = setTimeout(() => {
 					if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
 				}, delayMs);
 				res.on('close', () => clearTimeout(reply));
-				receiver!.notify();
+				receiver.notify();
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 		const address = server.address() as AddressInfo;
-		receiver = new TestReceiver(server, `http://127.0.0.1:${address.port}/hook`);
+		const receiver = new TestReceiver(server, `http://127.0.0.1:${address.port}/hook`);
 		if (answer) receiver.answer = answer;
 		return receiver;
 	}

@@ -1,6 +1,6 @@
 import { modules } from '../src/api';
 import { ALL_SCOPES } from '../src/domain/keys';
-import { openSandbox, type OpenSandbox, type TestClient } from './client';
+import { openSandbox, type AnswerOf, type OpenSandbox, type TestClient } from './client';
 
 /**
  * What each key sees of /account/get and of every listing, key by key. The expected values are written out from
@@ -45,68 +45,69 @@ interface Listing {
 	path: string;
 	query?: Record<string, string | number | boolean>;
 	/** The part of a 200 answer the test compares. */
-	view: (body: any) => unknown;
+	view: (body: unknown) => unknown;
+}
+
+/** A listing whose view reads the answer as the contract types it. */
+function listing<P extends string>(
+	path: P,
+	view: (body: AnswerOf<P, 'get'>) => unknown,
+	query?: Record<string, string | number | boolean>,
+): Listing {
+	return { path, ...(query ? { query } : {}), view: view as (body: unknown) => unknown };
 }
 
 /** /account/get and every listing of the sandbox (a method that answers a set of objects without naming one). */
 function listings(today: { from: string; to: string }, hookName: (id: string) => string): Listing[] {
 	return [
-		{ path: '/account/get', view: (body) => body.used },
-		{ path: '/account/balance/get', view: (body) => body.balance },
-		{
-			path: '/account/summary',
-			view: (body) => ({
-				bots: body.bots.map((bot: any) => bot.id),
-				groups: body.groups.map((group: any) => group.code),
-				chains: sorted(body.chains.map((chain: any) => chain.code)),
-				lists: body.lists.map((list: any) => [list.name, list.count]),
-			}),
-		},
-		{ path: '/bot/list', view: (body) => body.items.map((bot: any) => bot.id) },
-		{ path: '/group/list', view: (body) => body.items.map((group: any) => group.code) },
-		{ path: '/list/all', view: (body) => body.items.map((list: any) => [list.name, list.count]) },
-		{
-			path: '/list/rows/get',
-			query: { list: 'Visibility', limit: 1000 },
-			view: (body) => ({ names: body.items.map((row: any) => row.row.Name), total: body.total }),
-		},
-		{
-			path: '/list/rows/find',
-			query: { list: 'Visibility', column: 'Name', value: 'row 2' },
-			view: (body) => ({ names: body.items.map((row: any) => row.row.Name), total: body.total }),
-		},
-		{
-			path: '/subscriber/list',
-			query: { limit: 1000 },
-			view: (body) => ({ clientids: sorted(body.items.map((card: any) => card.clientid)), total: body.total }),
-		},
-		{
-			path: '/subscriber/find',
-			query: { query: 'Visibility' },
-			view: (body) => ({ clientids: sorted(body.items.map((card: any) => card.clientid)), total: body.total }),
-		},
-		{ path: '/crm/board', view: (body) => body.total },
-		{ path: '/stat/get', query: today, view: (body) => body.total.subscribers },
-		{
-			path: '/hook/list',
-			query: { limit: 1000 },
-			view: (body) => ({ names: sorted(body.items.map((hook: any) => hook.name)), total: body.total }),
-		},
+		listing('/account/get', (body) => body.used),
+		listing('/account/balance/get', (body) => body.balance),
+		listing('/account/summary', (body) => ({
+			bots: body.bots.map((bot) => bot.id),
+			groups: body.groups.map((group) => group.code),
+			chains: sorted(body.chains.map((chain) => chain.code)),
+			lists: body.lists.map((list) => [list.name, list.count]),
+		})),
+		listing('/bot/list', (body) => body.items.map((bot) => bot.id)),
+		listing('/group/list', (body) => body.items.map((group) => group.code)),
+		listing('/list/all', (body) => body.items.map((list) => [list.name, list.count])),
+		listing('/list/rows/get', (body) => ({ names: body.items.map((row) => row.row.Name), total: body.total }), {
+			list: 'Visibility',
+			limit: 1000,
+		}),
+		listing('/list/rows/find', (body) => ({ names: body.items.map((row) => row.row.Name), total: body.total }), {
+			list: 'Visibility',
+			column: 'Name',
+			value: 'row 2',
+		}),
+		listing(
+			'/subscriber/list',
+			(body) => ({ clientids: sorted(body.items.map((card) => card.clientid)), total: body.total }),
+			{ limit: 1000 },
+		),
+		listing(
+			'/subscriber/find',
+			(body) => ({ clientids: sorted(body.items.map((card) => card.clientid)), total: body.total }),
+			{ query: 'Visibility' },
+		),
+		listing('/crm/board', (body) => body.total),
+		listing('/stat/get', (body) => body.total.subscribers, today),
+		listing('/hook/list', (body) => ({ names: sorted(body.items.map((hook) => hook.name)), total: body.total }), {
+			limit: 1000,
+		}),
 		// One delivery per new subscriber to each hook that hears of its bot.
-		{
-			path: '/hook/deliveries',
-			query: { limit: 1000 },
-			view: (body) => ({
-				hooks: sorted(body.items.map((delivery: any) => hookName(delivery.hook))),
+		listing(
+			'/hook/deliveries',
+			(body) => ({
+				hooks: sorted(body.items.map((delivery) => hookName(delivery.hook))),
 				total: body.total,
 			}),
-		},
+			{ limit: 1000 },
+		),
 		// Last: by then every key of the test has made its calls.
-		{
-			path: '/log/get',
-			query: { limit: 1000 },
-			view: (body) => sorted([...new Set<string>(body.items.map((entry: any) => String(entry.keyId)))]),
-		},
+		listing('/log/get', (body) => sorted([...new Set<string>(body.items.map((entry) => String(entry.keyId)))]), {
+			limit: 1000,
+		}),
 	];
 }
 
@@ -169,7 +170,7 @@ describe('what each key sees of /account/get and every listing', () => {
 			for (const clientid of clientids) {
 				const created = await api.post('/subscriber/create', { botid, clientid, name: `Visibility ${clientid}` });
 				expect(created.body.created).toBe(true);
-				subscribed.push(created.body.subscriber.subscribed);
+				subscribed.push(String(created.body.subscriber.subscribed));
 			}
 		}
 		expect((await api.post('/list/create', { name: 'Visibility', headers: ['Name'] })).status).toBe(200);

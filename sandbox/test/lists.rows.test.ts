@@ -182,9 +182,7 @@ describe('sandbox list rows: add, get, find, edit, delete', () => {
 		test('the default order is oldest first, 20 per page, with the total', async () => {
 			const first = await api.get('/list/rows/get', { listid });
 			expect(first.body.total).toBe(25);
-			expect(first.body.items.map((row: { values: number[] }) => row.values[0])).toEqual(
-				Array.from({ length: 20 }, (_, i) => i + 1),
-			);
+			expect(first.body.items.map((row) => row.values[0])).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
 			const rest = await api.post('/list/rows/get', { listid, offset: 20, limit: 10 });
 			expect(rest.body.items.map((row: { id: number }) => row.id)).toEqual([21, 22, 23, 24, 25]);
 			const beyond = await api.get('/list/rows/get', { listid, offset: 30 });
@@ -224,7 +222,7 @@ describe('sandbox list rows: add, get, find, edit, delete', () => {
 				],
 			});
 		});
-		const names = (body: { items: { row: { Name: string } }[] }) => body.items.map((item) => item.row.Name);
+		const names = (body: { items: { row: Record<string, unknown> }[] }) => body.items.map((item) => item.row.Name);
 
 		test('the default is a case-insensitive substring match; exact=true compares whole values', async () => {
 			const loose = await api.post('/list/rows/find', { listid, column: 'Name', value: 'anna' });
@@ -467,7 +465,7 @@ describe('sandbox list rows: the row cap', () => {
 		const flood = await api.post('/list/rows/add', { listid, rows: [['e'], ['f'], ['g'], ['h'], ['i']] });
 		expect(flood.body.count).toBe(5);
 		expect(flood.body.removed).toBe(5);
-		expect(flood.body.rows.map((row: { values: string[] }) => row.values[0])).toEqual(['g', 'h', 'i']);
+		expect(flood.body.rows.map((row) => row.values[0])).toEqual(['g', 'h', 'i']);
 		expect((await allRows(api, listid)).items.map((row) => row.values[0])).toEqual(['g', 'h', 'i']);
 	});
 });

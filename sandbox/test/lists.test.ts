@@ -165,7 +165,7 @@ describe('sandbox lists: /list/all, /list/create, /list/clear, access', () => {
 		const restricted = await api.withNewKey(['lists:read', 'lists:write'], ['bot_wa']);
 		const rows = await restricted.get('/list/rows/get', { list: 'Leads' });
 		expect(rows.status).toBe(200);
-		expect(rows.body.items.some((row: { row: { BotID: string } }) => row.row.BotID === 'bot_tg')).toBe(true);
+		expect(rows.body.items.some((row) => row.row.BotID === 'bot_tg')).toBe(true);
 		const other = await restricted.post('/list/row/add', {
 			list: 'Leads',
 			row: { Name: 'X' },

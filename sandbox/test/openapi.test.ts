@@ -7,14 +7,15 @@ import { modules } from '../src/api';
 import { directory } from '../src/domain/directory';
 import { openApiDocument } from '../src';
 import { AnswerChecker } from './answerChecker';
+import { asDocumentNode, type DocumentNode, type SchemaNode } from './openapiDocument';
 import { openSandbox } from './client';
 import { DOCUMENTED_METHODS, EXTENSION_METHODS } from './contractCases';
 
 const endpoints = modules.flatMap((module) => module.endpoints);
-const generated = () => openApiDocument(endpoints);
+const generated = () => asDocumentNode(openApiDocument(endpoints));
 /** The name in components.responses of the answer `path` gives with `status`. */
 const responseName = (path: string, status: string) =>
-	((generated().paths as any)[path].post.responses[status].$ref as string).split('/').pop()!;
+	String(generated().paths[path].post.responses[status].$ref).split('/').pop();
 
 /** Where the documentation's tables name one HTTP method and the sandbox takes the other too (or follows a table against the POST-only rule). */
 const POST_BY_THE_SANDBOX = ['/crm/board', '/stat/get'];
@@ -25,11 +26,11 @@ describe('the OpenAPI document', () => {
 		const api = await SwaggerParser.validate(structuredClone(generated()) as never);
 		expect((api as { openapi: string }).openapi).toBe('3.1.0');
 
-		const broken = structuredClone(generated()) as any;
+		const broken = structuredClone(generated());
 		broken.paths['/subscriber/get'].post.responses['200'].content['application/json'].schema = {
 			$ref: '#/components/schemas/NoSuchSchema',
-		};
-		await expect(SwaggerParser.validate(broken)).rejects.toThrow(/NoSuchSchema/);
+		} as SchemaNode;
+		await expect(SwaggerParser.validate(broken as never)).rejects.toThrow(/NoSuchSchema/);
 	});
 
 	test('the copy kept in the repository is the document the sandbox generates (npm run openapi -w sandbox)', () => {
@@ -38,7 +39,7 @@ describe('the OpenAPI document', () => {
 	});
 
 	test('has every method of the registry with its HTTP methods; extensions and only they are marked x-sandbox', () => {
-		const paths = generated().paths as Record<string, Record<string, any>>;
+		const paths = generated().paths;
 		const expected = { ...DOCUMENTED_METHODS, ...EXTENSION_METHODS };
 		expect(Object.keys(expected).sort()).toEqual(endpoints.map((endpoint) => endpoint.path).sort());
 		for (const [path, methods] of Object.entries(expected)) {
@@ -61,13 +62,13 @@ describe('the OpenAPI document', () => {
 		const outside = Object.entries(paths).filter(([, item]) => item.servers);
 		expect(outside.length).toBeGreaterThanOrEqual(8);
 		for (const [path, item] of outside) {
-			for (const method of ['get', 'post'].filter((name) => item[name]))
+			for (const method of (['get', 'post'] as const).filter((name) => item[name]))
 				expect([path, typeof item[method]['x-sandbox']]).toEqual([path, 'string']);
 		}
 	});
 
 	test("the spec's gaps are marked: total of /subscriber/find, the page maximum, undocumented answer shapes", () => {
-		const document = generated() as any;
+		const document = generated();
 		const schemas = document.components.schemas;
 		expect(schemas.SubscriberFindAnswer.properties.total['x-sandbox']).toEqual(expect.any(String));
 		expect(schemas.SubscriberListAnswer.properties.total['x-sandbox']).toBeUndefined();
@@ -87,7 +88,7 @@ describe('the OpenAPI document', () => {
 		expect(codeOf('/list/create', '422')['x-extensible-enum']).toContain('list_exists');
 		// "rows" for /list/rows/find: a bare array or a page; total is the sandbox's.
 		const rows = { type: 'array', items: { $ref: '#/components/schemas/Row' } };
-		expect(schemas.ListRowsFindAnswer.anyOf.map((branch: any) => [branch.type, branch.required ?? null])).toEqual([
+		expect(schemas.ListRowsFindAnswer.anyOf.map((branch) => [branch.type, branch.required ?? null])).toEqual([
 			['array', null],
 			['object', ['items']],
 		]);
@@ -96,15 +97,15 @@ describe('the OpenAPI document', () => {
 		const limit = document.paths['/subscriber/list'].get.parameters.find(
 			(parameter: { name: string }) => parameter.name === 'limit',
 		);
-		expect(limit.schema['x-sandbox']).toMatch(/at most 1000/);
+		expect(limit?.schema['x-sandbox']).toMatch(/at most 1000/);
 	});
 });
 
 /** Every object in `value` (depth first), with its JSON pointer. */
-function* objectsOf(value: unknown, at = ''): Generator<[string, Record<string, any>]> {
+function* objectsOf(value: unknown, at = ''): Generator<[string, SchemaNode]> {
 	if (Array.isArray(value)) for (const [index, entry] of value.entries()) yield* objectsOf(entry, `${at}/${index}`);
 	else if (value !== null && typeof value === 'object') {
-		yield [at, value as Record<string, any>];
+		yield [at, value as SchemaNode];
 		for (const [key, entry] of Object.entries(value))
 			yield* objectsOf(entry, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
 	}
@@ -116,9 +117,9 @@ const jsonType = (value: unknown) => (value === null ? 'null' : Number.isInteger
 const DOCUMENTED_BOUNDS = ['/list/rows/add rows', '/log/get status'];
 
 describe('the OpenAPI document as generators read it', () => {
-	const document = generated() as any;
+	const document = generated();
 	const operations = () =>
-		Object.entries(document.paths as Record<string, any>).flatMap(([path, item]) =>
+		Object.entries(document.paths).flatMap(([path, item]) =>
 			(['get', 'post'] as const)
 				.filter((method) => item[method])
 				.map((method) => ({ path, method, operation: item[method] })),
@@ -131,8 +132,8 @@ describe('the OpenAPI document as generators read it', () => {
 		expect(mixed).toEqual([]);
 		const active = document.paths['/subscriber/list'].get.parameters.find(
 			(parameter: { name: string }) => parameter.name === 'active',
-		).schema;
-		expect(active.anyOf).toEqual([
+		)?.schema;
+		expect(active?.anyOf).toEqual([
 			{ type: 'boolean' },
 			{ type: 'string', enum: ['true', 'false', '1', '0'] },
 			{ type: 'integer', enum: [1, 0] },
@@ -175,12 +176,12 @@ describe('the OpenAPI document as generators read it', () => {
 			const body = operation.requestBody?.content['application/json'].schema;
 			const parameters = [
 				...Object.entries(body?.allOf?.[0]?.properties ?? body?.properties ?? {}),
-				...(operation.parameters ?? []).map((parameter: any) => [
+				...(operation.parameters ?? []).map((parameter) => [
 					parameter.name,
 					{ ...parameter.schema, description: parameter.description },
 				]),
 			];
-			for (const [name, schema] of parameters as [string, any][]) {
+			for (const [name, schema] of parameters as [string, SchemaNode][]) {
 				const bounded = [...objectsOf(schema)].some(([, node]) => BOUNDS.some((bound) => node[bound] !== undefined));
 				if (!bounded || DOCUMENTED_BOUNDS.includes(`${path} ${name}`)) continue;
 				found.push(`${method} ${path} ${name}`);
@@ -259,15 +260,15 @@ describe('the served document follows the flags the sandbox was started with', (
 	async function served(options: Parameters<typeof openSandbox>[0]) {
 		const { sandbox, close } = await openSandbox(options);
 		try {
-			return (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as any;
+			return asDocumentNode(await (await fetch(`${sandbox.url}/openapi.json`)).json());
 		} finally {
 			await close();
 		}
 	}
-	const limitOf = (document: any) =>
+	const limitOf = (document: DocumentNode) =>
 		document.paths['/list/rows/get'].get.parameters.find((parameter: { name: string }) => parameter.name === 'limit')
-			.schema;
-	const responseOf = (document: any, path: string, status: string) => {
+			?.schema;
+	const responseOf = (document: DocumentNode, path: string, status: string) => {
 		const ref = document.paths[path].get.responses[status]?.$ref as string | undefined;
 		return ref ? document.components.responses[ref.split('/').pop()!] : undefined;
 	};
@@ -275,13 +276,13 @@ describe('the served document follows the flags the sandbox was started with', (
 	test('list shapes, totals, page caps, injected 503s and Retry-After', async () => {
 		const plain = await served({});
 		expect(plain.components.schemas.ListRowsGetAnswer.required).toEqual(['items', 'total']);
-		expect(limitOf(plain).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
+		expect(limitOf(plain)?.anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 1000 });
 		expect(
-			responseOf(plain, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code[
+			responseOf(plain, '/account/balance/get', '503')?.content['application/json'].schema.allOf[1].properties.code[
 				'x-extensible-enum'
 			],
 		).toEqual(['stopping']);
-		expect(Object.keys(responseOf(plain, '/account/balance/get', '429').headers)).toEqual(['Retry-After']);
+		expect(Object.keys(responseOf(plain, '/account/balance/get', '429')?.headers ?? {})).toEqual(['Retry-After']);
 
 		const variant = await served({
 			listShape: 'named',
@@ -300,9 +301,9 @@ describe('the served document follows the flags the sandbox was started with', (
 		expect(variant.components.schemas.SubscriberListAnswer.properties.subscribers.items).toEqual({
 			$ref: '#/components/schemas/Subscriber',
 		});
-		expect(limitOf(variant).anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
+		expect(limitOf(variant)?.anyOf[0]).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
 		expect(
-			responseOf(variant, '/account/balance/get', '503').content['application/json'].schema.allOf[1].properties.code[
+			responseOf(variant, '/account/balance/get', '503')?.content['application/json'].schema.allOf[1].properties.code[
 				'x-extensible-enum'
 			],
 		).toEqual(['unavailable', 'stopping']);
@@ -310,7 +311,7 @@ describe('the served document follows the flags the sandbox was started with', (
 		expect(variant.paths['/list/create'].post.responses['503'].$ref).toBe(
 			plain.paths['/list/create'].post.responses['503'].$ref,
 		);
-		expect(responseOf(variant, '/account/balance/get', '429').headers).toBeUndefined();
+		expect(responseOf(variant, '/account/balance/get', '429')?.headers).toBeUndefined();
 
 		const bare = await served({ listShape: 'bare', maxPage: 50, maxPageMode: 'cap' });
 		expect(bare.components.schemas.ListRowsGetAnswer).toEqual(
@@ -320,7 +321,7 @@ describe('the served document follows the flags the sandbox was started with', (
 			expect.objectContaining({ type: 'array', items: { $ref: '#/components/schemas/Row' } }),
 		);
 		// Capped pages: any larger limit is served at the cap, so the document bounds it below only.
-		expect(limitOf(bare).anyOf[0]).toEqual({ type: 'integer', minimum: 1 });
+		expect(limitOf(bare)?.anyOf[0]).toEqual({ type: 'integer', minimum: 1 });
 	});
 });
 

@@ -66,7 +66,12 @@ describe('the OpenAPI document under Redocly (recommended) and Spectral (spectra
 		});
 		variant = join(dir, 'variant.json');
 		writeFileSync(variant, JSON.stringify(openApiDocument(endpoints, options)));
-		const wrong = JSON.parse(JSON.stringify(openApiDocument(endpoints))) as any;
+		const wrong = JSON.parse(JSON.stringify(openApiDocument(endpoints))) as {
+			paths: Record<
+				string,
+				{ post: { operationId: string; responses: Record<string, { content: Record<string, { schema: unknown }> }> } }
+			>;
+		};
 		wrong.paths['/account/balance/get'].post.operationId = 'account balance get';
 		wrong.paths['/bot/list'].post.responses['200'].content['application/json'].schema = { type: 'array' };
 		broken = join(dir, 'broken.json');

@@ -1,7 +1,27 @@
 import fc from 'fast-check';
 
-/** A JSON Schema (2020-12) as the OpenAPI document states a request body. */
-export type JsonSchema = Record<string, any>;
+/** A JSON Schema (2020-12) as the OpenAPI document states a request body: the keywords the samples read. */
+export interface JsonSchema {
+	type?: string | string[];
+	enum?: unknown[];
+	const?: unknown;
+	format?: string;
+	pattern?: string;
+	minimum?: number;
+	maximum?: number;
+	minLength?: number;
+	maxLength?: number;
+	minItems?: number;
+	maxItems?: number;
+	items?: JsonSchema;
+	properties?: Record<string, JsonSchema>;
+	required?: string[];
+	additionalProperties?: boolean | JsonSchema;
+	propertyNames?: JsonSchema;
+	anyOf?: JsonSchema[];
+	allOf?: JsonSchema[];
+	[keyword: string]: unknown;
+}
 
 const MAX_ARRAY = 4;
 
@@ -160,8 +180,9 @@ export function mutationOf(schema: JsonSchema, sample: fc.Arbitrary<unknown>): f
 						wrong,
 				};
 			const path = paths[pick % paths.length];
-			let parent: any = body;
-			for (const key of path.slice(0, -1)) parent = parent[key];
+			// The path leads through objects and arrays of `body` (pathsOf found it there).
+			let parent = body as Record<string | number, unknown>;
+			for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
 			parent[path[path.length - 1]] = wrong;
 			return body;
 		});

@@ -25,16 +25,12 @@ describe('sandbox statistics by day', () => {
 		expect(body.from).toBe(utcDay(10));
 		expect(body.to).toBe(utcDay(0));
 		expect(body.timezone).toBe('UTC');
-		expect(body.items.map((day: any) => day.date)).toEqual(
-			Array.from({ length: 11 }, (_, index) => utcDay(10 - index)),
-		);
+		expect(body.items.map((day) => day.date)).toEqual(Array.from({ length: 11 }, (_, index) => utcDay(10 - index)));
 		// Demo cards subscribed 9, 6, 5, 3, 2 and 1 days ago; four bot messages in their chats.
-		const subscribersByDay = Object.fromEntries(body.items.map((day: any) => [day.date, day.subscribers]));
+		const subscribersByDay = Object.fromEntries(body.items.map((day) => [day.date, day.subscribers]));
 		for (const daysAgo of [9, 6, 5, 3, 2, 1]) expect(subscribersByDay[utcDay(daysAgo)]).toBe(1);
 		expect(body.total).toEqual({ subscribers: 6, messages: 4 });
-		expect(body.items.every((day: any) => Number.isInteger(day.messages) && Number.isInteger(day.subscribers))).toBe(
-			true,
-		);
+		expect(body.items.every((day) => Number.isInteger(day.messages) && Number.isInteger(day.subscribers))).toBe(true);
 	});
 
 	test('a single day and a range in the future are answered with zeros', async () => {

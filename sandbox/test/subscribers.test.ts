@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { openSandbox, TestClient, type RecordedEvent } from './client';
+import { openSandbox, TestClient, type AnswerOf, type ApiResponse, type RecordedEvent } from './client';
 
 describe('sandbox subscribers: cards, search, listing, tags, variables, blocking, deletion', () => {
 	let api: TestClient;
@@ -44,7 +44,7 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
 		test('the seed covers both bots, a blocked card, a card without dialog and an inactive one', async () => {
 			const all = await api.get('/subscriber/list', { limit: 100 });
 			expect(all.body.total).toBe(6);
-			const cards = all.body.items as any[];
+			const cards = all.body.items;
 			expect(new Set(cards.map((card) => card.botid))).toEqual(new Set(['bot_tg', 'bot_wa']));
 			expect(cards.filter((card) => card.blocked).map((card) => card.clientid)).toEqual(['100004']);
 			expect(cards.filter((card) => !card.dialog).map((card) => card.clientid)).toEqual(['100003']);
@@ -58,22 +58,22 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
 	describe('/subscriber/find', () => {
 		test('searches name, nickname, code (clientid) and note, case-insensitively', async () => {
 			const byName = await api.get('/subscriber/find', { query: 'alice' });
-			expect(byName.body.items.map((card: any) => card.clientid)).toEqual(['100001']);
+			expect(byName.body.items.map((card) => card.clientid)).toEqual(['100001']);
 			const byUsername = await api.get('/subscriber/find', { query: 'BOBJ' });
-			expect(byUsername.body.items.map((card: any) => card.clientid)).toEqual(['100002']);
+			expect(byUsername.body.items.map((card) => card.clientid)).toEqual(['100002']);
 			const byCode = await api.get('/subscriber/find', { query: '1555010' });
-			expect(byCode.body.items.map((card: any) => card.clientid)).toEqual(['15550101', '15550102']);
+			expect(byCode.body.items.map((card) => card.clientid)).toEqual(['15550101', '15550102']);
 			const byNote = await api.post('/subscriber/find', { query: 'bulk orders' });
-			expect(byNote.body.items.map((card: any) => card.clientid)).toEqual(['100001']);
+			expect(byNote.body.items.map((card) => card.clientid)).toEqual(['100001']);
 		});
 
 		test('narrows by exact tag and by bot, and pages with limit/offset', async () => {
 			const tagged = await api.get('/subscriber/find', { query: 'o', tag: 'newsletter' });
-			expect(tagged.body.items.map((card: any) => card.clientid).sort()).toEqual(['100001', '100002']);
+			expect(tagged.body.items.map((card) => card.clientid).sort()).toEqual(['100001', '100002']);
 			const partialTag = await api.get('/subscriber/find', { query: 'o', tag: 'news' });
 			expect(partialTag.body.items).toEqual([]);
 			const inBot = await api.get('/subscriber/find', { query: 'e', botid: 'bot_wa' });
-			expect(inBot.body.items.every((card: any) => card.botid === 'bot_wa')).toBe(true);
+			expect(inBot.body.items.every((card) => card.botid === 'bot_wa')).toBe(true);
 			expect(inBot.body.items.length).toBe(2);
 			const page = await api.get('/subscriber/find', { query: 'e', limit: 1, offset: 1 });
 			const everything = await api.get('/subscriber/find', { query: 'e' });
@@ -90,7 +90,8 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
 	});
 
 	describe('/subscriber/list', () => {
-		const clientids = (response: any) => response.body.items.map((card: any) => card.clientid);
+		const clientids = (response: ApiResponse<AnswerOf<'/subscriber/list', 'get'>>) =>
+			response.body.items.map((card) => card.clientid);
 
 		test('filters by bot, messenger, tag, active, blocked and dialog, with total', async () => {
 			expect(clientids(await api.get('/subscriber/list', { botid: 'bot_wa' }))).toEqual(['15550101', '15550102']);
@@ -345,7 +346,7 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
 	describe('chat and chains of a card', () => {
 		test('/subscriber/chat/get pages the history newest first', async () => {
 			const all = await api.get('/subscriber/chat/get', { botid: 'bot_tg', clientid: '100001' });
-			expect(all.body.items.map((message: any) => message.text)).toEqual([
+			expect(all.body.items.map((message) => message.text)).toEqual([
 				'Yes, delivery to Berlin takes 2 days.',
 				'Hello, Alice Smith!',
 				'Hi! Do you ship to Berlin?',
@@ -445,10 +446,10 @@ describe('sandbox subscribers: cards, search, listing, tags, variables, blocking
 		test('a key restricted to one bot sees and touches only that bot', async () => {
 			const waOnly = await api.withNewKey(['subscribers:read', 'subscribers:write'], ['bot_wa']);
 			const listed = await waOnly.get('/subscriber/list', { limit: 100 });
-			expect(listed.body.items.every((card: any) => card.botid === 'bot_wa')).toBe(true);
+			expect(listed.body.items.every((card) => card.botid === 'bot_wa')).toBe(true);
 			expect(listed.body.total).toBe(2);
 			expect(
-				(await waOnly.get('/subscriber/find', { query: 'a' })).body.items.every((card: any) => card.botid === 'bot_wa'),
+				(await waOnly.get('/subscriber/find', { query: 'a' })).body.items.every((card) => card.botid === 'bot_wa'),
 			).toBe(true);
 			const other = await waOnly.get('/subscriber/get', { botid: 'bot_tg', clientid: '100001' });
 			expect(other.status).toBe(403);

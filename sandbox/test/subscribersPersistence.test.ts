@@ -38,7 +38,7 @@ describe('sandbox subscribers, chats, chains, broadcasts and statistics survive 
 				variables: { '2001': { topic: 'refund' } },
 			});
 			const chat = await second.api.get('/subscriber/chat/get', { botid: 'bot_wa', clientid: 'p-1' });
-			expect(chat.body.items.map((message: any) => message.text)).toEqual(['saved message', 'What can we help with?']);
+			expect(chat.body.items.map((message) => message.text)).toEqual(['saved message', 'What can we help with?']);
 			const chains = await second.api.get('/subscriber/chains/get', { botid: 'bot_wa', clientid: 'p-1' });
 			expect(chains.body.chains).toEqual([expect.objectContaining({ chaincode: '2001' })]);
 			expect((await second.api.get('/stat/get', { from: day, to: day })).body).toEqual(statsBefore);

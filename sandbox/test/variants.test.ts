@@ -44,7 +44,7 @@ describe('sandbox variants', () => {
 		await withSandbox({}, async (api) => {
 			const listid = await listOf(api, 30);
 			const page = await api.get('/list/rows/get', { listid, limit: 1000, offset: 25 });
-			expect(page.body.items.map((row: { values: string[] }) => row.values[0])).toEqual(['25', '26', '27', '28', '29']);
+			expect(page.body.items.map((row) => row.values[0])).toEqual(['25', '26', '27', '28', '29']);
 			expect(page.body.total).toBe(30);
 			const refused = await api.get('/list/rows/get', { listid, limit: 1001 });
 			expect(refused.status).toBe(422);
@@ -58,15 +58,7 @@ describe('sandbox variants', () => {
 			const listid = await listOf(api, 30);
 			const page = await api.post('/list/rows/get', { listid, limit: 1000, offset: 3 });
 			expect(page.status).toBe(200);
-			expect(page.body.items.map((row: { values: string[] }) => row.values[0])).toEqual([
-				'3',
-				'4',
-				'5',
-				'6',
-				'7',
-				'8',
-				'9',
-			]);
+			expect(page.body.items.map((row) => row.values[0])).toEqual(['3', '4', '5', '6', '7', '8', '9']);
 			const subscribers = await api.get('/subscriber/list', { limit: 500 });
 			expect(subscribers.body.items.length).toBeLessThanOrEqual(7);
 			expect((await api.get('/list/rows/get', { listid, limit: 2 })).body.items).toHaveLength(2);
@@ -102,20 +94,26 @@ describe('sandbox variants', () => {
 	test('listShape bare and named', async () => {
 		await withSandbox({ listShape: 'bare' }, async (api) => {
 			const listid = await listOf(api, 3);
-			const page = await api.get('/list/rows/get', { listid });
+			// Bare: the records without an envelope.
+			const page = await api.get<{ values: string[] }[]>('/list/rows/get', { listid });
 			expect(Array.isArray(page.body)).toBe(true);
-			expect(page.body.map((row: { values: string[] }) => row.values[0])).toEqual(['0', '1', '2']);
+			expect(page.body.map((row) => row.values[0])).toEqual(['0', '1', '2']);
 			expect(Array.isArray((await api.post('/bot/list')).body)).toBe(true);
 		});
 		await withSandbox({ listShape: 'named' }, async (api) => {
 			const listid = await listOf(api, 3);
-			const page = await api.get('/list/rows/get', { listid });
+			// Named: the records under the resource's name.
+			const page = await api.get<{ rows: unknown[]; total: number }>('/list/rows/get', { listid });
 			expect(Object.keys(page.body).sort()).toEqual(['rows', 'total']);
 			expect(page.body.total).toBe(3);
-			expect((await api.get('/subscriber/list')).body.subscribers.length).toBeGreaterThan(0);
-			expect((await api.get('/log/get')).body.entries.length).toBeGreaterThan(0);
-			expect((await api.get('/list/all')).body.lists.map((list: { name: string }) => list.name)).toContain('Rows 3');
-			expect((await api.post('/bot/list')).body.bots.length).toBeGreaterThan(0);
+			expect((await api.get<{ subscribers: unknown[] }>('/subscriber/list')).body.subscribers.length).toBeGreaterThan(
+				0,
+			);
+			expect((await api.get<{ entries: unknown[] }>('/log/get')).body.entries.length).toBeGreaterThan(0);
+			expect((await api.get<{ lists: { name: string }[] }>('/list/all')).body.lists.map((list) => list.name)).toContain(
+				'Rows 3',
+			);
+			expect((await api.post<{ bots: unknown[] }>('/bot/list')).body.bots.length).toBeGreaterThan(0);
 		});
 	});
 

@@ -215,7 +215,9 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
 			answerError(context, req, res, toApiError(error));
 		}
 	});
-	router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+	// Four parameters: that is how Express tells an error handler. An answer already under way is Express's to end.
+	router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+		if (res.headersSent) return next(error);
 		answerError(context, req, res, toApiError(error));
 	});
 
@@ -223,6 +225,7 @@ export function apiRouter(context: SandboxContext, endpoints: Endpoint[]): expre
 }
 
 /** Body-parser failures (bad JSON, too large) come here instead of reaching a method. */
-export function apiErrorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
+export function apiErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+	if (res.headersSent) return next(error);
 	sendError(res, toApiError(error));
 }
