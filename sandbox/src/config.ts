@@ -33,7 +33,7 @@ export interface SandboxOptions {
 	verbose?: boolean;
 	/**
 	 * Ways to play the service differently where its documentation is silent, so clients can be
-	 * tested against readings other than the sandbox's own (see README: "Variants").
+	 * tested against readings other than the sandbox's own (see docs/running.md: "Variants").
 	 */
 	/** Largest `limit` of a paged list method, 1 to 1000 (default 1000). */
 	maxPage?: number;

@@ -10,7 +10,7 @@ import { eventually, TestReceiver } from './hooksTestReceiver';
 
 /**
  * The console in Debian's headless Chromium: every panel read and used from the page. With
- * CONSOLE_SCREENSHOTS=1 the screenshots go to sandbox/docs (the README shows them); otherwise to a
+ * CONSOLE_SCREENSHOTS=1 the screenshots go to sandbox/docs (docs/console.md shows them); otherwise to a
  * temporary folder, so a test run changes no tracked file.
  */
 const CHROMIUM = process.env.E2E_CHROMIUM_PATH ?? '/usr/bin/chromium';

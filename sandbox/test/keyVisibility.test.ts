@@ -4,7 +4,7 @@ import { openSandbox, type AnswerOf, type OpenSandbox, type TestClient } from '.
 
 /**
  * What each key sees of /account/get and of every listing, key by key. The expected values are written out from
- * the demo data (README: demo data; the seeded bots, projects, chains, list and subscribers) and from what this
+ * the demo data (docs/running.md: demo data; the seeded bots, projects, chains, list and subscribers) and from what this
  * test creates, never read back from the sandbox.
  */
 
@@ -22,7 +22,7 @@ const HOOK = { url: 'http://127.0.0.1:9/visibility', events: ['subscriber.new'] 
 const sorted = <T extends string>(values: T[]) => [...values].sort();
 type Bot = keyof typeof DEMO.chains;
 
-/** The scope each listing needs (README: the methods and their scopes). */
+/** The scope each listing needs (docs/rules.md: keys and scopes). */
 const SCOPE_OF: Record<string, string> = {
 	'/account/get': 'account:read',
 	'/account/balance/get': 'account:read',

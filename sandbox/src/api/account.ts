@@ -61,7 +61,7 @@ export const accountModule: SandboxModule = {
 				const status = params.int('status', { min: 100, max: 599 });
 				const failed = params.bool('failed');
 				const from = readTimeBound(call, 'from');
-				// A key restricted to bots sees only its own calls and those of the keys it created (see README: API log).
+				// A key restricted to bots sees only its own calls and those of the keys it created (see docs/rules.md: "API log").
 				const readable = logReadableKeyIds(keysState(store).keys, call.key);
 				const entries = logEntriesNewestFirst(
 					store,

@@ -1,5 +1,5 @@
 /**
- * Every error the API answers is `{ code, error }` JSON with an HTTP status (see README: "Errors").
+ * Every error the API answers is `{ code, error }` JSON with an HTTP status (see docs/rules.md: "Errors").
  * Handlers throw ApiError; the server turns it into the response and changes nothing else.
  */
 export class ApiError extends Error {
