@@ -24,11 +24,9 @@ export function rememberHook(
 	hook: Required<Pick<HookState, 'hookId' | 'url' | 'events'>> & Pick<HookState, 'secret' | 'publicKey'>,
 ): void {
 	for (const field of ['secret', 'publicKey']) delete staticData[field];
-	// `seen` is what versions before 0.2 kept of accepted event ids (now in n8n's shared store): dropped with the old hook.
-	delete staticData.seen;
 	Object.assign(staticData, Object.fromEntries(Object.entries(hook).filter(([, value]) => value !== undefined)));
 }
 
 export function forgetHook(staticData: IDataObject): void {
-	for (const field of ['hookId', 'secret', 'publicKey', 'url', 'events', 'seen']) delete staticData[field];
+	for (const field of ['hookId', 'secret', 'publicKey', 'url', 'events']) delete staticData[field];
 }

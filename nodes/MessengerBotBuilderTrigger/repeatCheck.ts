@@ -34,9 +34,9 @@ export const MAX_HISTORY_SIZE = 100_000;
 
 /**
  * The pause before reading back: this many times the store's own answer time, within these bounds. A rival's
- * read-to-write takes about as long as ours on the same database; three times that leaves room for a slow one. The
- * pause holds a worker's job slot (not its CPU): bench:topology measured 5 → 2 as 0.45 → 0.60 of the Webhook node's
- * executions per second, with no simultaneous repeat run twice at either.
+ * read-to-write takes about as long as ours on the same database; a few times that leaves room for a slow one. The
+ * pause holds a worker's job slot (not its CPU), so a longer one costs executions per second (bench:topology measures
+ * that, and counts simultaneous repeats that ran twice).
  */
 const SETTLE_FACTOR = 3;
 const MIN_SETTLE_MS = 50;

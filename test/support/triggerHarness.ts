@@ -139,7 +139,7 @@ export class TriggerHarness {
 		Container.get(SSHClientsManager).onShutdown();
 	}
 
-	/** Replaces the stored node static data (to model what another process or an old version left). */
+	/** Replaces the stored node static data (to model what another process left). */
 	setNodeStaticData(data: IDataObject): void {
 		this.stored.staticData = JSON.stringify({ [`node:${TRIGGER_NAME}`]: data });
 	}

@@ -155,8 +155,8 @@ describe('a repeat that reaches another n8n process, or comes after a restart', 
 				.filter(([item]) => JSON.stringify(item.json) === JSON.stringify(delivery.data));
 			expect(ran).toHaveLength(1);
 		}
-		// Each check pauses for three times the store's answer time and backs off at random when overwritten: on a
-		// busy machine the four rounds take far longer than jest's default 30 s.
+		// Each check pauses for a multiple of the store's answer time and backs off at random when overwritten: on a
+		// busy machine the rounds take far longer than the configured default.
 	}, 180_000);
 });
 
