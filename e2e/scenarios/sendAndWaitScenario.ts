@@ -54,11 +54,11 @@ export interface AskedExecution {
 	resumes: number;
 }
 
-const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>, typeVersion = 1) => ({
+const askNode = (env: E2eEnvironment, askParameters: Record<string, unknown>) => ({
 	id: randomUUID(),
 	name: ASK,
 	type: nodeTypes.action,
-	typeVersion,
+	typeVersion: 1,
 	position: [440, 0],
 	parameters: {
 		resource: 'message',
@@ -90,16 +90,15 @@ const afterNode = {
 	parameters: {},
 };
 
-/** Start → Ask → After (Ask at version 3 unless told). */
+/** Start → Ask → After. */
 export function askWorkflow(
 	env: E2eEnvironment,
 	webhookPath: string,
 	askParameters: Record<string, unknown>,
-	typeVersion = 1,
 ): WorkflowDefinition {
 	return {
 		name: `E2E send and wait ${webhookPath}`,
-		nodes: [startNode(webhookPath), askNode(env, askParameters, typeVersion), afterNode],
+		nodes: [startNode(webhookPath), askNode(env, askParameters), afterNode],
 		connections: {
 			Start: { main: [[{ node: ASK, type: 'main', index: 0 }]] },
 			[ASK]: { main: [[{ node: AFTER, type: 'main', index: 0 }]] },
@@ -285,7 +284,7 @@ function onlyOutput(run: Execution, node: string): AnswerItem[] {
 	return runs[0];
 }
 
-/** An answer's output: the answer, who answered (the subscriber asked) and a respondedAt inside the window. */
+/** An answer's output: the answer, the subscriber asked, that it came through the link, a respondedAt in the window. */
 function assertAnswered(
 	output: AnswerItem[],
 	expected: Record<string, unknown>,
@@ -297,7 +296,8 @@ function assertAnswered(
 	assert.deepEqual(rest, {
 		...expected,
 		timedOut: false,
-		respondedBy: { botid: BOT, clientid: clientId, messenger: 'telegram' },
+		askedSubscriber: { botid: BOT, clientid: clientId, messenger: 'telegram' },
+		answeredThrough: 'answerLink',
 	});
 	const at = Date.parse(respondedAt);
 	assert.ok(
@@ -306,7 +306,16 @@ function assertAnswered(
 	);
 }
 
-const TIMED_OUT = { data: { answer: null, timedOut: true, respondedAt: null, respondedBy: null } };
+/** A wait that ran out: no answer, and no link it came through. */
+const timedOut = (clientId: string) => ({
+	data: {
+		answer: null,
+		timedOut: true,
+		respondedAt: null,
+		askedSubscriber: { botid: BOT, clientid: clientId, messenger: 'telegram' },
+		answeredThrough: null,
+	},
+});
 
 /** Runs `action` on a new page with JavaScript off, then photographs the page into `file` (when one is given). */
 async function screenshot(
@@ -395,7 +404,7 @@ async function clickEverything(browser: Browser, urls: string[]): Promise<string
 
 /**
  * Labels that are also names every JavaScript object inherits, and the three n8n-workflow's deepCopy leaves out of
- * the items it copies (reservedCopyKeys): each must be a label like any other, kept in version 4's `fields` list.
+ * the items it copies (reservedCopyKeys): each must be a label like any other, kept in the `fields` list.
  */
 const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'];
 const PROTOTYPE_ANSWERS = ['one', 'two', 'three', 'four', 'five', 'six'];
@@ -736,17 +745,12 @@ export async function runSendAndWaitScenario(
 
 		// Labels every JavaScript object inherits are labels like any other: page, re-render and output.
 		const protoForm = await publish(env, (p) =>
-			askWorkflow(
-				env,
-				p,
-				{
-					responseType: 'customForm',
-					formFields: {
-						values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })),
-					},
+			askWorkflow(env, p, {
+				responseType: 'customForm',
+				formFields: {
+					values: PROTOTYPE_NAMES.map((fieldLabel) => ({ fieldLabel, fieldType: 'text', requiredField: true })),
 				},
-				1,
-			),
+			}),
 		);
 		const protoAsked = await ask(env, protoForm, 'Fill in the odd labels');
 		const protoPage = await open(protoAsked.buttons[0].url);
@@ -772,7 +776,7 @@ export async function runSendAndWaitScenario(
 		assertSucceeded(protoRun);
 		for (const node of [ASK, AFTER]) {
 			const [item] = onlyOutput(protoRun, node);
-			// Version 4's list keeps every label with its value, in field order, past n8n's copying of items.
+			// The list keeps every label with its value, in field order, past n8n's copying of items.
 			assert.deepEqual(
 				item.data.fields,
 				[
@@ -797,7 +801,7 @@ export async function runSendAndWaitScenario(
 				],
 				`${node} names the other values by label`,
 			);
-			// Version 4: the subscriber asked, and that the answer came through the link (whoever held it).
+			// The subscriber asked, and that the answer came through the link (whoever held it).
 			assert.deepEqual(
 				[item.data.askedSubscriber, item.data.answeredThrough, 'respondedBy' in item.data],
 				[{ botid: BOT, clientid: protoAsked.clientId, messenger: 'telegram' }, 'answerLink', false],
@@ -808,8 +812,8 @@ export async function runSendAndWaitScenario(
 		if (photograph) await screenshot(photograph, shot('expired'), async (page) => page.setContent(late.page.body));
 		const timedOutRun = await finished(env, limited.id, late.executionId, TIME_LIMIT_WAIT_MS);
 		assertSucceeded(timedOutRun);
-		assert.deepEqual(onlyOutput(timedOutRun, ASK), [TIMED_OUT]);
-		assert.deepEqual(onlyOutput(timedOutRun, AFTER), [TIMED_OUT]);
+		assert.deepEqual(onlyOutput(timedOutRun, ASK), [timedOut(late.clientId)]);
+		assert.deepEqual(onlyOutput(timedOutRun, AFTER), [timedOut(late.clientId)]);
 		executions.push({ execution: timedOutRun, resumes: 1 });
 
 		for (const workflow of [limited, approval, loop, freeText, form, protoForm])

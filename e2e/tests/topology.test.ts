@@ -377,7 +377,8 @@ function assertAnswered(run: Execution, answer: string, clientId: string): void 
 	const [output] = nodeOutput<{ data: Record<string, unknown> }>(run, ASK);
 	assert.equal(output.data.answer, answer);
 	assert.equal(output.data.approved, answer === 'Approve');
-	assert.deepEqual(output.data.respondedBy, { botid: BOT, clientid: clientId, messenger: 'telegram' });
+	assert.deepEqual(output.data.askedSubscriber, { botid: BOT, clientid: clientId, messenger: 'telegram' });
+	assert.equal(output.data.answeredThrough, 'answerLink');
 	assert.equal(run.data?.resultData.runData[AFTER]?.length, 1, `After ran once in execution ${run.id}`);
 	assert.deepEqual(nodeOutput(run, AFTER), nodeOutput(run, ASK));
 }
