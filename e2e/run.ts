@@ -21,11 +21,11 @@ function mustRun(command: string, args: string[]): void {
 }
 
 const args = process.argv.slice(2);
-// `npm run test:all` runs `npm test` first, whose first step builds the same sources: it passes --built to spare a
-// second build of the receiver, the sandbox and the nodes (about 30 s). Run on its own, the e2e always builds.
+// `npm run test:all` runs `npm run test:jest` first, whose first step builds the same sources: it passes --built to
+// spare a second build. Run on its own, the e2e always builds.
 const built = args.includes('--built');
 installN8n();
-if (built) console.log('e2e: using the build npm test just made (--built)');
+if (built) console.log('e2e: using the build that was just made (--built)');
 else {
 	mustRun('npm', ['run', 'build', '--silent']);
 }
