@@ -74,6 +74,8 @@ async function main(): Promise<void> {
 					operation: 'getMany',
 					listId: byId(listid),
 					returnAll: true,
+					// The service's row as it is: the check reads each row's first value.
+					output: 'raw',
 				});
 				const elapsed = seconds(startedAt);
 				const values = rows.map((row) => (row.values as string[])[0]);
