@@ -9,7 +9,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { sendAndWaitWebhook, sendAndWaitWebhooks } from './actions/message/sendAndWait/webhook';
 import { router } from './actions/router';
-import { nodeProperties } from './actions/versionDescription';
+import { nodeProperties } from './actions/description';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 
 export class MessengerBotBuilder implements INodeType {

@@ -108,7 +108,7 @@ describe('example workflows run against the sandbox', () => {
 			const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as WorkflowDefinition;
 			for (const node of workflow.nodes) if (node.parameters.resource) used.add(String(node.parameters.resource));
 		}
-		const { nodeProperties } = jest.requireActual('../../nodes/MessengerBotBuilder/actions/versionDescription');
+		const { nodeProperties } = jest.requireActual('../../nodes/MessengerBotBuilder/actions/description');
 		const resources = nodeProperties[0].options.map((option: { value: string }) => option.value);
 		expect([...used].sort()).toEqual([...resources].sort());
 	});
