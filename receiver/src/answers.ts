@@ -1,3 +1,4 @@
+import type { ReceiverLogger } from './observability/logger';
 import { DeliveryError, type DeliveryEvent } from '../../nodes/shared/delivery';
 
 /** The answer to give the sender. */
@@ -47,9 +48,9 @@ export function refusalOf(error: unknown, explain?: (error: DeliveryError) => De
 }
 
 /** The answer to anything: a refusal, or a fault of the receiver (logged, answered 500 so that the sender retries). */
-export function answerToAnything(error: unknown): DeliveryAnswer {
+export function answerToAnything(error: unknown, logger: ReceiverLogger): DeliveryAnswer {
 	if (error instanceof DeliveryError) return refusal(error);
-	console.error('[receiver] a delivery could not be handled:', error);
+	logger.error('a delivery could not be handled', { code: 'delivery.failed', error });
 	return refusal(new DeliveryError('internal_error', 'The receiver failed; retry later'));
 }
 

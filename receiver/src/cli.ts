@@ -1,12 +1,14 @@
 #!/usr/bin/env node
+import { inspect } from 'node:util';
 import { runSendEvent } from './sendEvent';
 
-runSendEvent(process.argv.slice(2), { out: (line) => console.log(line), env: process.env }).then(
+// The command's own output: its lines to stdout, a failure to stderr.
+runSendEvent(process.argv.slice(2), { out: (line) => process.stdout.write(`${line}\n`), env: process.env }).then(
 	(code) => {
 		process.exitCode = code;
 	},
 	(error) => {
-		console.error(error);
+		process.stderr.write(`${inspect(error)}\n`);
 		process.exitCode = 1;
 	},
 );

@@ -1,6 +1,7 @@
 import type { VerifiedDelivery } from '../../nodes/shared/delivery';
 import type { Lease, LeaseKeeper } from './leases';
 import type { Listeners, RunContext } from './listeners';
+import type { DeliveryTracing } from './observability/telemetry';
 
 /** Lets serverless platforms keep running the listeners after the answer (`waitUntil`, Next.js `after`). */
 export interface HandleContext {
@@ -8,10 +9,11 @@ export interface HandleContext {
 }
 
 /** A verified delivery waiting for its listeners (`onReceipt`), and what to tell a serverless platform when they are done. */
-interface Dispatch {
+export interface Dispatch {
 	verified: VerifiedDelivery;
 	run: RunContext;
 	lease: Lease | undefined;
+	trace: DeliveryTracing;
 	finished?: () => void;
 }
 
@@ -50,8 +52,7 @@ export class Dispatcher {
 	 * `onReceipt`: starts the listeners on a later turn of the event loop, after the answer has been produced.
 	 * Deliveries accepted in the same turn share one `setImmediate`.
 	 */
-	schedule(verified: VerifiedDelivery, run: RunContext, lease: Lease | undefined, context: HandleContext): void {
-		const dispatch: Dispatch = { verified, run, lease };
+	schedule(dispatch: Dispatch, context: HandleContext): void {
 		this.#queued.push(dispatch);
 		if (this.#queued.length === 1) setImmediate(this.#startQueued);
 		if (!context.waitUntil) return;
@@ -60,7 +61,12 @@ export class Dispatcher {
 			context.waitUntil(new Promise<void>((resolve) => (dispatch.finished = resolve)));
 		} catch (error) {
 			const { event } = dispatch.verified;
-			console.error(`[receiver] waitUntil failed for ${event.type} ${event.id}; the listeners run anyway:`, error);
+			this.#listeners.logger.error(`waitUntil failed for ${event.type} ${event.id}; the listeners run anyway`, {
+				code: 'dispatch.wait_until_failed',
+				error,
+				eventId: event.id,
+				eventType: event.type,
+			});
 		}
 	}
 
@@ -73,8 +79,12 @@ export class Dispatcher {
 	#dispatch(dispatch: Dispatch): void {
 		// `finished` is known by now: schedule set it in the turn that accepted the delivery.
 		const finished = dispatch.finished ?? NOTHING;
-		this.#listeners.run(dispatch.verified.event, dispatch.run, (failed) =>
-			this.finish(dispatch.lease, failed, finished),
+		const { trace } = dispatch;
+		trace.runListeners(() =>
+			this.#listeners.run(dispatch.verified.event, dispatch.run, (failed) => {
+				trace.listenersEnded(failed);
+				this.finish(dispatch.lease, failed, finished);
+			}),
 		);
 	}
 

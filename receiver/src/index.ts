@@ -7,25 +7,20 @@ export type { HandleContext } from './dispatch';
 export { LeaseLostError } from './listeners';
 export type { DeliveryContext, EventHandler, ErrorHandler } from './listeners';
 export { DEFAULT_BODY_TIMEOUT_MS } from './body';
+export { deliveryQueue, jobIdOf, DEFAULT_QUEUE_PREFIX, DEFAULT_QUEUE_NAME } from './queue';
+export type { DeliveryQueue, DeliveryQueueOptions, QueueLocation, QueuedDelivery } from './queue';
 export {
-	deliveryQueue,
 	createQueueWorker,
 	QueueWorker,
-	listDeadLetters,
-	replayDeadLetters,
-	jobIdOf,
-	DEFAULT_QUEUE_PREFIX,
-	DEFAULT_QUEUE_NAME,
 	DEFAULT_QUEUE_MAX_RUN_MS,
-} from './queue';
-export type {
-	DeliveryQueue,
-	DeliveryQueueOptions,
-	QueueWorkerOptions,
-	QueueLocation,
-	QueuedDelivery,
-	DeadLetter,
-} from './queue';
+	DEFAULT_DEAD_LETTER_WARNING_THRESHOLD,
+} from './queueWorker';
+export type { QueueWorkerOptions } from './queueWorker';
+export { listDeadLetters, replayDeadLetters } from './deadLetters';
+export type { DeadLetter, DeadLetterFilter } from './deadLetters';
+export { consoleLogger } from './observability/consoleLogger';
+export type { ReceiverLogger, LogFields, LogLevel, ReceiverLogCode } from './observability/logger';
+export type { DeliveryOutcome } from './observability/telemetry';
 export { DEFAULT_COMMAND_TIMEOUT_MS } from './redisConnection';
 export type { RedisCommandClient } from './redisConnection';
 export { verifyDelivery, createVerifier } from './nodeVerifier';

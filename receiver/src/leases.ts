@@ -4,6 +4,9 @@ import { HeldList, type HeldLinks } from './heldList';
 import { LeaseLostError, type Listeners, type RunContext } from './listeners';
 import { isThenable } from './thenable';
 
+/** The codes of a lease this run no longer holds. */
+type LostCode = 'lease.renew_refused' | 'lease.lapsed' | 'lease.max_run_exceeded';
+
 /** An event whose lease this receiver holds while its listeners run. */
 export interface Lease extends HeldLinks<Lease> {
 	event: DeliveryEvent;
@@ -108,14 +111,15 @@ export class LeaseKeeper {
 		if (!failed && recorded === false) {
 			const { event } = lease;
 			const message = `the lease on ${event.type} ${event.id} was lost while its listeners ran, and another delivery held or completed the event: its listeners may have run twice (not recorded as done by this run)`;
-			this.#listeners.reportError(new LeaseLostError(message), event);
+			this.#listeners.reportError(new LeaseLostError(message), event, 'lease.completion_refused');
 		}
 	}
 
 	#recordFailed(lease: Lease, failed: boolean, error: unknown): void {
-		console.error(
-			`[receiver] could not ${failed ? 'release' : 'record as done'} event ${lease.event.id}; its lease expires by itself:`,
-			error,
+		const { event } = lease;
+		this.#listeners.logger.error(
+			`could not ${failed ? 'release' : 'record as done'} event ${event.id}; its lease expires by itself`,
+			{ code: 'lease.record_failed', error, eventId: event.id, eventType: event.type },
 		);
 	}
 
@@ -132,28 +136,29 @@ export class LeaseKeeper {
 	}
 
 	/** This run no longer holds its event: stop renewing, abort the listeners' signal, say so once. */
-	#lose(lease: Lease, why: string): void {
+	#lose(lease: Lease, why: string, code: LostCode): void {
 		if (lease.lost) return;
 		lease.lost = true;
 		this.#unhold(lease);
 		const { event } = lease;
-		const message = `[receiver] ${why}: another delivery of ${event.type} ${event.id} may run it meanwhile; the listeners' signal is aborted`;
-		console.warn(message);
-		lease.run.abort(new LeaseLostError(message.slice('[receiver] '.length)));
+		const message = `${why}: another delivery of ${event.type} ${event.id} may run it meanwhile; the listeners' signal is aborted`;
+		this.#listeners.logger.warn(message, { code, eventId: event.id, eventType: event.type });
+		lease.run.abort(new LeaseLostError(message));
 	}
 
 	/** A renewal failed (the store did not answer): the lease may still be live; it is lost once its time is up. */
 	#renewFailed(lease: Lease, error: unknown): void {
 		if (lease.lost || lease.lapseTimer !== undefined) return;
 		const { event } = lease;
-		console.warn(
-			`[receiver] could not renew the lease on event ${event.id} (it lapses in ${Math.max(0, lease.expiresAt - Date.now())} ms unless a renewal succeeds):`,
-			error,
+		const lapsesInMs = Math.max(0, lease.expiresAt - Date.now());
+		this.#listeners.logger.warn(
+			`could not renew the lease on event ${event.id} (it lapses in ${lapsesInMs} ms unless a renewal succeeds)`,
+			{ code: 'lease.renew_failed', error, eventId: event.id, eventType: event.type, lapsesInMs },
 		);
 		const check = () => {
 			lease.lapseTimer = undefined;
 			if (lease.lost || !this.#leases.has(lease) || Date.now() < lease.expiresAt) return;
-			this.#lose(lease, `the lease on event ${event.id} lapsed (no renewal succeeded)`);
+			this.#lose(lease, `the lease on event ${event.id} lapsed (no renewal succeeded)`, 'lease.lapsed');
 			// A renewal that timed out here may still reach the store late and extend the lease that this run gave up:
 			// release it (token-checked; queued after those renewals), so that the event's next delivery is not refused.
 			this.#release(lease, 'after its lease lapsed');
@@ -168,6 +173,7 @@ export class LeaseKeeper {
 		this.#lose(
 			lease,
 			`the listeners of event ${event.id} ran longer than maxRunMs (${this.#maxRunMs} ms): its lease is released, so its next delivery runs it again`,
+			'lease.max_run_exceeded',
 		);
 		this.#release(lease, 'at maxRunMs');
 	}
@@ -176,7 +182,12 @@ export class LeaseKeeper {
 	#release(lease: Lease, when: string): void {
 		const { event, token } = lease;
 		const report = (error: unknown) =>
-			console.error(`[receiver] could not release event ${event.id} ${when}; its lease expires by itself:`, error);
+			this.#listeners.logger.error(`could not release event ${event.id} ${when}; its lease expires by itself`, {
+				code: 'lease.release_failed',
+				error,
+				eventId: event.id,
+				eventType: event.type,
+			});
 		try {
 			const released = this.#store.release(event.id, token);
 			if (isThenable(released)) Promise.resolve(released).then(undefined, report);
@@ -208,6 +219,7 @@ export class LeaseKeeper {
 				this.#lose(
 					lease,
 					`the store refused to renew the lease on event ${lease.event.id} (it lapsed, or another delivery took it)`,
+					'lease.renew_refused',
 				);
 		};
 		const failed = (error: unknown) => this.#renewFailed(lease, error);

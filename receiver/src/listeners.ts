@@ -5,6 +5,7 @@ import {
 	type EventMap,
 	type KnownEventType,
 } from '../../nodes/shared/delivery';
+import type { LogFields, ReceiverLogger } from './observability/logger';
 import { refusalLine } from './refusalLog';
 import { isThenable } from './thenable';
 import type { SignatureScheme } from './options';
@@ -93,8 +94,14 @@ export class Listeners {
 	readonly #errorHandlers: ErrorHandler[] = [];
 	readonly #unverifiedHints = new UnverifiedHintGate();
 
-	/** `logStackTraces`: a refusal's log line is followed by its stack trace (see ReceiverOptions). */
-	constructor(readonly logStackTraces = false) {}
+	/**
+	 * `logger`: where the lines go when no error handler is registered (and an error handler's own failure);
+	 * `logStackTraces`: a refusal's log line is followed by its stack trace (see ReceiverOptions).
+	 */
+	constructor(
+		readonly logger: ReceiverLogger,
+		readonly logStackTraces = false,
+	) {}
 
 	on<T extends KnownEventType>(type: T, handler: EventHandler<EventMap[T]>): void {
 		if (typeof handler !== 'function') throw new TypeError('handler must be a function');
@@ -155,18 +162,19 @@ export class Listeners {
 	}
 
 	/** An error about an event that is no listener's failure (a lost lease): to every error handler, or the log. */
-	reportError(error: unknown, event: DeliveryEvent): void {
+	reportError(error: unknown, event: DeliveryEvent, code: LogFields['code']): void {
 		if (this.#errorHandlers.length === 0) {
-			console.error(`[receiver] ${event.type} ${event.id}:`, error);
+			this.logger.error(`${event.type} ${event.id}`, { code, error, eventId: event.id, eventType: event.type });
 			return;
 		}
 		void this.#toErrorHandlers(error, event, `${event.type} ${event.id}`);
 	}
 
 	/** A fault outside any event (the queue worker's connection, a job lock BullMQ lost): to every error handler, or the log. */
-	reportFault(error: unknown, about: string): void {
+	reportFault(error: unknown, about: string, code: LogFields['code']): void {
 		if (this.#errorHandlers.length === 0) {
-			console.error(`[receiver] ${about}: ${error instanceof Error ? error.message : String(error)}`);
+			// The error's message only, in the line: these repeat while a connection is down.
+			this.logger.error(`${about}: ${error instanceof Error ? error.message : String(error)}`, { code, cause: error });
 			return;
 		}
 		void this.#toErrorHandlers(error, undefined, about);
@@ -184,7 +192,12 @@ export class Listeners {
 			heldBack = passed;
 		}
 		if (this.#errorHandlers.length === 0) {
-			console.warn(refusalLine(error, signedEventId(), heldBack, this.logStackTraces));
+			const eventId = signedEventId();
+			this.logger.warn(refusalLine(error, eventId, heldBack, this.logStackTraces), {
+				code: 'delivery.refused',
+				reason: error.code,
+				...(eventId === undefined ? {} : { eventId }),
+			});
 			return;
 		}
 		void this.#toErrorHandlers(error, undefined, `a refused delivery (${error.code})`);
@@ -196,7 +209,10 @@ export class Listeners {
 			try {
 				await handler(error, event);
 			} catch (secondary) {
-				console.error(`[receiver] an onError handler failed for ${about}:`, secondary);
+				this.logger.error(`an onError handler failed for ${about}`, {
+					code: 'listener.error_handler_failed',
+					error: secondary,
+				});
 			}
 		}
 	}
@@ -208,7 +224,12 @@ export class Listeners {
 		}
 		const { event } = run;
 		if (this.#errorHandlers.length === 0) {
-			console.error(`[receiver] a listener failed for ${event.type} ${event.id}:`, error);
+			this.logger.error(`a listener failed for ${event.type} ${event.id}`, {
+				code: 'listener.failed',
+				error,
+				eventId: event.id,
+				eventType: event.type,
+			});
 			return;
 		}
 		await this.#toErrorHandlers(error, event, `${event.type} ${event.id}`);

@@ -25,6 +25,8 @@ import {
 	type NodeRequestHandler,
 } from './node';
 import { verifyDeliveryNow, type RawBody } from './nodeVerifier';
+import type { ReceiverLogger } from './observability/logger';
+import { makeInstruments, traceDelivery, type DeliveryTracing, type Instruments } from './observability/telemetry';
 import type { ResolvedVerifyOptions } from './options';
 import type { DeliveryQueue } from './queue';
 import { resolveReceiverOptions, type AcknowledgeMode, type ReceiverOptions } from './receiverOptions';
@@ -60,6 +62,9 @@ export class Receiver {
 	readonly #bodyDeadlines: BodyDeadlines;
 	readonly #listeners: Listeners;
 	readonly #dispatcher: Dispatcher;
+	readonly #logger: ReceiverLogger;
+	/** Undefined without `@opentelemetry/api`. */
+	readonly #instruments: Instruments | undefined;
 
 	constructor(options: ReceiverOptions) {
 		const resolved = resolveReceiverOptions(options);
@@ -69,7 +74,9 @@ export class Receiver {
 		this.#listenerDeadlineMs = resolved.listenerDeadlineMs;
 		this.#bodyTimeoutMs = resolved.bodyTimeoutMs;
 		this.#bodyDeadlines = new BodyDeadlines(resolved.bodyTimeoutMs);
-		this.#listeners = new Listeners(resolved.logStackTraces);
+		this.#logger = resolved.logger;
+		this.#instruments = makeInstruments();
+		this.#listeners = new Listeners(resolved.logger, resolved.logStackTraces);
 		this.#leases = resolved.dedupe
 			? new LeaseKeeper(resolved.dedupe, resolved.leaseMs, resolved.maxRunMs, this.#listeners)
 			: undefined;
@@ -118,14 +125,15 @@ export class Receiver {
 	 */
 	async handle(request: Request, context: HandleContext = NO_CONTEXT): Promise<Response> {
 		const arrivedAt = Date.now();
+		const trace = traceDelivery(this.#instruments);
 		let answer: DeliveryAnswer;
 		try {
 			const headers = readHeaders(request.headers);
 			checkRequestLine(request.method, headers, this.maxBodyBytes);
 			const body = await readWebStream(request.body, this.maxBodyBytes, this.#bodyTimeoutMs);
-			answer = await this.#answer(body, headers, context, arrivedAt);
+			answer = await this.#answer(body, headers, context, arrivedAt, trace);
 		} catch (error) {
-			answer = answerToAnything(error);
+			answer = this.#failed(error, trace);
 		}
 		return new Response(answer.body, { status: answer.status, headers: answer.headers });
 	}
@@ -136,13 +144,22 @@ export class Receiver {
 	 */
 	async receive(delivery: IncomingDelivery, context: HandleContext = NO_CONTEXT): Promise<DeliveryAnswer> {
 		const arrivedAt = Date.now();
+		const trace = traceDelivery(this.#instruments);
 		try {
 			const headers = readHeaders(delivery.headers);
 			checkRequestLine(delivery.method, headers, this.maxBodyBytes);
-			return await this.#answer(delivery.body, headers, context, arrivedAt);
+			return await this.#answer(delivery.body, headers, context, arrivedAt, trace);
 		} catch (error) {
-			return answerToAnything(error);
+			return this.#failed(error, trace);
 		}
+	}
+
+	/** A refusal before verification (the request line, the body), or a fault of the receiver (logged, 500). */
+	#failed(error: unknown, trace: DeliveryTracing): DeliveryAnswer {
+		const answer = answerToAnything(error, this.#logger);
+		if (error instanceof DeliveryError) trace.refused(error.code);
+		else trace.end('failed');
+		return answer;
 	}
 
 	/** Resolves when every listener started so far has finished and its event is recorded (tests, graceful shutdown). */
@@ -168,23 +185,27 @@ export class Receiver {
 	/** Answers in the same turn as the body's last chunk whenever verification and deduplication need no I/O. */
 	#handleNode(req: NodeRequest, res: ServerResponse, next: NodeNext | undefined): void {
 		const arrivedAt = Date.now();
+		const trace = traceDelivery(this.#instruments);
 		const source = locateRawBody(req);
 		const headers = readNodeHeaders(req.headers);
 		try {
 			checkRequestLine(req.method, headers, this.maxBodyBytes);
 		} catch (error) {
-			writeNodeAnswer(res, refusalOf(error));
+			const answer = refusalOf(error);
+			if (answer.error) trace.refused(answer.error.code);
+			writeNodeAnswer(res, answer);
 			return;
 		}
 		if (source.kind !== 'stream') {
 			const explain = source.kind === 'reserialized' ? explainReserializedFailure : undefined;
-			sendNodeAnswer(res, next, this.#answer(source.body, headers, NO_CONTEXT, arrivedAt, explain));
+			sendNodeAnswer(res, next, this.#answer(source.body, headers, NO_CONTEXT, arrivedAt, trace, explain));
 			return;
 		}
 		readNodeBody(req, this.maxBodyBytes, this.#bodyDeadlines, (error, body) => {
-			if (error?.code === 'client_aborted') return;
+			if (error?.code === 'client_aborted') return trace.refused(error.code);
 			try {
-				sendNodeAnswer(res, next, error ? refusal(error) : this.#answer(body, headers, NO_CONTEXT, arrivedAt));
+				const answer = error ? this.#failed(error, trace) : this.#answer(body, headers, NO_CONTEXT, arrivedAt, trace);
+				sendNodeAnswer(res, next, answer);
 			} catch (fault) {
 				failNode(res, next, fault);
 			}
@@ -200,35 +221,53 @@ export class Receiver {
 		headers: HeaderReader,
 		context: HandleContext,
 		arrivedAt: number,
+		trace: DeliveryTracing,
 		explain?: (error: DeliveryError) => DeliveryError,
 	): MaybePromise<DeliveryAnswer> {
 		try {
+			trace.verifying();
 			const verified = verifyDeliveryNow(body, headers, this.#verifyOptions);
 			const answer =
 				verified instanceof Promise
-					? verified.then((delivery) => this.#process(delivery, context, arrivedAt))
-					: this.#process(verified, context, arrivedAt);
+					? verified.then((delivery) => this.#verified(delivery, context, arrivedAt, trace))
+					: this.#verified(verified, context, arrivedAt, trace);
 			return answer instanceof Promise
-				? answer.catch((error: unknown) => this.#refused(error, headers, explain))
+				? answer.catch((error: unknown) => this.#refused(error, headers, trace, explain))
 				: answer;
 		} catch (error) {
-			return this.#refused(error, headers, explain);
+			return this.#refused(error, headers, trace, explain);
 		}
 	}
 
-	/** A refusal's answer; its diagnostic, if any, goes to the error handlers (or the log), never into the answer. */
-	#refused(error: unknown, headers: HeaderReader, explain?: (error: DeliveryError) => DeliveryError): DeliveryAnswer {
+	/**
+	 * A refusal's answer; its diagnostic, if any, goes to the error handlers (or the log), never into the answer. Any
+	 * other error is a fault of the receiver, thrown on.
+	 */
+	#refused(
+		error: unknown,
+		headers: HeaderReader,
+		trace: DeliveryTracing,
+		explain?: (error: DeliveryError) => DeliveryError,
+	): DeliveryAnswer {
+		if (!(error instanceof DeliveryError)) trace.end('failed');
 		const answer = refusalOf(error, explain);
 		const refused = answer.error;
+		if (refused) trace.refused(refused.code);
 		if (refused?.diagnostic !== undefined)
 			this.#listeners.reportRefusal(refused, () => signedEventIdOf(refused, headers));
 		return answer;
 	}
 
-	#process(verified: VerifiedDelivery, context: HandleContext, arrivedAt: number): MaybePromise<DeliveryAnswer> {
-		if (this.#queue) return this.#enqueue(this.#queue, verified);
+	#verified(
+		verified: VerifiedDelivery,
+		context: HandleContext,
+		arrivedAt: number,
+		trace: DeliveryTracing,
+	): MaybePromise<DeliveryAnswer> {
+		trace.verified(verified.event.id, verified.event.type);
+		if (this.#queue) return this.#enqueue(this.#queue, verified, trace);
 		const leases = this.#leases;
-		if (!leases) return this.#started(verified, undefined, context, arrivedAt);
+		if (!leases) return this.#started(verified, undefined, context, arrivedAt, trace);
 		const { id } = verified.event;
 		const sentAt = Date.now();
 		let outcome: BeginOutcome | Promise<BeginOutcome>;
@@ -237,9 +276,10 @@ export class Receiver {
 		} catch (error) {
 			throw dedupeUnavailable(error);
 		}
-		if (!isThenable(outcome)) return this.#begun(leases, verified, outcome, context, arrivedAt, sentAt);
+		const begun = { leases, verified, context, arrivedAt, sentAt, trace };
+		if (!isThenable(outcome)) return this.#begun(begun, outcome);
 		return Promise.resolve(outcome).then(
-			(settled) => this.#begun(leases, verified, settled, context, arrivedAt, sentAt),
+			(settled) => this.#begun(begun, settled),
 			(error: unknown) => {
 				throw dedupeUnavailable(error);
 			},
@@ -252,20 +292,19 @@ export class Receiver {
 	 * a 200 would end the sender's retries.
 	 */
 	#begun(
-		leases: LeaseKeeper,
-		verified: VerifiedDelivery,
+		{ leases, verified, context, arrivedAt, sentAt, trace }: Begun,
 		outcome: BeginOutcome,
-		context: HandleContext,
-		arrivedAt: number,
-		sentAt: number,
 	): MaybePromise<DeliveryAnswer> {
 		if (outcome.state === 'acquired') {
 			const { event, scheme, attemptId } = verified;
 			const run = new RunContext(scheme, attemptId);
 			const lease = leases.hold(event, outcome.token, run, sentAt, arrivedAt);
-			return this.#started(verified, lease, context, arrivedAt);
+			return this.#started(verified, lease, context, arrivedAt, trace);
 		}
-		if (outcome.state === 'done') return acceptance(verified.event, true);
+		if (outcome.state === 'done') {
+			trace.end('duplicate');
+			return acceptance(verified.event, true);
+		}
 		throw new DeliveryError('event_in_progress', 'This event is being processed by another delivery; retry later');
 	}
 
@@ -275,17 +314,22 @@ export class Receiver {
 		lease: Lease | undefined,
 		context: HandleContext,
 		arrivedAt: number,
+		trace: DeliveryTracing,
 	): MaybePromise<DeliveryAnswer> {
 		this.#dispatcher.started();
 		const run = lease?.run ?? new RunContext(verified.scheme, verified.attemptId);
-		if (this.#mode === 'afterListeners') return this.#runBeforeAnswer(verified, run, lease, arrivedAt);
-		this.#dispatcher.schedule(verified, run, lease, context);
+		if (this.#mode === 'afterListeners') return this.#runBeforeAnswer(verified, run, lease, arrivedAt, trace);
+		this.#dispatcher.schedule({ verified, run, lease, trace }, context);
 		return acceptance(verified.event, false);
 	}
 
-	#enqueue(queue: DeliveryQueue, verified: VerifiedDelivery): Promise<DeliveryAnswer> {
-		return queue.enqueue(verified).then(
-			() => acceptance(verified.event, 'queued'),
+	/** The job carries the delivery span's trace context: the worker's span links to it. */
+	#enqueue(queue: DeliveryQueue, verified: VerifiedDelivery, trace: DeliveryTracing): Promise<DeliveryAnswer> {
+		return queue.enqueue(verified, trace.traceparent()).then(
+			() => {
+				trace.end('queued');
+				return acceptance(verified.event, 'queued');
+			},
 			(error: unknown) => {
 				throw new DeliveryError('queue_unavailable', 'The event could not be enqueued; retry later', { cause: error });
 			},
@@ -304,6 +348,7 @@ export class Receiver {
 		run: RunContext,
 		lease: Lease | undefined,
 		arrivedAt: number,
+		trace: DeliveryTracing,
 	): MaybePromise<DeliveryAnswer> {
 		const { event } = verified;
 		let succeeded = false;
@@ -316,21 +361,24 @@ export class Receiver {
 			clearTimeout(deadline);
 			answerLater?.(settled);
 		};
-		this.#listeners.run(event, run, (failed) => {
-			succeeded = !failed;
-			this.#dispatcher.finish(lease, failed, () =>
-				give(
-					failed
-						? refusal(
-								new DeliveryError(
-									'listener_failed',
-									'A listener failed; the event was not recorded as done, retry later',
-								),
-							)
-						: acceptance(event, false),
-				),
-			);
-		});
+		trace.runListeners(() =>
+			this.#listeners.run(event, run, (failed) => {
+				succeeded = !failed;
+				trace.listenersEnded(failed);
+				this.#dispatcher.finish(lease, failed, () =>
+					give(
+						failed
+							? refusal(
+									new DeliveryError(
+										'listener_failed',
+										'A listener failed; the event was not recorded as done, retry later',
+									),
+								)
+							: acceptance(event, false),
+					),
+				);
+			}),
+		);
 		if (answer) return answer;
 		return new Promise((resolve) => {
 			answerLater = resolve;
@@ -350,6 +398,16 @@ export class Receiver {
 			);
 		});
 	}
+}
+
+/** A delivery waiting for the store's answer to `begin`. */
+interface Begun {
+	leases: LeaseKeeper;
+	verified: VerifiedDelivery;
+	context: HandleContext;
+	arrivedAt: number;
+	sentAt: number;
+	trace: DeliveryTracing;
 }
 
 type NodeNext = (error?: unknown) => void;

@@ -1,6 +1,8 @@
 import { DEFAULT_BODY_TIMEOUT_MS } from './body';
 import { memoryDedupeStore } from './dedupe/memory';
 import { DEFAULT_LEASE_MS, isDedupeStore, type DedupeStore } from './dedupe/store';
+import { DEFAULT_LOGGER } from './observability/consoleLogger';
+import { loggerOf, type ReceiverLogger } from './observability/logger';
 import type { DeliveryQueue } from './queue';
 import { nodeCrypto } from '../../nodes/shared/delivery/nodeCrypto';
 import { positiveNumber, resolveVerifyOptions, type ResolvedVerifyOptions, type VerifyOptions } from './options';
@@ -41,6 +43,11 @@ export interface ReceiverOptions extends VerifyOptions {
 	 * signed event id when the signature matched.
 	 */
 	logStackTraces?: boolean;
+	/**
+	 * Where the receiver's lines go, each with a level and a stable code (see docs/observability.md). Default: the
+	 * console, as `[receiver] ...` lines.
+	 */
+	logger?: ReceiverLogger;
 }
 
 export const DEFAULT_LISTENER_DEADLINE_MS = 8000;
@@ -60,6 +67,7 @@ export interface ResolvedReceiverOptions {
 	maxRunMs: number;
 	bodyTimeoutMs: number;
 	logStackTraces: boolean;
+	logger: ReceiverLogger;
 }
 
 function acknowledgeMode(options: ReceiverOptions): AcknowledgeMode {
@@ -111,5 +119,6 @@ export function resolveReceiverOptions(options: ReceiverOptions): ResolvedReceiv
 		maxRunMs: positiveNumber(options.maxRunMs, defaultMaxRunMs, 'maxRunMs'),
 		bodyTimeoutMs: positiveNumber(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs'),
 		logStackTraces: options.logStackTraces === true,
+		logger: loggerOf(options.logger, DEFAULT_LOGGER),
 	};
 }

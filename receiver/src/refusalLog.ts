@@ -41,7 +41,7 @@ export function signedEventIdOf(error: DeliveryError, headers: HeaderReader): st
 }
 
 /**
- * The log line of a refused delivery that carries a diagnostic: one line, its reason (code and diagnostic) and the
+ * The log message of a refused delivery that carries a diagnostic: one line, its reason (code and diagnostic) and the
  * signed event id when there is one; the stack trace follows only with `logStackTraces` (a debugging aid).
  */
 export function refusalLine(
@@ -51,6 +51,6 @@ export function refusalLine(
 	logStackTraces = false,
 ): string {
 	const delivery = eventId === undefined ? 'a delivery' : `a delivery of event ${eventId}`;
-	const line = `[receiver] refused ${delivery} (${error.code}): ${error.diagnostic}${heldBackNote(heldBack)}`;
+	const line = `refused ${delivery} (${error.code}): ${error.diagnostic}${heldBackNote(heldBack)}`;
 	return logStackTraces && error.stack ? `${line}\n${error.stack}` : line;
 }

@@ -10,6 +10,8 @@ import { webCrypto } from './webCrypto';
 import { positiveNumber, type VerifyOptions } from './options';
 import { refusalLine, signedEventIdOf } from './refusalLog';
 import { createVerifierOn, type DeliveryVerifier } from './deliveryVerifier';
+import { DEFAULT_LOGGER } from './observability/consoleLogger';
+import { loggerOf, type ReceiverLogger } from './observability/logger';
 
 export {
 	DeliveryError,
@@ -21,6 +23,7 @@ export {
 	KNOWN_EVENT_TYPES,
 } from '../../nodes/shared/delivery';
 export type { DeliveryErrorCode } from '../../nodes/shared/delivery';
+export type { LogFields, ReceiverLogCode, ReceiverLogger } from './observability/logger';
 export type { DeliveryEvent, VerifiedDelivery, DeliveryVerifier, VerifyOptions };
 
 /** A verifier whose cryptography is Web Crypto's (`crypto.subtle`). */
@@ -38,6 +41,11 @@ export interface WebHandlerOptions extends VerifyOptions {
 	onError?(error: unknown, event: DeliveryEvent | undefined): unknown;
 	/** Longest time a request body may take to arrive (default 10 000 ms); then 408. */
 	bodyTimeoutMs?: number;
+	/**
+	 * Where the handler's lines go when there is no `onError` (see docs/observability.md). Default: the console, as
+	 * `[receiver] ...` lines.
+	 */
+	logger?: ReceiverLogger;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -54,7 +62,8 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
  */
 export function createWebHandler(options: WebHandlerOptions): (request: Request) => Promise<Response> {
 	if (typeof options?.onEvent !== 'function') throw new TypeError('onEvent must be a function');
-	const { onEvent, onError, bodyTimeoutMs, ...verifyOptions } = options;
+	const { onEvent, onError, bodyTimeoutMs, logger: given, ...verifyOptions } = options;
+	const logger = loggerOf(given, DEFAULT_LOGGER);
 	const verifier = createWebVerifier(verifyOptions);
 	const bodyTimeout = positiveNumber(bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs');
 	return async (request) => {
@@ -68,7 +77,14 @@ export function createWebHandler(options: WebHandlerOptions): (request: Request)
 			if (!(error instanceof DeliveryError)) throw error;
 			if (error.diagnostic !== undefined) {
 				if (onError) await onError(error, undefined);
-				else console.warn(refusalLine(error, signedEventIdOf(error, readHeaders(request.headers)), 0));
+				else {
+					const eventId = signedEventIdOf(error, readHeaders(request.headers));
+					logger.warn(refusalLine(error, eventId, 0), {
+						code: 'delivery.refused',
+						reason: error.code,
+						...(eventId === undefined ? {} : { eventId }),
+					});
+				}
 			}
 			return json(
 				error.status,
@@ -81,7 +97,13 @@ export function createWebHandler(options: WebHandlerOptions): (request: Request)
 			await onEvent(event, delivery);
 		} catch (error) {
 			if (onError) await onError(error, event);
-			else console.error(`[receiver] onEvent failed for ${event.type} ${event.id}:`, error);
+			else
+				logger.error(`onEvent failed for ${event.type} ${event.id}`, {
+					code: 'listener.failed',
+					error,
+					eventId: event.id,
+					eventType: event.type,
+				});
 			return json(500, { code: 'listener_failed', error: 'The event could not be processed; retry later' });
 		}
 		return json(200, { received: true, id: event.id });

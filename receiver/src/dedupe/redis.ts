@@ -3,13 +3,15 @@ import {
 	closeOwned,
 	connectRedis,
 	DEFAULT_COMMAND_TIMEOUT_MS,
-	persistenceWarning,
 	RedisTimeoutError,
 	withTimeout,
 	type OwnedRedisClient,
 	type RedisCommandClient,
 } from '../redisConnection';
+import { DEFAULT_LOGGER } from '../observability/consoleLogger';
+import { loggerOf, type ReceiverLogger } from '../observability/logger';
 import { positiveNumber } from '../options';
+import { reportPersistence } from '../redisPersistence';
 import { DEFAULT_DEDUPE_TTL_SECONDS, DONE, IN_PROGRESS, type BeginOutcome, type DedupeStore } from './store';
 
 export interface RedisDedupeStoreOptions {
@@ -24,10 +26,12 @@ export interface RedisDedupeStoreOptions {
 	/** Longest wait for one Redis command before the delivery is answered 503 (default 2000 ms). */
 	commandTimeoutMs?: number;
 	/**
-	 * Receives the one warning given when this Redis keeps nothing (or only snapshots) across restarts. Default
-	 * `console.warn`; `false` skips the check.
+	 * Receives the one warning given when this Redis keeps nothing (or only snapshots) across restarts, as a line.
+	 * Default: the logger's `warn`; `false` skips the check.
 	 */
 	onWarning?: ((message: string) => void) | false;
+	/** Where this store's lines go (see docs/observability.md). Default: the console, as `[receiver] ...` lines. */
+	logger?: ReceiverLogger;
 }
 
 export interface RedisDedupeStore extends DedupeStore {
@@ -126,18 +130,19 @@ function connectionOf(source: RedisSource): {
 }
 
 /** A begin that timed out took the lease after all: give it back, so that the event's next delivery is processed. */
-function releaseOrphan(scripts: ScriptRunner, eventId: string, token: string): Promise<void> {
+function releaseOrphan(scripts: ScriptRunner, logger: ReceiverLogger, eventId: string, token: string): Promise<void> {
 	return scripts.timed('release', eventId, token).then(
 		(released) => {
 			if (released === 1)
-				console.warn(
-					`[receiver] a begin on event ${eventId} that timed out took the lease when Redis answered; released it`,
-				);
+				logger.warn(`a begin on event ${eventId} that timed out took the lease when Redis answered; released it`, {
+					code: 'redis.orphan_lease_released',
+					eventId,
+				});
 		},
 		(error: unknown) =>
-			console.error(
-				`[receiver] a begin on event ${eventId} that timed out took the lease later and it could not be released; it lapses by itself:`,
-				error,
+			logger.error(
+				`a begin on event ${eventId} that timed out took the lease later and it could not be released; it lapses by itself`,
+				{ code: 'redis.orphan_lease_release_failed', error, eventId },
 			),
 	);
 }
@@ -145,6 +150,7 @@ function releaseOrphan(scripts: ScriptRunner, eventId: string, token: string): P
 /** Takes the lease; a begin that times out is watched, and a lease it takes later is released. */
 async function begin(
 	scripts: ScriptRunner,
+	logger: ReceiverLogger,
 	timeoutMs: number,
 	eventId: string,
 	leaseMs: number,
@@ -157,7 +163,7 @@ async function begin(
 	} catch (error) {
 		if (error instanceof RedisTimeoutError) {
 			running.then(
-				(late) => (late === 'acquired' ? releaseOrphan(scripts, eventId, token) : undefined),
+				(late) => (late === 'acquired' ? releaseOrphan(scripts, logger, eventId, token) : undefined),
 				() => undefined,
 			);
 		}
@@ -165,24 +171,6 @@ async function begin(
 	}
 	if (state === 'acquired') return { state, token };
 	return state === 'in_progress' ? IN_PROGRESS : DONE;
-}
-
-/** The one warning given when this Redis keeps nothing (or only snapshots) across restarts; `false` skips the check. */
-function checkPersistence(
-	client: Promise<RedisCommandClient>,
-	onWarning: RedisDedupeStoreOptions['onWarning'],
-	timeoutMs: number,
-): Promise<string | undefined> {
-	const warn = onWarning === undefined ? (message: string) => console.warn(message) : onWarning;
-	if (!warn) return Promise.resolve(undefined);
-	return client.then(
-		async (redis) => {
-			const warning = await persistenceWarning(redis, timeoutMs, 'deduplication store');
-			if (warning) warn(warning);
-			return warning;
-		},
-		() => undefined,
-	);
 }
 
 /**
@@ -204,11 +192,15 @@ export function redisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeS
 	const timeoutMs = positiveNumber(options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'commandTimeoutMs');
 	const { client, owned } = connectionOf(source);
 	const scripts = scriptRunner(client, prefix, timeoutMs);
-	const persistenceChecked = checkPersistence(client, options.onWarning, timeoutMs);
+	const logger = loggerOf(options.logger, DEFAULT_LOGGER);
+	const persistenceChecked = reportPersistence(client, timeoutMs, 'deduplication store', {
+		onWarning: options.onWarning,
+		logger,
+	});
 
 	return {
 		persistenceChecked,
-		begin: (eventId, leaseMs) => begin(scripts, timeoutMs, eventId, leaseMs),
+		begin: (eventId, leaseMs) => begin(scripts, logger, timeoutMs, eventId, leaseMs),
 		async renew(eventId, token, leaseMs) {
 			return (await scripts.timed('renew', eventId, token, Math.ceil(leaseMs))) === 1;
 		},
