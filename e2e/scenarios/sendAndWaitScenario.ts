@@ -737,7 +737,15 @@ export async function runSendAndWaitScenario(
 		assertSucceeded(filledRun);
 		assertAnswered(
 			onlyOutput(filledRun, ASK),
-			{ answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' } },
+			{
+				answer: { Name: 'Ana', Boxes: 2, Slot: 'Evening', Day: '2026-12-24' },
+				fields: [
+					{ label: 'Name', value: 'Ana' },
+					{ label: 'Boxes', value: 2 },
+					{ label: 'Slot', value: 'Evening' },
+					{ label: 'Day', value: '2026-12-24' },
+				],
+			},
 			filled.clientId,
 			{ from: formFrom, to: Date.now() },
 		);
