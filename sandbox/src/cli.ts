@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import type { SandboxOptions } from './config';
+import { listenCommand } from './listen/command';
 import { startSandbox } from './server';
 
 const usage = `Usage: messenger-bot-builder-sandbox [flags]
+       messenger-bot-builder-sandbox listen --forward-to <url> [flags]   (forward a running sandbox's events; listen --help)
   --host <host>                 address to listen on (default 127.0.0.1)
   --port <port>                 port; 0 picks any free port (default 8787)
   --admin-key <key>             fixed account API key (default: random, printed at start)
@@ -119,6 +121,7 @@ function parseOptions(argv: string[]): SandboxOptions {
 }
 
 async function main(): Promise<void> {
+	if (process.argv[2] === 'listen') process.exit(await listenCommand(process.argv.slice(3)));
 	let options: SandboxOptions;
 	try {
 		options = parseOptions(process.argv.slice(2));

@@ -9,6 +9,7 @@ import { seedDirectory } from './domain/seed';
 import { invalidParam, notFound } from './http/errors';
 import { paginate, type Params } from './http/params';
 import { sandboxRoute } from './http/sandboxRoute';
+import { setHookSecret } from './listen/hookSecret';
 
 /** The account key and, when the sandbox seeds, the demo data: what a new data file starts with. */
 export function seedState(context: SandboxContext, adminKey: string | undefined): ApiKey {
@@ -60,6 +61,10 @@ export function sandboxControl(context: SandboxContext) {
 		redeliver(id: string) {
 			return fullDeliveryView(store.transaction(() => dispatcherOf(context).redeliver(id)));
 		},
+		/** Gives a hook the secret the caller chose (`listen`'s stable secret); answers nothing secret. */
+		setHookSecret(id: string, secret: string): void {
+			store.transaction(() => setHookSecret(store, id, secret));
+		},
 	};
 }
 
@@ -98,5 +103,13 @@ export function mountControl(app: Router, context: SandboxContext, control: Sand
 	app.post(
 		'/sandbox/deliveries/redeliver',
 		...sandboxRoute(context, (params) => ({ delivery: control.redeliver(requiredId(params, 'id')) })),
+	);
+	app.post(
+		'/sandbox/hooks/secret',
+		...sandboxRoute(context, (params) => {
+			const id = requiredId(params, 'id');
+			control.setHookSecret(id, params.requiredString('secret'));
+			return { ok: true, id };
+		}),
 	);
 }

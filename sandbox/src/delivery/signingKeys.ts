@@ -100,6 +100,11 @@ export function forgetHookSigningKey(store: Store, hookId: string): void {
 	state.hookKeys = state.hookKeys.filter((key) => key.hookId !== hookId);
 }
 
+/** True for a hook made under `--signing v1a`: it signs with its own key and its secret is never used. */
+export function hookUsesOwnSigningKey(store: Store, hookId: string): boolean {
+	return signingKeysState(store).hookKeys?.some((key) => key.hookId === hookId) ?? false;
+}
+
 function hookPrivateKey(store: Store, hookId: string): KeyObject | undefined {
 	const stored = signingKeysState(store).hookKeys?.find((key) => key.hookId === hookId);
 	return stored && createPrivateKey({ key: stored.privateJwk, format: 'jwk' });
