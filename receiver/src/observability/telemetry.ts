@@ -11,6 +11,14 @@ export const ATTR_OUTCOME = 'messenger_bot_builder.outcome';
 /** The refusal's error code, on the refusals counter and the span (OpenTelemetry's name for an error's class). */
 export const ATTR_ERROR_TYPE = 'error.type';
 
+/**
+ * Histogram buckets in seconds, from a verification (well under a millisecond) to a long listener run (the default
+ * buckets of the SDK suit milliseconds).
+ */
+const SECONDS_BUCKETS = [
+	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+];
+
 /** The instruments and tracer every delivery of a receiver (or job of a worker) records with. */
 export interface Instruments {
 	api: OtelApiModule;
@@ -42,10 +50,12 @@ export function makeInstruments(): Instruments | undefined {
 		verification: meter.createHistogram('messenger_bot_builder.verification.duration', {
 			description: 'Time to verify a delivery (signature, timestamp, event shape)',
 			unit: 's',
+			advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
 		}),
 		listeners: meter.createHistogram('messenger_bot_builder.listeners.duration', {
 			description: "Time an event's listeners ran, by outcome",
 			unit: 's',
+			advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
 		}),
 	};
 }
