@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import type { SandboxOptions } from './config';
+import { CHAOS_FLAG_OPTIONS, CHAOS_FLAG_USAGE, chaosFromFlags } from './delivery/chaosFlags';
 import { listenCommand } from './listen/command';
 import { startSandbox } from './server';
 
@@ -26,6 +27,7 @@ const usage = `Usage: messenger-bot-builder-sandbox [flags]
   --retry-after <seconds|none>  429 answers with or without the Retry-After header (default seconds)
   --fail-reads <rate>           share (0 to 1) of reads answered with a transient 503 (default 0)
   --list-shape <items|bare|named>  list records under items, as a bare array, or under the resource's name (default items)
+${CHAOS_FLAG_USAGE}
   --help`;
 
 function fail(message: string): never {
@@ -64,6 +66,7 @@ function parseOptions(argv: string[]): SandboxOptions {
 			'retry-after': { type: 'string' },
 			'fail-reads': { type: 'string' },
 			'list-shape': { type: 'string' },
+			...CHAOS_FLAG_OPTIONS,
 			help: { type: 'boolean' },
 		},
 		strict: true,
@@ -117,6 +120,7 @@ function parseOptions(argv: string[]): SandboxOptions {
 		retryAfter: choice('retry-after', ['seconds', 'none'] as const),
 		failReads,
 		listShape: choice('list-shape', ['items', 'bare', 'named'] as const),
+		deliveryChaos: chaosFromFlags(values),
 	};
 }
 

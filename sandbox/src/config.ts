@@ -1,3 +1,4 @@
+import { resolveChaos, type DeliveryChaos } from './delivery/chaos';
 import { MAX_PAGE_SIZE } from './http/params';
 
 /** Options of one sandbox instance; the command line maps its flags onto these. */
@@ -25,6 +26,11 @@ export interface SandboxOptions {
 	 * key `whpk_…` instead of a secret) and their deliveries carry only the Standard Webhooks `v1a` signature.
 	 */
 	signingAlgorithm?: 'HS256' | 'ES256' | 'EdDSA' | 'v1a';
+	/**
+	 * Delivery chaos (docs/delivery-chaos.md): shares of deliveries sent twice at once, held back, late, cut off or
+	 * answered too late, chosen by a seed. Every rate defaults to 0: deliveries as the service makes them.
+	 */
+	deliveryChaos?: Partial<DeliveryChaos>;
 	/** Milliseconds between two messages of a broadcast leaving its queue. */
 	broadcastIntervalMs?: number;
 	/** Demo data (bots, projects, chains, stages, a list, a catalog, subscribers). */
@@ -49,8 +55,11 @@ export interface SandboxOptions {
 	listShape?: 'items' | 'bare' | 'named';
 }
 
-export type ResolvedOptions = Required<Omit<SandboxOptions, 'dataFile' | 'adminKey'>> &
-	Pick<SandboxOptions, 'dataFile' | 'adminKey'>;
+export type ResolvedOptions = Required<Omit<SandboxOptions, 'dataFile' | 'adminKey' | 'deliveryChaos'>> &
+	Pick<SandboxOptions, 'dataFile' | 'adminKey'> & {
+		/** Changed at run time by POST /sandbox/chaos. */
+		deliveryChaos: DeliveryChaos;
+	};
 
 export const DEFAULT_RETRY_SCHEDULE = [5, 30, 120, 600, 3600];
 
@@ -98,6 +107,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
 		retrySchedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
 		deliveryTimeoutMs: options.deliveryTimeoutMs ?? 10000,
 		signingAlgorithm: options.signingAlgorithm ?? 'HS256',
+		deliveryChaos: resolveChaos(options.deliveryChaos),
 		broadcastIntervalMs: options.broadcastIntervalMs ?? 1000,
 		seed: options.seed ?? true,
 		verbose: options.verbose ?? false,

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { modules } from './api';
 import type { SandboxContext } from './api/endpoint';
 import { dispatcherOf } from './api/hooks';
+import { CHAOS_RATES, chaosSettingProblem, type DeliveryChaos } from './delivery/chaos';
 import { deliveriesState, fullDeliveryView } from './delivery/deliveries';
 import { ensureConfiguredSigningKey } from './delivery/signingKeys';
 import { ensureAccountKey, keysState, type ApiKey } from './domain/keys';
@@ -57,6 +58,14 @@ export function sandboxControl(context: SandboxContext) {
 				.reverse()
 				.map(fullDeliveryView);
 		},
+		/** The delivery chaos settings in force. */
+		chaos(): DeliveryChaos {
+			return { ...context.options.deliveryChaos };
+		},
+		/** Replaces the delivery chaos settings (unnamed ones take their defaults: off); the seed's draws start again. */
+		setChaos(settings: Partial<DeliveryChaos>): DeliveryChaos {
+			return { ...dispatcherOf(context).setChaos(settings) };
+		},
 		/** Sends a delivery again now (given-up ones included). */
 		redeliver(id: string) {
 			return fullDeliveryView(store.transaction(() => dispatcherOf(context).redeliver(id)));
@@ -74,6 +83,19 @@ function requiredId(params: Params, name: string): string {
 	const value = params.requiredString(name);
 	if (value.length > 200) throw invalidParam(name, 'must be at most 200 characters');
 	return value;
+}
+
+/** The chaos settings a POST /sandbox/chaos names; a refused value is named. */
+function chaosParams(params: Params): Partial<DeliveryChaos> {
+	const settings: Partial<DeliveryChaos> = {};
+	for (const name of [...CHAOS_RATES, 'delayMs', 'holdMs', 'seed'] as const) {
+		const value = params.number(name);
+		if (value === undefined) continue;
+		const problem = chaosSettingProblem(name, value);
+		if (problem) throw invalidParam(name, problem);
+		settings[name] = value;
+	}
+	return settings;
 }
 
 /** The control routes, account key only (see sandboxRoute). */
@@ -100,6 +122,8 @@ export function mountControl(app: Router, context: SandboxContext, control: Sand
 	});
 	app.get('/sandbox/deliveries', ...listDeliveries);
 	app.post('/sandbox/deliveries', ...listDeliveries);
+	app.get('/sandbox/chaos', ...sandboxRoute(context, () => ({ chaos: control.chaos() })));
+	app.post('/sandbox/chaos', ...sandboxRoute(context, (params) => ({ chaos: control.setChaos(chaosParams(params)) })));
 	app.post(
 		'/sandbox/deliveries/redeliver',
 		...sandboxRoute(context, (params) => ({ delivery: control.redeliver(requiredId(params, 'id')) })),

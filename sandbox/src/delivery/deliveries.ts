@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventKind } from '@messenger-bot-builder/receiver';
 import type { Store } from '../store/store';
+import type { ChaosPlan } from './chaos';
 
 /** One HTTP attempt of a delivery. Times are wall-clock (retries run in real time). */
 export interface DeliveryAttempt {
@@ -17,6 +18,8 @@ export interface DeliveryAttempt {
 	headers?: Record<string, string>;
 	/** The start of the receiver's answer body. */
 	responseBody?: string | null;
+	/** Set on the second POST of a round that chaos duplicated: the `n` of the attempt it was sent beside. */
+	copyOf?: number;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
@@ -39,6 +42,10 @@ export interface Delivery {
 	outcome: string | null;
 	/** Set by a redelivery of a finished delivery: one attempt, then it finishes again whatever the answer. */
 	once?: boolean;
+	/** What delivery chaos did to it, in words (`duplicated`, `delayed 1500 ms`, ...); absent when nothing. */
+	chaos?: string[];
+	/** Chaos still to come to its first attempt; removed once that attempt is made. */
+	plan?: ChaosPlan;
 }
 
 interface DeliveriesState {
@@ -103,6 +110,11 @@ export function cancelHookDeliveries(store: Store, hookId: string, outcome: stri
 	}
 }
 
+/** Rounds of attempts made: a duplicated round's second POST does not count (the retry schedule follows rounds). */
+export function roundsMade(delivery: Delivery): number {
+	return delivery.attempts.filter((attempt) => attempt.copyOf === undefined).length;
+}
+
 export function pendingDeliveries(store: Store): Delivery[] {
 	return deliveriesState(store).deliveries.filter((delivery) => delivery.status === 'pending');
 }
@@ -158,6 +170,7 @@ export function fullDeliveryView(delivery: Delivery) {
 		type: delivery.type,
 		created: delivery.created,
 		body: delivery.body,
+		chaos: delivery.chaos ?? [],
 		attempts: delivery.attempts.map((attempt) => ({
 			...publicAttempt(attempt),
 			latencyMs: attempt.durationMs,

@@ -1,21 +1,23 @@
-import { randomUUID } from 'node:crypto';
 import type { AsymmetricJwtKey, EventKind } from '@messenger-bot-builder/receiver';
 import type { SandboxContext } from '../api/endpoint';
 import { findHook, hooksFor, type Hook } from '../domain/hooks';
 import { ApiError, notFound } from '../http/errors';
-import { baseHeaders, sendAttempt, type AttemptOutcome } from './attempt';
 import { retryDelayMs } from './backoff';
+import { planChaos, resolveChaos, type DeliveryChaos } from './chaos';
 import {
 	cancelHookDeliveries,
 	findDelivery,
 	finishDelivery,
 	pendingDeliveries,
 	queueDelivery,
+	roundsMade,
 	saveDelivery,
 	type Delivery,
 } from './deliveries';
 import { envelopeBody, newEventId } from './envelope';
-import { jwtSigningKey, signAttempt } from './signingKeys';
+import { HeldDeliveries } from './held';
+import { roundStatus, sendRound, type SentAttempt } from './round';
+import { jwtSigningKey } from './signingKeys';
 
 /** setTimeout's longest delay; longer waits are taken in several steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -32,6 +34,10 @@ export class DeliveryDispatcher {
 	/** Ids of deliveries with an attempt under way. */
 	private readonly attempting = new Set<string>();
 	private readonly stopping = new AbortController();
+	/** Deliveries chaos holds back until a later one of their hook has been sent. */
+	private readonly held = new HeldDeliveries();
+	/** Deliveries queued under the current chaos settings: the place each new one takes, which its draws depend on. */
+	private chaosOrdinal = 0;
 
 	constructor(private readonly context: SandboxContext) {
 		// After a reset, a restore or a rolled-back change the store holds new delivery objects: schedule those.
@@ -50,8 +56,26 @@ export class DeliveryDispatcher {
 		for (const hook of hooksFor(store, type, data)) {
 			const eventId = newEventId();
 			const body = envelopeBody({ id: eventId, type, created, hook: hook.id, data });
-			this.schedule(queueDelivery(store, { hookId: hook.id, eventId, type, created, body }, Date.now()));
+			const plan = planChaos(this.context.options.deliveryChaos, this.chaosOrdinal++);
+			const now = Date.now();
+			const readyAt = now + (plan?.delayMs ?? 0);
+			const firstAttemptAt = plan?.hold ? Math.max(readyAt, now + (plan.holdMs ?? 0)) : readyAt;
+			const delivery = queueDelivery(store, { hookId: hook.id, eventId, type, created, body }, firstAttemptAt);
+			if (plan) {
+				delivery.plan = { ...plan, readyAt };
+				if (plan.delayMs !== undefined) delivery.chaos = [`delayed ${plan.delayMs} ms`];
+				saveDelivery(store, delivery);
+			}
+			this.held.queued(delivery);
+			this.schedule(delivery);
 		}
+	}
+
+	/** The chaos settings deliveries queued from now on meet; the seed's draws start again from the first delivery. */
+	setChaos(settings: Partial<DeliveryChaos>): DeliveryChaos {
+		this.context.options.deliveryChaos = resolveChaos(settings);
+		this.chaosOrdinal = 0;
+		return this.context.options.deliveryChaos;
 	}
 
 	/**
@@ -146,59 +170,70 @@ export class DeliveryDispatcher {
 		if (!hook) return store.transaction(() => finishDelivery(store, delivery, 'cancelled', 'hook deleted'));
 		if (hook.disabledAt !== null)
 			return store.transaction(() => finishDelivery(store, delivery, 'cancelled', 'hook disabled'));
-		let sent: Record<string, string> = baseHeaders();
-
-		const attemptId = `att_${randomUUID()}`;
-		const at = new Date().toISOString();
-		let outcome: AttemptOutcome;
-		try {
-			const headers = await signAttempt(store, {
-				body: delivery.body,
-				eventId: delivery.eventId,
-				hookId: hook.id,
-				secret: hook.secret,
-				attemptId,
-				timestamp: Math.floor(Date.now() / 1000),
-				jwtKey: this.jwtKey(),
-			});
-			sent = { ...sent, ...headers };
-			outcome = await sendAttempt({
-				url: hook.url,
-				body: delivery.body,
-				headers,
-				timeoutMs: this.context.options.deliveryTimeoutMs,
-				stopSignal: this.stopping.signal,
-			});
-		} catch (error) {
-			outcome = {
-				status: null,
-				error: `signing failed: ${(error as Error).message}`,
-				durationMs: 0,
-				responseBody: null,
-				abandoned: false,
-			};
-		}
-		if (outcome.abandoned) return;
+		const plan = delivery.attempts.length === 0 ? delivery.plan : undefined;
+		const sent = await sendRound({
+			store,
+			delivery,
+			hook,
+			jwtKey: this.jwtKey(),
+			timeoutMs: this.context.options.deliveryTimeoutMs,
+			stopSignal: this.stopping.signal,
+			plan,
+		});
+		if (sent.some((attempt) => attempt.outcome.abandoned)) return;
 		// The working set may have been read again meanwhile (a rolled-back change, reset, restore): the attempt was
 		// made, so it is recorded on the delivery's current object while that one still waits for it.
 		const current = this.isCurrent(delivery) ? delivery : findDelivery(store, delivery.id);
 		if (!current || current.status !== 'pending') return;
 
 		store.transaction(() => {
-			current.attempts.push({
-				n: current.attempts.length + 1,
-				id: attemptId,
-				at,
-				status: outcome.status,
-				error: outcome.error,
-				durationMs: outcome.durationMs,
-				headers: sent,
-				responseBody: outcome.responseBody,
-			});
+			this.record(current, sent);
 			saveDelivery(store, current);
 			// The hook may have been deleted while the request was out: the attempt is recorded, nothing follows.
-			if (current.status === 'pending') this.settle(current, findHook(store, hook.id) ?? hook, outcome.status);
+			if (current.status === 'pending') this.settle(current, findHook(store, hook.id) ?? hook, roundStatus(sent));
 		});
+		this.releaseHeld(current);
+	}
+
+	/** Adds a round's POSTs to the delivery's attempts, and what chaos did to them to its record. */
+	private record(delivery: Delivery, sent: SentAttempt[]): void {
+		const first = delivery.attempts.length + 1;
+		const notes = [...(delivery.chaos ?? [])];
+		if (delivery.plan?.hold) notes.push(`held back ${delivery.plan.holdMs ?? 0} ms: no later event was sent first`);
+		if (sent.length > 1) notes.push(`duplicated: attempts ${first} and ${first + 1} sent at once`);
+		sent.forEach((attempt, index) => {
+			delivery.attempts.push({
+				n: first + index,
+				id: attempt.id,
+				at: attempt.at,
+				status: attempt.outcome.status,
+				error: attempt.outcome.error,
+				durationMs: attempt.outcome.durationMs,
+				headers: attempt.headers,
+				responseBody: attempt.outcome.responseBody,
+				...(index > 0 ? { copyOf: first } : {}),
+			});
+			notes.push(...attempt.chaos.map((note) => `${note} (attempt ${first + index})`));
+		});
+		delete delivery.plan;
+		if (notes.length > 0) delivery.chaos = notes;
+	}
+
+	/** Sends the deliveries held back for this one now that it has been attempted (their delay still applies). */
+	private releaseHeld(delivery: Delivery): void {
+		const { store } = this.context;
+		for (const id of this.held.releasedBy(delivery.id)) {
+			const waiting = findDelivery(store, id);
+			if (!waiting?.plan?.hold || waiting.status !== 'pending' || waiting.attempts.length > 0) continue;
+			store.transaction(() => {
+				const plan = waiting.plan ?? {};
+				delete plan.hold;
+				waiting.chaos = [...(waiting.chaos ?? []), `held back until a later event (${delivery.eventId}) was sent`];
+				waiting.nextAttemptAt = Math.max(Date.now(), plan.readyAt ?? 0);
+				saveDelivery(store, waiting);
+			});
+			this.schedule(waiting);
+		}
 	}
 
 	/** Decides what follows an attempt: done, hook disabled, another attempt later, or give up. */
@@ -222,10 +257,9 @@ export class DeliveryDispatcher {
 				'failed',
 				`redelivery failed: ${delivery.attempts.at(-1)?.error ?? 'no answer'}`,
 			);
-		const delay = retryDelayMs(options.retrySchedule, delivery.attempts.length);
-		if (delay === undefined) {
-			return finishDelivery(store, delivery, 'failed', `gave up after ${delivery.attempts.length} attempts`);
-		}
+		const rounds = roundsMade(delivery);
+		const delay = retryDelayMs(options.retrySchedule, rounds);
+		if (delay === undefined) return finishDelivery(store, delivery, 'failed', `gave up after ${rounds} attempts`);
 		delivery.nextAttemptAt = Date.now() + delay;
 		saveDelivery(store, delivery);
 		this.schedule(delivery);
