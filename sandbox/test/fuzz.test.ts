@@ -57,9 +57,11 @@ const SANDBOX_ROUTES = [
 	'/sandbox/restore',
 	'/sandbox/deliveries',
 	'/sandbox/deliveries/redeliver',
+	'/sandbox/hooks/secret',
 	'/sandbox/reset',
 ];
 const RECEIVER = 'http://127.0.0.1:9/hook';
+const FUZZ_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 /** Parameter names the API knows, with values that pass some of the checks. */
 const NEAR_VALID: Record<string, unknown[]> = {
@@ -103,6 +105,7 @@ const NEAR_VALID: Record<string, unknown[]> = {
 	url: [RECEIVER],
 	events: [['subscriber.new'], 'payment.success'],
 	hook: ['hook_x'],
+	secret: [FUZZ_SECRET, 'whsec_x'],
 	status: [200, 'failed'],
 	query: ['a'],
 	subscriber: [1, 2],
@@ -207,6 +210,7 @@ const VALID: Record<string, Record<string, unknown>> = {
 	'/sandbox/restore': { snapshot: 'snap_1' },
 	'/sandbox/deliveries': { status: 'failed' },
 	'/sandbox/deliveries/redeliver': { id: 'dlv_unknown' },
+	'/sandbox/hooks/secret': { id: 'hook_unknown', secret: FUZZ_SECRET },
 	'/sandbox/reset': {},
 };
 type Change = ['set', string, unknown] | ['delete', string];

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { waitFor } from '../../test/support/wait';
 
 /** The built command line and the receiver's quick start, as a developer runs them (`npm run build` first). */
 const cli = join(__dirname, '..', 'dist', 'cli.js');
@@ -21,6 +20,17 @@ interface Running {
 }
 
 const running: Running[] = [];
+
+/** Checks `probe` until it returns something, or fails after `timeoutMs` naming what it waited for. */
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs: number): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+}
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Running {
 	const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });

@@ -1,3 +1,4 @@
+import { MAX_CHAOS_SEED, MAX_CHAOS_WAIT_MS } from '../delivery/chaos';
 import { CHAT_PREVIEW_LENGTH } from '../http/consoleChats';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
 import {
@@ -50,6 +51,24 @@ const DELIVERY_FILTER: Record<string, Schema> = {
 	hook: describe(str, 'One hook.'),
 	status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] },
 	...PAGE,
+};
+
+const rate = (what: string) => describe({ type: 'number', minimum: 0, maximum: 1 }, `Share of deliveries ${what}.`);
+const waitMs = (what: string) => describe({ type: 'integer', minimum: 0, maximum: MAX_CHAOS_WAIT_MS }, what);
+
+/** The delivery chaos settings (docs/delivery-chaos.md), as POST /sandbox/chaos takes them and both routes answer. */
+const CHAOS_SETTINGS: Record<string, Schema> = {
+	duplicate: rate('whose first attempt is two concurrent POSTs of the same event'),
+	reorder: rate('held back until a later delivery of the hook has been sent'),
+	delay: rate('whose first attempt leaves delayMs late'),
+	cut: rate('whose first attempt has its connection destroyed once the request is sent'),
+	slow: rate("whose first attempt's answer counts as later than its timeout"),
+	delayMs: waitMs('How late a delayed delivery leaves.'),
+	holdMs: waitMs('Longest hold of a reordered delivery.'),
+	seed: describe(
+		{ type: 'integer', minimum: 0, maximum: MAX_CHAOS_SEED },
+		'Chooses the deliveries: the same seed and events choose the same ones.',
+	),
 };
 
 export const outsideApiRoutes: RouteContract[] = [
@@ -173,6 +192,28 @@ export const outsideApiRoutes: RouteContract[] = [
 		errors: true,
 	})),
 	{
+		method: 'get',
+		path: '/sandbox/chaos',
+		tag: 'Sandbox',
+		summary: 'The delivery chaos settings in force (every rate 0: off)',
+		extension: CONTROL,
+		security: controlSecurity,
+		answer: object({ chaos: object(CHAOS_SETTINGS) }),
+		errors: true,
+	},
+	{
+		method: 'post',
+		path: '/sandbox/chaos',
+		tag: 'Sandbox',
+		summary:
+			"Replace the delivery chaos settings for deliveries queued from now on: settings not named take their defaults (rates 0, a new random seed); the seed's draws start again",
+		extension: CONTROL,
+		security: controlSecurity,
+		body: { ...object(CHAOS_SETTINGS), required: [] },
+		answer: object({ chaos: object(CHAOS_SETTINGS) }),
+		errors: true,
+	},
+	{
 		method: 'post',
 		path: '/sandbox/deliveries/redeliver',
 		tag: 'Sandbox',
@@ -182,6 +223,24 @@ export const outsideApiRoutes: RouteContract[] = [
 		security: controlSecurity,
 		body: object({ id: describe({ type: 'string', maxLength: 200 }, 'A delivery id (dlv_...).') }),
 		answer: object({ delivery: ref('SandboxDelivery') }),
+		errors: true,
+	},
+	{
+		method: 'post',
+		path: '/sandbox/hooks/secret',
+		tag: 'Sandbox',
+		summary:
+			"Give a hook a secret the caller chose (listen's stable secret; nothing secret is answered). 422 not_found an unknown hook, invalid_param a malformed secret, param_conflict a hook made under --signing v1a",
+		extension: CONTROL,
+		security: controlSecurity,
+		body: object({
+			id: describe({ type: 'string', maxLength: 200 }, 'A hook id (hook_...).'),
+			secret: describe(
+				{ type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' },
+				'"whsec_" and the base64 of 24 to 64 bytes.',
+			),
+		}),
+		answer: object({ ok: { const: true }, id: str }),
 		errors: true,
 	},
 	{
