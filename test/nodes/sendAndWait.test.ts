@@ -7,16 +7,17 @@ import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
 import { deepCopy } from 'n8n-workflow';
 import { chromiumPath, launchChromium } from '../../e2e/lib/browser';
 import {
-	CONFIRM_AFTER_MS,
-	PAGE_LIFETIME_MS,
-	SPENT_AFTER_PRESS_MS,
 	claimAnswer,
 	crossSiteReason,
 	deadlineOf,
-	pageToken,
-	spendPages,
 	tokenState,
 } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/binding';
+import { SPENT_AFTER_PRESS_MS, spendPages } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/decoy';
+import {
+	CONFIRM_AFTER_MS,
+	PAGE_LIFETIME_MS,
+	pageToken,
+} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/pageToken';
 import {
 	DEFAULT_MAX_ANSWER_LENGTH,
 	checkForm,
@@ -656,7 +657,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		]);
 	});
 
-	it('Max Answer Length: a longer Free Text or form field is refused with its text kept; the default is 10000 characters; emoji count as one', async () => {
+	it('Max Answer Length: a longer Free Text or form field is refused with its text kept; the default is 10000 characters; an emoji of one code point counts as one', async () => {
 		const { buttons } = await askAndWait(await newSubscriber(), {
 			responseType: 'freeText',
 			options: { maxAnswerLength: 5 },
@@ -701,6 +702,96 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 				`The "Max Answer Length" option must be a whole number of characters, at least 1 (got ${JSON.stringify(maxAnswerLength)})`,
 			);
 		}
+	});
+
+	it('a page echoes at most four times the limit: 15 MB of "<" or 4×limit+1 characters are refused without being shown again, on the 422, the 425 and the Custom Form page', async () => {
+		const huge = '<'.repeat(15 * 1024 * 1024);
+		const notShown = 'is far longer than the 10000 characters accepted, so it is not shown again.';
+		/** A body as a browser would never send it, but a program can: `<` left unencoded, 15 MB. */
+		const rawPost = (url: string, token: string, moment = true) => {
+			if (moment) humanMoment();
+			return tap(url, {
+				method: 'POST',
+				body: `token=${token}&text=${huge}`,
+				headers: { 'content-type': 'application/x-www-form-urlencoded', ...BROWSER },
+			});
+		};
+		const expectSmallRefusal = (page: Tap, status: number) => {
+			expect([page.status, page.resumedWith]).toEqual([status, undefined]);
+			expect(page.body.length).toBeLessThan(10_000);
+			expect(page.body).not.toContain('<<');
+			expect(page.body).not.toContain('&#60;&#60;');
+			expect(page.body).toContain(notShown);
+		};
+		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'freeText' });
+		const token = tokenOf((await tap(buttons[0].url)).body)!;
+		const refused = await rawPost(buttons[0].url, token);
+		expectSmallRefusal(refused, 422);
+		expect(refused.body).toContain('required></textarea>');
+		const early = await rawPost(buttons[0].url, tokenOf(refused.body)!, false);
+		expectSmallRefusal(early, 425);
+		expect(early.body).toContain('Please check your answer and confirm again');
+
+		// Limit 5: four times is 20 characters. 20 are shown again, escaped; 21 are not.
+		const small = await askAndWait(await newSubscriber(), {
+			responseType: 'freeText',
+			options: { maxAnswerLength: 5 },
+		});
+		const smallToken = tokenOf((await tap(small.buttons[0].url)).body)!;
+		const twenty = await post(small.buttons[0].url, { token: smallToken, text: `<&>"'`.repeat(4) });
+		expect(twenty.status).toBe(422);
+		expect(twenty.body).toContain(`required>${'&#60;&#38;&#62;&#34;&#39;'.repeat(4)}</textarea>`);
+		expect(twenty.body).toContain('This answer is 20 characters long; at most 5 are accepted.');
+		const twentyOne = await post(small.buttons[0].url, { token: smallToken, text: `<&>"'`.repeat(4) + 'x' });
+		expect([twentyOne.status, twentyOne.resumedWith]).toEqual([422, undefined]);
+		expect(twentyOne.body).toContain('required></textarea>');
+		expect(twentyOne.body).not.toContain('&#60;&#38;&#62;&#34;&#39;');
+		expect(twentyOne.body).toContain(
+			'This answer is far longer than the 5 characters accepted, so it is not shown again.',
+		);
+		// A family emoji is five code points: it fits a limit of 5, one more character does not.
+		const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+		expect((await post(small.buttons[0].url, { token: smallToken, text: `${family}x` })).body).toContain(
+			'This answer is 6 characters long; at most 5 are accepted.',
+		);
+		const fits = await post(small.buttons[0].url, { token: smallToken, text: family });
+		expect((fits.resumedWith![0].json.data as IDataObject).answer).toBe(family);
+
+		const form = await askAndWait(await newSubscriber(), {
+			responseType: 'customForm',
+			formFields: {
+				values: [
+					{ fieldLabel: 'Note', fieldType: 'text' },
+					{ fieldLabel: 'Other', fieldType: 'text' },
+				],
+			},
+		});
+		const formToken = tokenOf((await tap(form.buttons[0].url)).body)!;
+		const fields = { token: formToken, f0: huge, f1: `a<b&"c'` };
+		const formRefused = await postMultipart(form.buttons[0].url, fields);
+		expectSmallRefusal(formRefused, 422);
+		expect(formRefused.body).toContain('name="f0" value="">');
+		expect(formRefused.body).toContain('name="f1" value="a&#60;b&#38;&#34;c&#39;">');
+		const formEarly = await postMultipart(form.buttons[0].url, { ...fields, token: tokenOf(formRefused.body)! }, false);
+		expectSmallRefusal(formEarly, 425);
+		expect(formEarly.body).toContain('name="f1" value="a&#60;b&#38;&#34;c&#39;">');
+	});
+
+	it('the decoy of a Custom Form posts as n8n takes that page (multipart), and a press of it spends the page', async () => {
+		const form = await askAndWait(await newSubscriber(), {
+			responseType: 'customForm',
+			formFields: { values: [{ fieldLabel: 'Note', fieldType: 'text' }] },
+		});
+		const page = (await tap(form.buttons[0].url)).body;
+		expect(page).toMatch(
+			/<div class="decoy" aria-hidden="true"><form method="post" enctype="multipart\/form-data"><input type="hidden" name="token"/,
+		);
+		const token = tokenOf(page)!;
+		const pressed = await postMultipart(form.buttons[0].url, { token, checked: '1' }, false);
+		expect([pressed.status, pressed.resumedWith]).toEqual([403, undefined]);
+		expect(pressed.body).toContain('Not recorded: pressed by a program');
+		const spent = await postMultipart(form.buttons[0].url, { token, f0: 'hello' });
+		expect([spent.status, spent.resumedWith]).toEqual([403, undefined]);
 	});
 
 	it('the pages give no other site read permission (n8n reflects any Origin); PUT, PATCH and DELETE get 405 with Allow and resume nothing', async () => {
@@ -800,7 +891,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			state(undefined, later),
 			state(['x'], later),
 		]).toEqual(Array(7).fill('forged'));
-		spendPages('e-tokens', question.id, shownAt + 10_000);
+		spendPages('e-tokens', question.id, value, shownAt + 10_000);
 		expect(SPENT_AFTER_PRESS_MS).toBe(10_000);
 		expect([
 			state(value, later),

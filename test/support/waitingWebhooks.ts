@@ -89,7 +89,8 @@ export class WaitingWebhookServer {
 
 	async start(): Promise<this> {
 		const app = express();
-		app.use(express.urlencoded({ extended: false }));
+		// n8n reads bodies up to N8N_PAYLOAD_SIZE_MAX, 16 MB by default.
+		app.use(express.urlencoded({ extended: false, limit: '16mb' }));
 		app.use(multipartAsN8n);
 		app.all('/webhook-waiting/:execution/:node', (request, response) => {
 			this.handle(request, response).catch((error: Error) => response.status(500).send(error.stack));

@@ -1,6 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import type { Question } from './question';
+import { pageSpent } from './decoy';
+import { CONFIRM_AFTER_MS, PAGE_LIFETIME_MS, signedShownAt } from './pageToken';
 
 /**
  * How a link is bound to one question: one wait of one run of the node, for one subscriber.
@@ -69,51 +70,11 @@ export function answerLink(
 export const linkOrigin = (link: string) => new URL(link).origin;
 
 /**
- * A page's confirm token, made when the page is shown: `<shown at, ms>.<HMAC>`, the HMAC with the question's own
- * key over the question, what is being confirmed and when the page was shown. Only a page of this question can
- * hand one out, so a POST without it (a scanner that never showed the page, a forged form) resumes nothing; and
- * since the time is signed, a program cannot claim to have shown the page earlier than it did.
- */
-export interface PageToken {
-	value: string;
-	/** The earliest confirmation a person could have made (see CONFIRM_AFTER_MS). */
-	notBefore: number;
-}
-
-/**
- * How long after a page is shown its confirmation counts. Link scanners that "detonate" a message's links (mail
- * and chat security: Microsoft Defender Safe Links, Proofpoint URL Defense and the like) load the page and press
- * its controls at machine speed, within a few hundred milliseconds; a person reads the question and the answer
- * before tapping. A confirmation sooner than this shows the page again, asking to confirm (nothing is recorded).
- */
-export const CONFIRM_AFTER_MS = 1_500;
-/** How long a shown page's token counts: a page left open longer asks to confirm again (with a fresh token). */
-export const PAGE_LIFETIME_MS = 2 * 3_600_000;
-
-const tokenHmac = (question: Question, subject: string, shownAt: number) =>
-	createHmac('sha256', question.tokenKey).update(`${question.id}\n${subject}\n${shownAt}`).digest('hex');
-
-export function pageToken(question: Question, subject: string, now = Date.now()): PageToken {
-	return { value: `${now}.${tokenHmac(question, subject, now)}`, notBefore: now + CONFIRM_AFTER_MS };
-}
-
-/**
  * What a posted token is worth: `forged` (not made by a page of this question for this subject), `early` (sooner
- * than a person confirms), `stale` (the page was open for longer than PAGE_LIFETIME_MS), `spent` (the page was shown
- * before a program pressed the page's decoy control, see spendPages), or `valid`.
+ * than a person confirms), `stale` (the page was open for longer than PAGE_LIFETIME_MS), `spent` (a press of a decoy
+ * control spent the page, see decoy.ts), or `valid`.
  */
 export type TokenState = 'forged' | 'early' | 'stale' | 'spent' | 'valid';
-
-/**
- * Pages spent by a press of their decoy control, by question (in this n8n process): every page of the question shown
- * up to SPENT_AFTER_PRESS_MS after the press confirms nothing (a scanner opens the link again at once and presses on;
- * the e2e's clicking Chromium, on a busy machine, pressed the confirm of the page it opened again later than
- * CONFIRM_AFTER_MS); a page shown later (the person opening the link again) does. One entry per question, dropped once
- * every page it covers has outlived PAGE_LIFETIME_MS.
- */
-export const SPENT_AFTER_PRESS_MS = 10_000;
-const spentPages = new Map<string, { shownUpTo: number }>();
-const pagesKey = (executionId: string, questionId: string) => `${executionId}:${questionId}`;
 
 export function tokenState(
 	executionId: string,
@@ -122,22 +83,12 @@ export function tokenState(
 	token: unknown,
 	now = Date.now(),
 ): TokenState {
-	if (typeof token !== 'string') return 'forged';
-	const parts = /^(\d{1,16})\.([0-9a-f]{64})$/.exec(token);
-	if (!parts) return 'forged';
-	const shownAt = Number(parts[1]);
-	const expected = Buffer.from(tokenHmac(question, subject, shownAt));
-	if (!timingSafeEqual(Buffer.from(parts[2]), expected)) return 'forged';
-	const spentUntil = spentPages.get(pagesKey(executionId, question.id));
-	if (spentUntil !== undefined && shownAt <= spentUntil.shownUpTo) return 'spent';
+	const shownAt = signedShownAt(question, subject, token);
+	if (shownAt === undefined || typeof token !== 'string') return 'forged';
+	if (pageSpent(executionId, question.id, token, shownAt)) return 'spent';
 	if (now < shownAt + CONFIRM_AFTER_MS) return 'early';
 	if (now > shownAt + PAGE_LIFETIME_MS) return 'stale';
 	return 'valid';
-}
-
-export function spendPages(executionId: string, questionId: string, now = Date.now()): void {
-	for (const [key, spent] of spentPages) if (spent.shownUpTo + PAGE_LIFETIME_MS < now) spentPages.delete(key);
-	spentPages.set(pagesKey(executionId, questionId), { shownUpTo: now + SPENT_AFTER_PRESS_MS });
 }
 
 export type DeadlineState = 'open' | 'expired';
@@ -153,13 +104,12 @@ export function deadlineOf(question: Pick<Question, 'until'>, now = Date.now()):
 }
 
 /**
- * Refuses a confirmation that is not the page's own form posted by a browser. Browsers send
- * Sec-Fetch-Site with every request (only the browser can set it): when present it must say
- * same-origin. `none` is sent only for a navigation a person started themselves (typed, a bookmark),
- * never for a form's POST, so on a POST it means a program copying the token. Without the header, the Origin of the POST must be this page's
- * own origin; every browser sends Origin with a form's POST, so a POST with neither header comes
- * from a program (a link scanner that read the token off the page, say), which must never answer
- * for the person the message was sent to.
+ * Refuses a confirmation that a browser says came from elsewhere. Browsers send Sec-Fetch-Site with every request (a
+ * page's script cannot set it): when present it must say same-origin. `none` is sent only for a navigation a person
+ * started themselves (typed, a bookmark), never for a form's POST. Without the header, the Origin of the POST must be
+ * this page's own origin; every browser sends Origin with a form's POST, so a POST with neither header is not a
+ * browser posting the page. These headers stop other sites' pages and programs that send no such headers; a program
+ * that copied a token can send them too, with the right values: against it stand the page's timing and its decoy.
  */
 export function crossSiteReason(
 	headers: Record<string, string | string[] | undefined>,

@@ -2,7 +2,8 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import type { FormField } from './question';
 import { FREE_TEXT_INPUT, formInputName } from './question';
 import { DECOY_FIELD, TOKEN_FIELD } from './binding';
-import type { PageToken } from './binding';
+import { escapeHtml } from './html';
+import type { PageToken } from './pageToken';
 
 /**
  * The pages a subscriber sees when opening an answer link: plain HTML, no script, no outside
@@ -12,8 +13,6 @@ import type { PageToken } from './binding';
  * page it sends for the node (the "received" page) with its own sandbox policy.
  */
 const POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'";
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 export interface Page {
 	status: number;
@@ -69,15 +68,23 @@ const hiddenToken = (token: PageToken) =>
 /**
  * A control no person sees or reaches: out of sight (1 px, clipped), out of the accessibility tree (aria-hidden) and of
  * the keyboard's tab order (tabindex -1); first in the page, so a program that presses every control in order presses
- * it before the real one. Pressing it spends the page's token (see webhook.ts). Its text is for the rare
- * person whose browser shows no styles (a text-mode browser).
+ * it before the real one. Pressing it spends the page's token (see decoy.ts). Its text is for the rare
+ * person whose browser shows no styles (a text-mode browser). It posts as the page's own form does: n8n refuses any
+ * other POST to a Custom Form's page before the node sees it.
  */
-const decoy = (token: PageToken) =>
-	`<div class="decoy" aria-hidden="true"><form method="post">${hiddenToken(token)}<input type="hidden" name="${DECOY_FIELD}" value="1"><button type="submit" tabindex="-1">Not an answer: leave this button alone</button></form></div>`;
+const decoy = (token: PageToken, encoding: string) =>
+	`<div class="decoy" aria-hidden="true"><form method="post"${encoding}>${hiddenToken(token)}<input type="hidden" name="${DECOY_FIELD}" value="1"><button type="submit" tabindex="-1">Not an answer: leave this button alone</button></form></div>`;
 
-/** The page's own form: it carries the token, and the earliest time a confirmation counts (for tests and tools). */
-const answerForm = (token: PageToken, inner: string, multipart = false) =>
-	`${decoy(token)}<form method="post"${multipart ? ' enctype="multipart/form-data"' : ''} data-not-before="${token.notBefore}">${hiddenToken(token)}${inner}</form>`;
+/**
+ * The page's own form: it carries the token, and the earliest time a confirmation counts (for tests and tools). n8n
+ * 2.41.1 takes a POST to a Custom Form's page only as multipart/form-data and answers any other with its own 415
+ * before the node runs (webhook-helpers.js: executeWebhook throws UnsupportedMediaTypeError when
+ * requiresMultipartFormData(node), true for a send-and-wait node whose responseType is customForm).
+ */
+const answerForm = (token: PageToken, inner: string, multipart = false) => {
+	const encoding = multipart ? ' enctype="multipart/form-data"' : '';
+	return `${decoy(token, encoding)}<form method="post"${encoding} data-not-before="${token.notBefore}">${hiddenToken(token)}${inner}</form>`;
+};
 
 /** A page asked again: why (a notice, or the problems of what was sent) and with which status. */
 export interface AskAgain {

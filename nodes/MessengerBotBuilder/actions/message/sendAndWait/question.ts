@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 import { isCalendarDay } from '../../common/params';
+import { typedAnswer } from './answerLength';
 
 /**
  * One question of Send and Wait for Response: what was asked, of whom, which answers count and
@@ -58,23 +59,15 @@ export interface Question {
 	maxAnswerLength?: number;
 }
 
-/** The default of "Max Answer Length": a long letter; a page refuses more, keeping the text to shorten. */
+/**
+ * The default of "Max Answer Length": a long letter. A page refuses more, showing the text again to shorten (unless it
+ * is far longer, see answerLength.ts).
+ */
 export const DEFAULT_MAX_ANSWER_LENGTH = 10_000;
-
-/** Characters as a person counts them (an emoji is one), not UTF-16 units. */
-export const characterCount = (text: string) => [...text].length;
 
 /** The length limit of a question's answers. */
 export const maxAnswerLengthOf = (question: Pick<Question, 'maxAnswerLength'>) =>
 	question.maxAnswerLength ?? DEFAULT_MAX_ANSWER_LENGTH;
-
-/** Why a text is too long to be an answer, or undefined. */
-export function tooLongProblem(text: string, limit: number): string | undefined {
-	const length = characterCount(text);
-	return length > limit
-		? `This answer is ${length} characters long; at most ${limit} are accepted. Shorten it and send it again.`
-		: undefined;
-}
 
 export const RESPONSE_TYPES: ResponseType[] = ['approval', 'choice', 'freeText', 'customForm'];
 
@@ -247,6 +240,8 @@ export interface FormCheck {
 	errors: ReadonlyMap<string, string>;
 	/** What was typed, by field label, to fill the form again when it is shown with errors. */
 	entered: ReadonlyMap<string, string>;
+	/** The errors of fields too long to be an answer (also told on a page asked again for another reason). */
+	tooLong: ReadonlyMap<string, string>;
 }
 
 /** The submitted value of each field (the form names its inputs f0, f1, … in field order). */
@@ -296,13 +291,13 @@ export function checkForm(fields: FormField[], body: IDataObject, maxLength = DE
 	const values = new Map<string, string | number | null>();
 	const errors = new Map<string, string>();
 	const entered = new Map<string, string>();
+	const tooLongFields = new Map<string, string>();
 	fields.forEach((field, index) => {
-		const raw = body[formInputName(index)];
-		const text = typeof raw === 'string' ? raw.trim() : '';
+		const { text, tooLong } = typedAnswer(body[formInputName(index)], maxLength);
 		entered.set(field.label, text);
-		const tooLong = tooLongProblem(text, maxLength);
 		if (tooLong) {
 			errors.set(field.label, tooLong);
+			tooLongFields.set(field.label, tooLong);
 			values.set(field.label, text);
 			return;
 		}
@@ -332,6 +327,7 @@ export function checkForm(fields: FormField[], body: IDataObject, maxLength = DE
 		fieldAnswers: [...values].map(([label, value]) => ({ label, value })),
 		errors,
 		entered,
+		tooLong: tooLongFields,
 	};
 }
 

@@ -6,13 +6,13 @@ import {
 	claimAnswer,
 	crossSiteReason,
 	deadlineOf,
-	pageToken,
 	releaseAnswer,
-	spendPages,
 	tokenState,
 	waitingQuestion,
 } from './binding';
-import type { PageToken } from './binding';
+import { spendPages } from './decoy';
+import { pageToken } from './pageToken';
+import type { PageToken } from './pageToken';
 import {
 	STALE_NOTICE,
 	TOO_EARLY_NOTICE,
@@ -37,7 +37,8 @@ import {
 import type { AskAgain, Page } from './pages';
 import { answeredOutput } from './output';
 import type { ButtonAnswer, FieldAnswer, Question } from './question';
-import { FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf, tooLongProblem } from './question';
+import { FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf } from './question';
+import { typedAnswer } from './answerLength';
 
 /**
  * The webhooks of Send and Wait for Response: n8n's resume address of a waiting execution at this
@@ -100,14 +101,14 @@ function questionPage(
 ): Page {
 	const token = pageToken(question, tokenSubject(question, answer));
 	if (answerByButton(question)) return confirmPage(question.message, answer!.label, token, again);
-	if (question.responseType === 'freeText')
-		return freeTextPage(question.message, token, typedText(body), undefined, again);
-	const { entered } = checkForm(question.fields, body, maxAnswerLengthOf(question));
-	return customFormPage(question.message, question.fields, token, entered, new Map(), again);
+	// Asked again (425, 409): what was typed is kept through the same bound as a refused answer's.
+	if (question.responseType === 'freeText') {
+		const typed = typedAnswer(body[FREE_TEXT_INPUT], maxAnswerLengthOf(question));
+		return freeTextPage(question.message, token, typed.text, typed.tooLong, again);
+	}
+	const { entered, tooLong } = checkForm(question.fields, body, maxAnswerLengthOf(question));
+	return customFormPage(question.message, question.fields, token, entered, tooLong, again);
 }
-
-const typedText = (body: IDataObject) =>
-	typeof body[FREE_TEXT_INPUT] === 'string' ? (body[FREE_TEXT_INPUT] as string).trim() : '';
 
 interface PostedAnswer {
 	data: IDataObject;
@@ -125,10 +126,9 @@ function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body
 	}
 	const token: PageToken = pageToken(question, tokenSubject(question));
 	if (question.responseType === 'freeText') {
-		const text = typedText(body);
-		if (!text) return freeTextPage(question.message, token, '', 'Write an answer before sending.');
-		const tooLong = tooLongProblem(text, maxAnswerLengthOf(question));
+		const { text, tooLong } = typedAnswer(body[FREE_TEXT_INPUT], maxAnswerLengthOf(question));
 		if (tooLong) return freeTextPage(question.message, token, text, tooLong);
+		if (!text) return freeTextPage(question.message, token, '', 'Write an answer before sending.');
 		return { data: { answer: text }, shownAs: text };
 	}
 	const check = checkForm(question.fields, body, maxAnswerLengthOf(question));
@@ -197,8 +197,9 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 		: tokenState(executionId, question, tokenSubject(question, answer), body[TOKEN_FIELD]);
 	if (token === 'forged') return shown(context, refusedPage());
 	if (body[DECOY_FIELD] !== undefined) {
-		// Only a program presses it: every page of this question shown so far is spent, the question stays open.
-		spendPages(executionId, question.id);
+		// Only a program presses it: the pages of this question shown so far are spent (within the keep-out of
+		// decoy.ts), the question stays open.
+		spendPages(executionId, question.id, String(body[TOKEN_FIELD]));
 		context.logger.warn(
 			`Send and Wait for Response: a program pressed the hidden control of an answer page of execution ${executionId} (an automated link checker, most likely); nothing was recorded, the pages shown so far can no longer confirm, and the question still waits for an answer through its link`,
 		);
