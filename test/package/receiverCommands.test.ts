@@ -7,20 +7,20 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 
 /**
- * `mbb-send-event` by the name the receiver's docs give it, from the repository's root, after `npm run setup` and the
- * build. npm links a workspace's commands when it installs (`npm ci`), before the build, and leaves out a command whose
+ * The receiver's commands (`mbb-send-event`, `mbb-receiver-queue`) by the names the receiver's docs give them, from the
+ * repository's root, after `npm run setup` and the build. npm links a workspace's commands when it installs (`npm ci`), before the build, and leaves out a command whose
  * file is missing then; without the link `npx` looks the name up in the registry instead. So the command is a launcher
  * that is in the repository, which runs the compiled CLI.
  */
 const ROOT = join(__dirname, '../..');
 const RECEIVER = join(ROOT, 'receiver');
-const COMMAND = ['--no-install', 'mbb-send-event'];
+const COMMANDS = { 'mbb-send-event': 'cli.js', 'mbb-receiver-queue': 'queueCommand.js' };
 // npx of the Node that runs the tests (Node 24 through scripts/node24.cjs), as `npm run` finds it.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
-function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function npx(args: string[], command = 'mbb-send-event'): Promise<{ code: number; stdout: string; stderr: string }> {
 	return new Promise((resolve) =>
-		execFile('npx', [...COMMAND, ...args], { cwd: ROOT, env, encoding: 'utf8' }, (error, stdout, stderr) =>
+		execFile('npx', ['--no-install', command, ...args], { cwd: ROOT, env, encoding: 'utf8' }, (error, stdout, stderr) =>
 			resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
 		),
 	);
@@ -31,14 +31,24 @@ interface Received {
 	body: string;
 }
 
-it('is linked to a file that exists before the build, in package.json and in the lockfile npm ci installs from', () => {
-	const manifest = JSON.parse(readFileSync(join(RECEIVER, 'package.json'), 'utf8'));
-	const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
-	const target: string = manifest.bin['mbb-send-event'];
-	expect(target.startsWith('dist/')).toBe(false);
-	expect(manifest.files).toContain(target.split('/')[0]);
-	expect(lock.packages.receiver.bin['mbb-send-event']).toBe(target);
-	expect(existsSync(join(RECEIVER, target))).toBe(true);
+it.each(Object.keys(COMMANDS))(
+	'%s is linked to a file that exists before the build, in package.json and in the lockfile npm ci reads',
+	(command) => {
+		const manifest = JSON.parse(readFileSync(join(RECEIVER, 'package.json'), 'utf8'));
+		const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+		const target: string = manifest.bin[command];
+		expect(target).toBe(`bin/${command}.cjs`);
+		expect(manifest.files).toContain('bin');
+		expect(lock.packages.receiver.bin[command]).toBe(target);
+		expect(existsSync(join(RECEIVER, target))).toBe(true);
+	},
+);
+
+it('`npx --no-install mbb-receiver-queue --help` from the root prints its usage', async () => {
+	const help = await npx(['--help'], 'mbb-receiver-queue');
+	expect(help).toMatchObject({ code: 0, stderr: '' });
+	expect(help.stdout).toMatch(/^Usage: mbb-receiver-queue /m);
+	expect(help.stdout).toContain('replay --since T');
 });
 
 it('`npx --no-install mbb-send-event` from the root prints a new secret and sends a signed delivery', async () => {
@@ -77,19 +87,23 @@ it('`npx --no-install mbb-send-event` from the root prints a new secret and send
 	}
 });
 
-it('says that the receiver is not built yet, instead of a stack, when the compiled CLI is missing', () => {
-	const dir = mkdtempSync(join(tmpdir(), 'mbb-send-event-unbuilt-'));
-	try {
-		mkdirSync(join(dir, 'bin'));
-		const launcher = join(dir, 'bin', 'mbb-send-event.cjs');
-		copyFileSync(join(RECEIVER, 'bin', 'mbb-send-event.cjs'), launcher);
-		const run = spawnSync(process.execPath, [launcher, '--generate-secret'], { encoding: 'utf8' });
-		expect(run.status).toBe(1);
-		expect(run.stdout).toBe('');
-		expect(run.stderr).toMatch(
-			/^mbb-send-event: the receiver is not built yet \(.*cli\.js is missing\): run npm run build\n$/,
-		);
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
-});
+it.each(Object.entries(COMMANDS))(
+	'%s says that the receiver is not built yet, instead of a stack, when the compiled command is missing',
+	(command, compiled) => {
+		const dir = mkdtempSync(join(tmpdir(), 'mbb-command-unbuilt-'));
+		try {
+			mkdirSync(join(dir, 'bin'));
+			const launcher = join(dir, 'bin', `${command}.cjs`);
+			copyFileSync(join(RECEIVER, 'bin', `${command}.cjs`), launcher);
+			copyFileSync(join(RECEIVER, 'bin', 'launch.cjs'), join(dir, 'bin', 'launch.cjs'));
+			const run = spawnSync(process.execPath, [launcher, '--help'], { encoding: 'utf8' });
+			expect(run.status).toBe(1);
+			expect(run.stdout).toBe('');
+			expect(run.stderr).toBe(
+				`${command}: the receiver is not built yet (${join(dir, 'dist', 'receiver', 'src', compiled)} is missing): run npm run build\n`,
+			);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	},
+);
