@@ -39,11 +39,13 @@ describe('sandbox control: reset, snapshot and restore', () => {
 			'/sandbox/restore',
 			'/sandbox/deliveries',
 			'/sandbox/deliveries/redeliver',
+			'/sandbox/chaos',
 		]) {
 			expect((await new TestClient(open.sandbox.url, reader.key).post(path, {})).status).toBe(401);
 			expect((await new TestClient(open.sandbox.url, undefined).post(path, {})).status).toBe(401);
 		}
 		expect((await new TestClient(open.sandbox.url, reader.key).get('/sandbox/deliveries')).status).toBe(401);
+		expect((await new TestClient(open.sandbox.url, reader.key).get('/sandbox/chaos')).status).toBe(401);
 	});
 
 	test('reset brings the demo data back, forgets every change, keeps the account key and sets the clock back', async () => {

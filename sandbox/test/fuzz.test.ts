@@ -57,6 +57,7 @@ const SANDBOX_ROUTES = [
 	'/sandbox/restore',
 	'/sandbox/deliveries',
 	'/sandbox/deliveries/redeliver',
+	'/sandbox/chaos',
 	'/sandbox/hooks/secret',
 	'/sandbox/reset',
 ];
@@ -210,6 +211,7 @@ const VALID: Record<string, Record<string, unknown>> = {
 	'/sandbox/restore': { snapshot: 'snap_1' },
 	'/sandbox/deliveries': { status: 'failed' },
 	'/sandbox/deliveries/redeliver': { id: 'dlv_unknown' },
+	'/sandbox/chaos': { duplicate: 0.5, delayMs: 10, seed: 7 },
 	'/sandbox/hooks/secret': { id: 'hook_unknown', secret: FUZZ_SECRET },
 	'/sandbox/reset': {},
 };

@@ -494,6 +494,7 @@ describe('GET /openapi.json and the answer checker', () => {
 			type: 'subscriber.new',
 			created: attempt.at,
 			body: '{}',
+			chaos: [],
 			attempts: [{ ...sent, latencyMs: 1, schemes: ['jwt-HS256'], responseBody: '' }],
 		};
 		const control = { method: 'GET', path: '/sandbox/deliveries', status: 200, body: { items: [full], total: 1 } };

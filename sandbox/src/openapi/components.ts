@@ -221,6 +221,7 @@ export const componentSchemas: Record<string, Schema> = {
 			type: { enum: EVENT_KIND_VALUES },
 			created: describe(isoTime, 'Business time the event happened.'),
 			body: describe(str, 'The exact raw body every attempt sends.'),
+			chaos: describe(strings, 'What delivery chaos did to it, in words (`duplicated: ...`, `delayed 1500 ms`).'),
 		},
 		'A delivery as the control routes show it (account key or console only).',
 	),
