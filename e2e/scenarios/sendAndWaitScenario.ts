@@ -11,7 +11,8 @@
  *   refused (410) and each recorded answer is the one its own subscriber gave;
  * - four simultaneous confirmations: exactly one told "received", the others 409 or n8n's "No action required", one answer recorded;
  * - a confirmation after the time limit: 410 "expired", and the run ends with timedOut: true;
- * - Free Text and Custom Form answered through their page.
+ * - Free Text and Custom Form answered through their page; a 15 MB Free Text answer is refused with a small page while
+ *   n8n's /healthz keeps answering promptly.
  * With `screenshotDir`, Chromium (JavaScript off) photographs the pages and answers one question by clicking.
  */
 import assert from 'node:assert/strict';
@@ -239,6 +240,54 @@ function confirm(
 	const form = new FormData();
 	for (const [key, value] of Object.entries(fields)) form.append(key, value);
 	return open(url, { method: 'POST', headers, body: multipart ? form : new URLSearchParams(fields) });
+}
+
+/**
+ * Posts a 15 MB Free Text answer of `<` (left unencoded, as a program can send it) while asking n8n's /healthz, one
+ * request after another: every health answer during the refused request comes within half a second (n8n's event loop
+ * stays free), and the refusal is a small page that does not contain the text.
+ */
+async function assertHugeAnswerRefusedCheaply(env: E2eEnvironment, url: string): Promise<void> {
+	const page = await open(url);
+	await afterHumanMoment(page.body);
+	const huge = '<'.repeat(15 * 1024 * 1024);
+	const healthMs: number[] = [];
+	let refusing = true;
+	const polling = (async () => {
+		while (refusing) {
+			const started = performance.now();
+			// A failed health answer counts as never answered (asserted below, once the request is done).
+			const ok = await fetch(`${env.n8n.baseUrl}/healthz`).then(
+				async (health) => {
+					await health.arrayBuffer();
+					return health.status === 200;
+				},
+				() => false,
+			);
+			healthMs.push(ok ? performance.now() - started : Infinity);
+		}
+	})();
+	const refused = await open(url, {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/x-www-form-urlencoded',
+			origin: new URL(url).origin,
+			'sec-fetch-site': 'same-origin',
+		},
+		body: `token=${tokenOf(page)}&text=${huge}`,
+	}).finally(() => {
+		refusing = false;
+	});
+	await polling;
+	assertPage(refused, 422, 'This answer is far longer than the 10000 characters accepted, so it is not shown again.');
+	assert.ok(refused.body.length < 10_000, `the refusal is a small page: ${refused.body.length} characters`);
+	assert.ok(
+		!refused.body.includes('<<') && !refused.body.includes('&#60;&#60;'),
+		'the refusal does not contain the answer',
+	);
+	assert.ok(healthMs.length > 0, 'n8n was asked for its health during the request');
+	const slowest = Math.max(...healthMs);
+	assert.ok(slowest < 500, `every health answer came within 0.5 s; the slowest took ${Math.round(slowest)} ms`);
 }
 
 /** Opens the link, then confirms on its page as the person would: after reading it a moment. */
@@ -682,6 +731,7 @@ export async function runSendAndWaitScenario(
 		const refusedLong = await confirm(written.buttons[0].url, { token: tokenOf(writingPage), text: tooLong });
 		assertPage(refusedLong, 422, 'This answer is 10004 characters long; at most 10000 are accepted.');
 		assert.ok(refusedLong.body.includes(`required>${tooLong}</textarea>`), 'the refused page keeps the text');
+		await assertHugeAnswerRefusedCheaply(env, written.buttons[0].url);
 		const writtenFrom = Date.now();
 		assertPage(
 			await answer(written.buttons[0].url, { text: 'The box was wet' }),

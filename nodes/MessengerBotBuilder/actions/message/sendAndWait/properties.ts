@@ -203,7 +203,7 @@ export const sendAndWaitProperties: INodeProperties[] = [
 				typeOptions: { minValue: 1, numberPrecision: 0 },
 				default: DEFAULT_MAX_ANSWER_LENGTH,
 				description:
-					'The most characters a Free Text answer, or any one field of a Custom Form, may have; the page refuses a longer one and keeps its text to shorten',
+					'The most characters (Unicode code points) a Free Text answer, or any one field of a Custom Form, may have; the page refuses a longer one and keeps its text to shorten, unless it is over four times as long',
 				displayOptions: { show: { '/responseType': ['freeText', 'customForm'] } },
 			},
 			{
