@@ -1,4 +1,4 @@
-import { ref, sandbox, type Schema } from './schema';
+import { ref, sandbox, SANDBOX_MARK, type Schema, withSandboxNote } from './schema';
 
 const pascal = (words: string) =>
 	words
@@ -17,11 +17,20 @@ const DOCUMENTED_CODES = new Set(['list_exists']);
 export class ErrorResponses {
 	readonly components: Record<string, unknown> = {};
 
-	ref(status: string, description: string, codes: string[], headers?: Record<string, unknown>): Schema {
+	/** `sandboxRule`: the sandbox's own rule behind the answer, marked on it and said after its description. */
+	ref(
+		status: string,
+		description: string,
+		codes: string[],
+		headers?: Record<string, unknown>,
+		sandboxRule?: string,
+	): Schema {
 		const unique = [...new Set(codes)];
 		const name = `Status${status}${unique.map(pascal).join('')}${headers ? '' : status === '429' ? 'NoRetryAfter' : ''}`;
 		this.components[name] ??= {
-			description,
+			...(sandboxRule
+				? { description: withSandboxNote(description, sandboxRule), [SANDBOX_MARK]: sandboxRule }
+				: { description }),
 			...(headers ? { headers } : {}),
 			content: {
 				'application/json': {

@@ -1,4 +1,4 @@
-import type { Schema } from './schema';
+import { sandbox, type Schema } from './schema';
 
 /**
  * The parameters of the API's methods, each defined once: its JSON Schema (the same for the JSON body of POST and
@@ -50,6 +50,39 @@ export const sandboxLimit = (shape: ParamShape, what: string): ParamShape => ({
 /** Text that holds at least one character other than white space. */
 const NOT_BLANK = '\\S';
 
+/** Said of every text the sandbox refuses when it is empty or white space only. */
+export const NOT_BLANK_NOTE =
+	'Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one.';
+
+/** Said of a parameter the sandbox requires where the documentation's table does not mark it required (`*`). */
+export const REQUIRED_NOTE =
+	'Required by the sandbox (422 missing_param without it): the documentation does not mark it required.';
+
+/** A "one of these" rule the documentation does not state: it names the parameters without marking any required. */
+export const needsNote = (alternatives: string[][]): string =>
+	`One of ${alternatives.map((names) => names.map((name) => `\`${name}\``).join(' with ')).join(' or ')} is required (422 missing_param without them): the documentation names them without marking them required.`;
+
+/** An absolute http or https URL without user information (a hook's receiver, a link button). */
+export const HTTP_URL_PATTERN = '^https?://[^\\s/?#@]+(?:[/?#]\\S*)?$';
+
+/** Why the sandbox takes only such URLs: `what` names the URL in the documentation's words. */
+export const httpUrlNote = (what: string): string =>
+	`An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "${what}" without saying which URLs are taken.`;
+
+/** A parameter the sandbox requires although the documentation does not star it. */
+export const requiredBySandbox = (shape: ParamShape, description: string, sandbox?: string): ParamSpec =>
+	required(shape, description, notes(REQUIRED_NOTE, sandbox));
+
+/**
+ * The pattern of a text: not blank, and at most `max` characters when the text may also be a number. kubb drops
+ * `maxLength` from a string that shares its schema with other JSON types (it keeps the pattern), so the length is
+ * in the pattern too; `maxLength` stays for the generators that read it.
+ */
+export function lengthPattern(notBlank: boolean, max?: number): string | undefined {
+	if (max === undefined) return notBlank ? NOT_BLANK : undefined;
+	return notBlank ? `^(?=[\\s\\S]*\\S)[\\s\\S]{1,${max}}$` : `^[\\s\\S]{0,${max}}$`;
+}
+
 /**
  * Text: a string (JSON numbers are taken as their text, since the service declares most scalars as strings).
  * `blank` allows an empty string (which clears a field or means "all"); `numbers: false` takes strings only.
@@ -58,7 +91,8 @@ export function text(
 	options: { max?: number; blank?: boolean; numbers?: boolean; pattern?: string; format?: string; what?: string } = {},
 ): ParamShape {
 	const numbers = options.numbers ?? true;
-	const pattern = options.pattern ?? (options.blank ? undefined : NOT_BLANK);
+	const notBlank = !options.blank && options.pattern === undefined;
+	const pattern = options.pattern ?? lengthPattern(notBlank, numbers ? options.max : undefined);
 	const schema: Schema = {
 		type: numbers ? ['string', 'number'] : 'string',
 		...(options.max !== undefined ? { maxLength: options.max } : {}),
@@ -70,7 +104,11 @@ export function text(
 		options.blank ? what : `${what}, not blank`,
 		options.max !== undefined ? `at most ${options.max} characters` : undefined,
 	];
-	const shape = { schema, expect: `must be ${parts.filter(Boolean).join(', ')}` };
+	const shape: ParamShape = {
+		schema,
+		expect: `must be ${parts.filter(Boolean).join(', ')}`,
+		sandbox: notBlank ? NOT_BLANK_NOTE : undefined,
+	};
 	// Every text bound is the sandbox's: the documentation states no length.
 	return options.max !== undefined ? sandboxLimit(shape, `At most ${options.max} characters`) : shape;
 }
@@ -220,9 +258,6 @@ export function dictionary(values: Schema, expect: string, options: { keys?: Sch
 /** A value of a list cell as a caller sends it: text, number or flag; null leaves the cell empty. */
 export const CELL: Schema = { type: ['string', 'number', 'boolean', 'null'] };
 
-/** A non-blank string (for array items and object properties). */
-export const nonBlank = (max?: number): Schema => ({
-	type: 'string',
-	pattern: NOT_BLANK,
-	...(max !== undefined ? { maxLength: max } : {}),
-});
+/** A non-blank string (for array items and object properties), marked as the sandbox's rule. */
+export const nonBlank = (max?: number): Schema =>
+	sandbox({ type: 'string', pattern: NOT_BLANK, ...(max !== undefined ? { maxLength: max } : {}) }, NOT_BLANK_NOTE);

@@ -1,10 +1,11 @@
 import type { Endpoint } from '../api/endpoint';
 import type { ContractOptions } from './contractOptions';
 import { endpointContracts, type EndpointContract } from './endpoints';
+import { REVOCATION_RULE } from './endpoints/keys';
 import { bodyErrors, internalError, type ErrorResponses } from './errorResponses';
 import { exclusiveNote, headerParameters, queryParameters, requestBody } from './request';
 import type { RouteContract } from './routes';
-import { ref, SANDBOX_MARK, withSandboxNote } from './schema';
+import { ref, SANDBOX_MARK, type Schema, withSandboxNote } from './schema';
 
 /** An operationId: the path's words in camelCase, e.g. accountBalanceGet. */
 const camel = (path: string) =>
@@ -25,6 +26,7 @@ function operationDescription(endpoint: Endpoint, contract: EndpointContract): s
 	return [
 		contract.description,
 		contract.rules,
+		...(contract.needsNotes ?? []).filter(Boolean).map((note) => `Sandbox: ${note}`),
 		...(contract.exclusive ?? []).map((pair) => `Sandbox: ${exclusiveNote(pair)}`),
 		`Scope: \`${endpoint.scope}\`.`,
 	]
@@ -45,6 +47,26 @@ function rateLimitHeaders(options: ContractOptions): Record<string, unknown> | u
 			};
 }
 
+/** What a 403 means, naming each code the method adds beyond the scope and the bot. */
+const FORBIDDEN_CODES: Record<string, string> = {
+	bot_forbidden: '`bot_forbidden`: it may not touch the bot.',
+	not_creator: '`not_creator`: it may not revoke that key.',
+};
+
+/** The sandbox's own rule behind a 403 code, marked on the answer. */
+const FORBIDDEN_RULES: Record<string, string> = { not_creator: REVOCATION_RULE };
+
+function forbidden(codes: string[], errorResponses: ErrorResponses): Schema {
+	const description = [
+		'The key lacks the scope (`forbidden`, `scope` names it).',
+		...codes.map((code) => FORBIDDEN_CODES[code]),
+	]
+		.filter(Boolean)
+		.join(' ');
+	const rules = codes.map((code) => FORBIDDEN_RULES[code]).filter(Boolean);
+	return errorResponses.ref('403', description, ['forbidden', ...codes], undefined, rules.join(' ') || undefined);
+}
+
 /** The answers of an API method: its own, the refusals of every method, and the ones its contract adds. */
 function apiResponses(
 	endpoint: Endpoint,
@@ -58,10 +80,7 @@ function apiResponses(
 		'200': { description: 'Success', content: { 'application/json': { schema: ref(answerName(endpoint.path)) } } },
 		...bodyErrors(errorResponses),
 		'401': errorResponses.ref('401', 'No API key, or an unknown, revoked or expired one.', ['unauthorized']),
-		'403': errorResponses.ref('403', 'The key lacks the scope (`scope` names it), or may not touch the bot.', [
-			'forbidden',
-			...(errors[403] ?? []),
-		]),
+		'403': forbidden(errors[403] ?? [], errorResponses),
 		...(errors[409] ? { '409': errorResponses.ref('409', 'A conflict with the current state.', errors[409]) } : {}),
 		'422': errorResponses.ref(
 			'422',

@@ -84,7 +84,11 @@ export function requestParts(
 		...(contract.dependent ? { dependentRequired: contract.dependent } : {}),
 	};
 	const rules: Schema[] = [
-		...(contract.needs ?? []).map((alternatives) => ({ anyOf: alternatives.map((names) => group(names, params)) })),
+		...(contract.needs ?? []).map((alternatives, index) => {
+			const rule = { anyOf: alternatives.map((names) => group(names, params)) };
+			const note = contract.needsNotes?.[index];
+			return note ? sandbox(rule, note) : rule;
+		}),
 		...(contract.exclusive ?? []).map((pair) => sandbox({ not: { required: pair } }, exclusiveNote(pair))),
 	];
 	return { properties, base, rules };

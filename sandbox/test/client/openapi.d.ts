@@ -547,7 +547,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an API key
-         * @description Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them. The sandbox's rule: a key never turns on its creator. The account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked. A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden. Scope: `keys:write`.
+         * @description Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them. A key never turns on its creator: the account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked. A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden. Scope: `keys:write`.
          */
         post: operations["keyRevoke"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Remove every row of a list
-         * @description Removes every row; the list stays. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Removes every row; the list stays. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Sandbox: One of `listid` or `list` is required (422 missing_param without them): the documentation names them without marking them required. Scope: `lists:write`.
          */
         post: operations["listClear"];
         delete?: never;
@@ -631,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Add a row (honours Idempotency-Key)
-         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds at most one value per column of the list (otherwise 422 param_conflict). Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
+         * @description Adds one row, given by column name (`row`) or in column order (`values`); at the row cap the oldest row is removed (`trimmed`). Repeating a request with the same Idempotency-Key answers the first answer again and adds nothing. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds at most one value per column of the list (otherwise 422 param_conflict). Sandbox: One of `listid` or `list` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: One of `row` or `values` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowAdd"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Delete rows
-         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Sandbox: `rowid` and `rowids` together are refused (422 invalid_param); the documentation says "rowid or rowids" without saying whether both may be given. Scope: `lists:write`.
+         * @description Deletes one row (`rowid`) or several (`rowids`); every row must exist, or nothing is deleted. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Sandbox: One of `listid` or `list` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: One of `rowid` or `rowids` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: `rowid` and `rowids` together are refused (422 invalid_param); the documentation says "rowid or rowids" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowDelete"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Change a row
-         * @description Changes the columns given in `row`, or replaces the whole row with `values`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds exactly one value per column of the list (otherwise 422 param_conflict). Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
+         * @description Changes the columns given in `row`, or replaces the whole row with `values`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). `values` holds exactly one value per column of the list (otherwise 422 param_conflict). Sandbox: One of `listid` or `list` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: One of `row` or `values` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: `row` and `values` together are refused (422 invalid_param); the documentation says "row or values" without saying whether both may be given. Scope: `lists:write`.
          */
         post: operations["listRowEdit"];
         delete?: never;
@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Add up to 500 rows at once (all or nothing)
-         * @description Adds 1 to 500 rows, each an object (column name to value) or an array (column order); more is refused whole with `too_many_rows`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). A row in column order holds at most one value per column of the list (otherwise 422 param_conflict). Scope: `lists:write`.
+         * @description Adds 1 to 500 rows, each an object (column name to value) or an array (column order); more is refused whole with `too_many_rows`. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). A row in column order holds at most one value per column of the list (otherwise 422 param_conflict). Sandbox: One of `listid` or `list` is required (422 missing_param without them): the documentation names them without marking them required. Scope: `lists:write`.
          */
         post: operations["listRowsAdd"];
         delete?: never;
@@ -709,13 +709,13 @@ export interface paths {
         };
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`. Sandbox: The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both. The GET form takes `column` and `value` (`where`, an object, goes in the JSON body of POST).
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: One of `listid` or `list` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: One of `where` or `column` with `value` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`. Sandbox: The documentation lists /list/rows/find as POST but speaks of its GET form; being a read, the sandbox takes both. The GET form takes `column` and `value` (`where`, an object, goes in the JSON body of POST).
          */
         get: operations["listRowsFindViaGet"];
         put?: never;
         /**
          * Rows matching conditions (a scan of the whole list)
-         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`.
+         * @description The rows matching `where` (columns combine with AND) or one `column` + `value`, compared in memory across the whole list. Sandbox: the sandbox answers them a page at a time (`limit`, default 20, and `offset`; the documentation names no paging for this method, so a service may answer every match at once): read on until `offset` reaches `total`, or a page comes back empty. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column. Sandbox: One of `listid` or `list` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: One of `where` or `column` with `value` is required (422 missing_param without them): the documentation names them without marking them required. Sandbox: `where` and `column` together are refused (422 invalid_param); the documentation says "where or column" without saying whether both may be given. Scope: `lists:read`.
          */
         post: operations["listRowsFind"];
         delete?: never;
@@ -1392,6 +1392,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/chaos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery chaos settings in force (every rate 0: off)
+         * @description The delivery chaos settings in force (every rate 0: off). Sandbox: A control route of the sandbox (account key, or the console's session).
+         */
+        get: operations["getSandboxChaos"];
+        put?: never;
+        /**
+         * Replace the delivery chaos settings for deliveries queued from now on: settings not named take their defaults (rates 0, a new random seed); the seed's draws start again
+         * @description Replace the delivery chaos settings for deliveries queued from now on: settings not named take their defaults (rates 0, a new random seed); the seed's draws start again. Sandbox: A control route of the sandbox (account key, or the console's session).
+         */
+        post: operations["postSandboxChaos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/deliveries/redeliver": {
         parameters: {
             query?: never;
@@ -1406,6 +1430,26 @@ export interface paths {
          * @description Send a delivery again now, whatever its state (given-up ones included); a finished one gets one attempt. 404 unknown delivery, 409 an attempt under way, 422 its hook deleted or disabled. Sandbox: A control route of the sandbox (account key, or the console's session).
          */
         post: operations["postSandboxDeliveriesRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/hooks/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a hook a secret the caller chose (listen's stable secret; nothing secret is answered). 422 not_found an unknown hook, invalid_param a malformed secret, param_conflict a hook made under --signing v1a
+         * @description Give a hook a secret the caller chose (listen's stable secret; nothing secret is answered). 422 not_found an unknown hook, invalid_param a malformed secret, param_conflict a hook made under --signing v1a. Sandbox: A control route of the sandbox (account key, or the console's session).
+         */
+        post: operations["postSandboxHooksSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1741,6 +1785,8 @@ export interface components {
             created: string;
             /** @description The exact raw body every attempt sends. */
             body: string;
+            /** @description What delivery chaos did to it, in words (`duplicated: ...`, `delayed 1500 ms`). */
+            chaos: string[];
         };
         /** @description Sandbox: The body of a hook delivery. */
         Event: {
@@ -2153,7 +2199,7 @@ export interface components {
                 };
             };
         };
-        /** @description The key lacks the scope (`scope` names it), or may not touch the bot. */
+        /** @description The key lacks the scope (`forbidden`, `scope` names it). */
         Status403Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -2215,7 +2261,7 @@ export interface components {
                 };
             };
         };
-        /** @description The key lacks the scope (`scope` names it), or may not touch the bot. */
+        /** @description The key lacks the scope (`forbidden`, `scope` names it). `bot_forbidden`: it may not touch the bot. */
         Status403ForbiddenBotForbidden: {
             headers: {
                 [name: string]: unknown;
@@ -2287,7 +2333,7 @@ export interface components {
                 };
             };
         };
-        /** @description The key lacks the scope (`scope` names it), or may not touch the bot. */
+        /** @description The key lacks the scope (`forbidden`, `scope` names it). `bot_forbidden`: it may not touch the bot. `not_creator`: it may not revoke that key. Sandbox: A key never turns on its creator: the account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked. */
         Status403ForbiddenBotForbiddenNotCreator: {
             headers: {
                 [name: string]: unknown;
@@ -2573,15 +2619,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
-                    /** @description Chain code. */
+                    /** @description Chain code. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Must name a chain of the subscriber's bot, and the step must have blocks (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                     chaincode: string | number;
-                    /** @description Step code. */
+                    /** @description Step code. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     stepcode: string | number;
-                    /** @description Block number from 1, or block ID. */
+                    /** @description Block number from 1, or block ID. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     block?: string | number;
                     /** @description Variables for the scenario. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data?: {
@@ -2683,15 +2729,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Text. Sandbox: At most 4096 characters: the service's own limit is not documented. */
+                    /** @description Text. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. At most 4096 characters: the service's own limit is not documented. */
                     text: string | number;
                     /** @description Link buttons. Sandbox: At most 10 buttons, a button name at most 100 characters: the service's own limit is not documented. */
                     buttons?: {
+                        /** @description Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                         name: string;
-                        /** Format: uri */
+                        /**
+                         * Format: uri
+                         * @description Sandbox: An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken.
+                         */
                         url: string;
                     }[];
-                    /** @description One bot. */
+                    /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid?: string | number;
                     /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag?: string | string[];
@@ -2734,7 +2784,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Broadcast code. */
+                    /** @description Broadcast code. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     code: string | number;
                 };
             };
@@ -2763,7 +2813,7 @@ export interface operations {
     catalogGetViaGet: {
         parameters: {
             query: {
-                /** @description Web app. */
+                /** @description Web app. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 webappid: string | number;
             };
             header?: never;
@@ -2801,7 +2851,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Web app. */
+                    /** @description Web app. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     webappid: string | number;
                 };
             };
@@ -2838,9 +2888,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Web app. */
+                    /** @description Web app. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     webappid: string | number;
-                    /** @description Objects with item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
+                    /** @description Objects with item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. All or nothing: when one entry is refused (or names one that does not exist), nothing is changed; the documentation does not say whether the service applies the others. */
                     items: {
                         title?: string | number | null;
                         description?: string | number | null;
@@ -2891,7 +2941,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Objects with itemid. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
+                    /** @description Objects with itemid. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. An item appears once (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. All or nothing: when one entry is refused (or names one that does not exist), nothing is changed; the documentation does not say whether the service applies the others. */
                     items: {
                         itemid: number | string;
                     }[];
@@ -2930,9 +2980,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Web app. */
+                    /** @description Web app. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     webappid: string | number;
-                    /** @description Objects with itemid and item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. */
+                    /** @description Objects with itemid and item fields. Sandbox: At most 500 items a request (more is refused whole with `too_many_items`): the service's own limit is not documented. An item appears once (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. All or nothing: when one entry is refused (or names one that does not exist), nothing is changed; the documentation does not say whether the service applies the others. */
                     items: {
                         itemid: number | string;
                         title?: string | number | null;
@@ -2984,7 +3034,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Web app. */
+                    /** @description Web app. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     webappid: string | number;
                     /** @description Catalog item field `title`. */
                     title?: string | number | null;
@@ -3082,7 +3132,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Web app. */
+                    /** @description Web app. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     webappid: string | number;
                     /** @description Item. */
                     itemid: number | string;
@@ -3145,7 +3195,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Web app. */
+                    /** @description Web app. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     webappid: string | number;
                 };
             };
@@ -3182,11 +3232,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
-                    /** @description Chain code. */
+                    /** @description Chain code. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Must name a chain of the subscriber's bot that has steps (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                     chaincode: string | number;
                     /** @description Variables for the scenario. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data?: {
@@ -3227,11 +3277,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
-                    /** @description Chain code; empty stops all. */
+                    /** @description Chain code; empty stops all. Sandbox: Must name a chain of the subscriber's bot (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                     chaincode?: string | number;
                 };
             };
@@ -3260,7 +3310,7 @@ export interface operations {
     crmBoardViaGet: {
         parameters: {
             query?: {
-                /** @description One bot. Sandbox: The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
+                /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
                 botid?: string | number;
             };
             header?: never;
@@ -3298,7 +3348,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description One bot. Sandbox: The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
+                    /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. The documentation names no parameters for /crm/board; the sandbox takes `botid` to show one bot. */
                     botid?: string | number;
                 };
             };
@@ -3335,11 +3385,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     clientid: string | number;
-                    /** @description Stage name. */
+                    /** @description Stage name. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     stage: string | number;
                 };
             };
@@ -3437,14 +3487,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Name. Sandbox: At most 200 characters: the service's own limit is not documented. */
+                    /** @description Name. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. At most 200 characters: the service's own limit is not documented. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     name: string | number;
                     /**
                      * Format: uri
-                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them). Sandbox: At most 2048 characters: the service's own limit is not documented.
+                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them). Sandbox: At most 2048 characters: the service's own limit is not documented. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken.
                      */
                     url: string;
-                    /** @description Event kinds. Sandbox: The sandbox takes only the 3 kinds the documentation names; it says the full list of kinds is not shown, so the service may take others. */
+                    /** @description Event kinds. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. The sandbox takes only the 3 kinds the documentation names; it says the full list of kinds is not shown, so the service may take others. */
                     events: ("subscriber.new" | "subscriber.stage" | "payment.success") | ("subscriber.new" | "subscriber.stage" | "payment.success")[];
                 };
             };
@@ -3481,7 +3531,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Hook id. */
+                    /** @description Hook id. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     id: string | number;
                 };
             };
@@ -3510,11 +3560,11 @@ export interface operations {
     hookDeliveriesViaGet: {
         parameters: {
             query?: {
-                /** @description One hook. */
+                /** @description One hook. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 hook?: string | number;
                 /** @description pending, delivered, failed or cancelled. */
                 status?: "pending" | "delivered" | "failed" | "cancelled";
-                /** @description One event id. */
+                /** @description One event id. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 event?: string | number;
                 /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
@@ -3556,14 +3606,14 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description One hook. */
+                    /** @description One hook. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     hook?: string | number;
                     /**
                      * @description pending, delivered, failed or cancelled.
                      * @enum {string}
                      */
                     status?: "pending" | "delivered" | "failed" | "cancelled";
-                    /** @description One event id. */
+                    /** @description One event id. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     event?: string | number;
                     /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
@@ -3675,9 +3725,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Key name. */
+                    /** @description Key name. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     name: string | number;
-                    /** @description Scopes the key gets. Sandbox: The sandbox takes only these 26 scopes; the documentation names `lists:read`, `lists:write` and `subscribers:read` and does not show the others, so the service's list may differ. */
+                    /** @description Scopes the key gets. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. The sandbox takes only these 26 scopes; the documentation names `lists:read`, `lists:write` and `subscribers:read` and does not show the others, so the service's list may differ. */
                     scopes: ("account:read" | "account:write" | "bots:read" | "bots:write" | "subscribers:read" | "subscribers:write" | "messages:read" | "messages:write" | "chains:read" | "chains:write" | "broadcasts:read" | "broadcasts:write" | "lists:read" | "lists:write" | "catalog:read" | "catalog:write" | "crm:read" | "crm:write" | "stats:read" | "stats:write" | "log:read" | "log:write" | "hooks:read" | "hooks:write" | "keys:read" | "keys:write") | ("account:read" | "account:write" | "bots:read" | "bots:write" | "subscribers:read" | "subscribers:write" | "messages:read" | "messages:write" | "chains:read" | "chains:write" | "broadcasts:read" | "broadcasts:write" | "lists:read" | "lists:write" | "catalog:read" | "catalog:write" | "crm:read" | "crm:write" | "stats:read" | "stats:write" | "log:read" | "log:write" | "hooks:read" | "hooks:write" | "keys:read" | "keys:write")[];
                     /** @description Bots the key may touch (none, or an empty array: every bot the calling key may touch). */
                     bots?: string | string[];
@@ -3718,7 +3768,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Key id. */
+                    /** @description Key id. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. A key never turns on its creator: the account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked. The documentation does not say which keys a key may revoke. */
                     id: string | number;
                 };
             };
@@ -3747,7 +3797,7 @@ export interface operations {
     listAllViaGet: {
         parameters: {
             query?: {
-                /** @description Project code. */
+                /** @description Project code. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 group?: string | number;
             };
             header?: never;
@@ -3785,7 +3835,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Project code. */
+                    /** @description Project code. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     group?: string | number;
                 };
             };
@@ -3822,9 +3872,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description List number; give it or `list`. */
+                    /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     list?: string | number;
                 } & ({
                     listid: number | string;
@@ -3865,11 +3915,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Unused name. */
+                    /** @description Unused name. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     name: string | number;
-                    /** @description Column names. */
+                    /** @description Column names. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. At least one column, each named once (otherwise 422 invalid_param): the documentation says "array of strings" without saying whether it may be empty or repeat a name. */
                     headers: string[];
-                    /** @description Project code. */
+                    /** @description Project code. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     group?: string | number;
                 };
             };
@@ -3899,7 +3949,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A client-chosen unique value: a repeat with the same value (after a network failure) adds no second row. Sandbox: At most 255 characters: the service's own limit is not documented. The sandbox remembers a value for 24 hours of business time, per API key; the same value with another body is 422 idempotency_mismatch. */
+                /** @description A client-chosen unique value: a repeat with the same value (after a network failure) adds no second row. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. At most 255 characters: the service's own limit is not documented. The sandbox remembers a value for 24 hours of business time, per API key; the same value with another body is 422 idempotency_mismatch. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3909,21 +3959,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description List number; give it or `list`. */
+                    /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     list?: string | number;
                     /** @description Column name to value. */
                     row?: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description Values in column order. */
+                    /** @description Values in column order. Sandbox: At most one value per column of the list (otherwise 422 param_conflict): the documentation does not say what happens with more values than the list has columns. */
                     values?: (string | number | boolean | null)[];
-                    /** @description Fills ClientID. */
+                    /** @description Fills ClientID. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid?: string | number;
-                    /** @description Fills Messenger. */
+                    /** @description Fills Messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     messenger?: string | number;
-                    /** @description Fills BotID. */
+                    /** @description Fills BotID. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid?: string | number;
                 } & (({
                     listid: number | string;
@@ -3970,13 +4020,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description List number; give it or `list`. */
+                    /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     list?: string | number;
                     /** @description One row. */
                     rowid?: number | string;
-                    /** @description Several rows: JSON integers. */
+                    /** @description Several rows: JSON integers. Sandbox: All or nothing: when one entry is refused (or names one that does not exist), nothing is changed; the documentation does not say whether the service applies the others. */
                     rowids?: number[];
                 } & (({
                     listid: number | string;
@@ -4021,17 +4071,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description List number; give it or `list`. */
+                    /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     list?: string | number;
-                    /** @description Row number. */
+                    /** @description Row number. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     rowid: number | string;
                     /** @description Only these columns change. */
                     row?: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description The whole row. */
+                    /** @description The whole row. Sandbox: Exactly one value per column of the list (otherwise 422 param_conflict): the documentation does not say what happens with more values than the list has columns. */
                     values?: (string | number | boolean | null)[];
                 } & (({
                     listid: number | string;
@@ -4078,19 +4128,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description List number; give it or `list`. */
+                    /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. */
+                    /** @description List name, instead of `listid`. Sandbox: The documentation names only `listid` for this method; the sandbox also takes the list's name. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     list?: string | number;
-                    /** @description Objects or arrays. Sandbox: More than 500 rows are refused whole (422 too_many_rows, nothing added): the documentation states the limit but not what happens beyond it. */
+                    /** @description Objects or arrays. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. More than 500 rows are refused whole (422 too_many_rows, nothing added): the documentation states the limit but not what happens beyond it. A row in column order holds at most one value per column (otherwise 422 param_conflict): the documentation does not say what happens with more values than the list has columns. All or nothing: when one entry is refused (or names one that does not exist), nothing is changed; the documentation does not say whether the service applies the others. */
                     rows: ({
                         [key: string]: string | number | boolean | null;
                     } | (string | number | boolean | null)[])[];
-                    /** @description Fills ClientID. Sandbox: The documentation names `clientid` for /list/row/add only; the sandbox also takes it here, for every row. */
+                    /** @description Fills ClientID. Sandbox: The documentation names `clientid` for /list/row/add only; the sandbox also takes it here, for every row. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid?: string | number;
-                    /** @description Fills Messenger. Sandbox: The documentation names `messenger` for /list/row/add only; the sandbox also takes it here, for every row. */
+                    /** @description Fills Messenger. Sandbox: The documentation names `messenger` for /list/row/add only; the sandbox also takes it here, for every row. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     messenger?: string | number;
-                    /** @description Fills BotID. Sandbox: The documentation names `botid` for /list/row/add only; the sandbox also takes it here, for every row. */
+                    /** @description Fills BotID. Sandbox: The documentation names `botid` for /list/row/add only; the sandbox also takes it here, for every row. Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid?: string | number;
                 } & ({
                     listid: number | string;
@@ -4123,11 +4173,11 @@ export interface operations {
     listRowsFindViaGet: {
         parameters: {
             query?: {
-                /** @description List number; give it or `list`. */
+                /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                 listid?: number | string;
-                /** @description List name, instead of `listid`. */
+                /** @description List name, instead of `listid`. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                 list?: string | number;
-                /** @description One condition: column. */
+                /** @description One condition: column. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 column?: string | number;
                 /** @description One condition: value (with `column`). */
                 value?: string | number | boolean | null;
@@ -4175,15 +4225,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description List number; give it or `list`. */
+                    /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     list?: string | number;
                     /** @description Column to value; conditions combine with AND. */
                     where?: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description One condition: column. */
+                    /** @description One condition: column. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     column?: string | number;
                     /** @description One condition: value (with `column`). */
                     value?: string | number | boolean | null;
@@ -4236,9 +4286,9 @@ export interface operations {
     listRowsGetViaGet: {
         parameters: {
             query?: {
-                /** @description List number; give it or `list`. */
+                /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                 listid?: number | string;
-                /** @description List name, instead of `listid`. */
+                /** @description List name, instead of `listid`. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                 list?: string | number;
                 /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
@@ -4282,9 +4332,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description List number; give it or `list`. */
+                    /** @description List number; give it or `list`. Sandbox: When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     listid?: number | string;
-                    /** @description List name, instead of `listid`. */
+                    /** @description List name, instead of `listid`. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict). The documentation does not say what happens when they disagree. */
                     list?: string | number;
                     /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
@@ -4421,9 +4471,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                 };
             };
@@ -4460,16 +4510,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
-                    /** @description Text. Sandbox: At most 4096 characters: the service's own limit is not documented. */
+                    /** @description Text. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. At most 4096 characters: the service's own limit is not documented. */
                     text: string | number;
                     /** @description Link buttons, each {name, url}. Sandbox: At most 10 buttons, a button name at most 100 characters: the service's own limit is not documented. */
                     buttons?: {
+                        /** @description Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                         name: string;
-                        /** Format: uri */
+                        /**
+                         * Format: uri
+                         * @description Sandbox: An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken.
+                         */
                         url: string;
                     }[];
                 };
@@ -4499,11 +4553,11 @@ export interface operations {
     statGetViaGet: {
         parameters: {
             query: {
-                /** @description First day, YYYY-MM-DD. */
+                /** @description First day, YYYY-MM-DD. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                 from: string;
-                /** @description Last day, YYYY-MM-DD. Sandbox: At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented. */
+                /** @description Last day, YYYY-MM-DD. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented. */
                 to: string;
-                /** @description One bot. Sandbox: A sandbox addition. */
+                /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. A sandbox addition. */
                 botid?: string | number;
             };
             header?: never;
@@ -4543,15 +4597,15 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date
-                     * @description First day, YYYY-MM-DD.
+                     * @description First day, YYYY-MM-DD. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required.
                      */
                     from: string;
                     /**
                      * Format: date
-                     * @description Last day, YYYY-MM-DD. Sandbox: At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented.
+                     * @description Last day, YYYY-MM-DD. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. At most 366 days from `from` (otherwise 422 invalid_range): the service's own limit is not documented.
                      */
                     to: string;
-                    /** @description One bot. Sandbox: A sandbox addition. */
+                    /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. A sandbox addition. */
                     botid?: string | number;
                 };
             };
@@ -4588,9 +4642,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                 };
             };
@@ -4619,9 +4673,9 @@ export interface operations {
     subscriberChainsGetViaGet: {
         parameters: {
             query: {
-                /** @description Bot identifier (from /bot/list). */
+                /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 botid: string | number;
-                /** @description Subscriber identifier inside the messenger. */
+                /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 clientid: string | number;
             };
             header?: never;
@@ -4659,9 +4713,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                 };
             };
@@ -4690,9 +4744,9 @@ export interface operations {
     subscriberChatGetViaGet: {
         parameters: {
             query: {
-                /** @description Bot identifier (from /bot/list). */
+                /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 botid: string | number;
-                /** @description Subscriber identifier inside the messenger. */
+                /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 clientid: string | number;
                 /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
@@ -4734,9 +4788,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                     /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
@@ -4777,11 +4831,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. Sandbox: At most 100 characters: the service's own limit is not documented. At most 100 characters. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. At most 100 characters: the service's own limit is not documented. At most 100 characters. */
                     clientid: string | number;
-                    /** @description Messenger. Sandbox: Must be the bot's messenger. */
+                    /** @description Messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Must be the bot's messenger (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                     messenger?: string | number;
                     /** @description Name; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     name?: string | number;
@@ -4816,11 +4870,11 @@ export interface operations {
     subscriberDataGetViaGet: {
         parameters: {
             query: {
-                /** @description Bot identifier (from /bot/list). */
+                /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 botid: string | number;
-                /** @description Subscriber identifier inside the messenger. */
+                /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 clientid: string | number;
-                /** @description Only one chain. */
+                /** @description Only one chain. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Must name a chain of the subscriber's bot (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                 chaincode?: string | number;
             };
             header?: never;
@@ -4858,11 +4912,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
-                    /** @description Only one chain. */
+                    /** @description Only one chain. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Must name a chain of the subscriber's bot (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                     chaincode?: string | number;
                 };
             };
@@ -4899,15 +4953,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                     /** @description Variable name to value (null removes it); at least one. Sandbox: A variable name holds at most 100 characters and a text value at most 4096: the service's own limit is not documented. */
                     data: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description Write into one chain only. */
+                    /** @description Write into one chain only. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. Must name a chain of the subscriber's bot (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                     chaincode?: string | number;
                 };
             };
@@ -4944,11 +4998,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
-                    /** @description Messenger. */
+                    /** @description Messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     messenger: string | number;
                 };
             };
@@ -4977,11 +5031,11 @@ export interface operations {
     subscriberFindViaGet: {
         parameters: {
             query: {
-                /** @description What to search. */
+                /** @description What to search. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 query: string | number;
-                /** @description Exact tag. */
+                /** @description Exact tag. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 tag?: string | number;
-                /** @description Search in one bot. */
+                /** @description Search in one bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 botid?: string | number;
                 /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                 limit?: number | string;
@@ -5023,11 +5077,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What to search. */
+                    /** @description What to search. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     query: string | number;
-                    /** @description Exact tag. */
+                    /** @description Exact tag. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     tag?: string | number;
-                    /** @description Search in one bot. */
+                    /** @description Search in one bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid?: string | number;
                     /** @description Page size. A service may answer fewer rows than asked (a cap it does not state): read on until `offset` reaches `total`, or a page comes back empty; a short page is not the end. Sandbox: Default 20, at most 1000 (more is a 422): the service's own default and maximum are not documented. */
                     limit?: number | string;
@@ -5060,13 +5114,13 @@ export interface operations {
     subscriberGetViaGet: {
         parameters: {
             query?: {
-                /** @description Bot identifier; required unless `subscriber` is given. */
+                /** @description Bot identifier; required unless `subscriber` is given. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 botid?: string | number;
-                /** @description Subscriber identifier; required unless `subscriber` is given. */
+                /** @description Subscriber identifier; required unless `subscriber` is given. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 clientid?: string | number;
-                /** @description Messenger of the subscriber. */
+                /** @description Messenger of the subscriber. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 messenger?: string | number;
-                /** @description Internal card number, instead of the other three. */
+                /** @description Internal card number, instead of the other three. Sandbox: Given with `botid`, `clientid` or `messenger`, they must name the same card (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                 subscriber?: number | string;
             };
             header?: never;
@@ -5104,13 +5158,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier; required unless `subscriber` is given. */
+                    /** @description Bot identifier; required unless `subscriber` is given. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid?: string | number;
-                    /** @description Subscriber identifier; required unless `subscriber` is given. */
+                    /** @description Subscriber identifier; required unless `subscriber` is given. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid?: string | number;
-                    /** @description Messenger of the subscriber. */
+                    /** @description Messenger of the subscriber. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     messenger?: string | number;
-                    /** @description Internal card number, instead of the other three. */
+                    /** @description Internal card number, instead of the other three. Sandbox: Given with `botid`, `clientid` or `messenger`, they must name the same card (otherwise 422 param_conflict): the documentation does not say what the service does otherwise. */
                     subscriber?: number | string;
                 } & ({
                     botid: string | number;
@@ -5144,11 +5198,11 @@ export interface operations {
     subscriberListViaGet: {
         parameters: {
             query?: {
-                /** @description One bot. */
+                /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 botid?: string | number;
-                /** @description One messenger. */
+                /** @description One messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 messenger?: string | number;
-                /** @description Exact tag. */
+                /** @description Exact tag. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 tag?: string | number;
                 /** @description Active or not. */
                 active?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
@@ -5202,11 +5256,11 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description One bot. */
+                    /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid?: string | number;
-                    /** @description One messenger. */
+                    /** @description One messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     messenger?: string | number;
-                    /** @description Exact tag. */
+                    /** @description Exact tag. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     tag?: string | number;
                     /** @description Active or not. */
                     active?: boolean | ("true" | "false" | "1" | "0") | (1 | 0);
@@ -5262,9 +5316,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                     /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag: string | string[];
@@ -5295,9 +5349,9 @@ export interface operations {
     subscriberTagListViaGet: {
         parameters: {
             query: {
-                /** @description Bot identifier (from /bot/list). */
+                /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 botid: string | number;
-                /** @description Subscriber identifier inside the messenger. */
+                /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 clientid: string | number;
             };
             header?: never;
@@ -5335,9 +5389,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                 };
             };
@@ -5374,9 +5428,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                     /** @description A tag or an array of tags. Sandbox: At most 100 characters a tag: the service's own limit is not documented. */
                     tag: string | string[];
@@ -5415,9 +5469,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                 };
             };
@@ -5454,9 +5508,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Bot identifier (from /bot/list). */
+                    /** @description Bot identifier (from /bot/list). Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     botid: string | number;
-                    /** @description Subscriber identifier inside the messenger. */
+                    /** @description Subscriber identifier inside the messenger. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     clientid: string | number;
                     /** @description Name; an empty string clears it. Sandbox: At most 1000 characters: the service's own limit is not documented. */
                     name?: string | number;
@@ -5491,7 +5545,7 @@ export interface operations {
     webappDeleteViaGet: {
         parameters: {
             query: {
-                /** @description Web app id. */
+                /** @description Web app id. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                 id: string | number;
             };
             header?: never;
@@ -5529,7 +5583,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Web app id. */
+                    /** @description Web app id. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                     id: string | number;
                 };
             };
@@ -5969,6 +6023,125 @@ export interface operations {
             };
         };
     };
+    getSandboxChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chaos: {
+                            /** @description Share of deliveries whose first attempt is two concurrent POSTs of the same event. */
+                            duplicate: number;
+                            /** @description Share of deliveries held back until a later delivery of the hook has been sent. */
+                            reorder: number;
+                            /** @description Share of deliveries whose first attempt leaves delayMs late. */
+                            delay: number;
+                            /** @description Share of deliveries whose first attempt has its connection destroyed once the request is sent. */
+                            cut: number;
+                            /** @description Share of deliveries whose first attempt's answer counts as later than its timeout. */
+                            slow: number;
+                            /** @description How late a delayed delivery leaves. */
+                            delayMs: number;
+                            /** @description Longest hold of a reordered delivery. */
+                            holdMs: number;
+                            /** @description Chooses the deliveries: the same seed and events choose the same ones. */
+                            seed: number;
+                        };
+                    };
+                };
+            };
+            500: components["responses"]["Status500Internal"];
+            /** @description An error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSandboxChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Share of deliveries whose first attempt is two concurrent POSTs of the same event. */
+                    duplicate?: number;
+                    /** @description Share of deliveries held back until a later delivery of the hook has been sent. */
+                    reorder?: number;
+                    /** @description Share of deliveries whose first attempt leaves delayMs late. */
+                    delay?: number;
+                    /** @description Share of deliveries whose first attempt has its connection destroyed once the request is sent. */
+                    cut?: number;
+                    /** @description Share of deliveries whose first attempt's answer counts as later than its timeout. */
+                    slow?: number;
+                    /** @description How late a delayed delivery leaves. */
+                    delayMs?: number;
+                    /** @description Longest hold of a reordered delivery. */
+                    holdMs?: number;
+                    /** @description Chooses the deliveries: the same seed and events choose the same ones. */
+                    seed?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chaos: {
+                            /** @description Share of deliveries whose first attempt is two concurrent POSTs of the same event. */
+                            duplicate: number;
+                            /** @description Share of deliveries held back until a later delivery of the hook has been sent. */
+                            reorder: number;
+                            /** @description Share of deliveries whose first attempt leaves delayMs late. */
+                            delay: number;
+                            /** @description Share of deliveries whose first attempt has its connection destroyed once the request is sent. */
+                            cut: number;
+                            /** @description Share of deliveries whose first attempt's answer counts as later than its timeout. */
+                            slow: number;
+                            /** @description How late a delayed delivery leaves. */
+                            delayMs: number;
+                            /** @description Longest hold of a reordered delivery. */
+                            holdMs: number;
+                            /** @description Chooses the deliveries: the same seed and events choose the same ones. */
+                            seed: number;
+                        };
+                    };
+                };
+            };
+            500: components["responses"]["Status500Internal"];
+            /** @description An error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postSandboxDeliveriesRedeliver: {
         parameters: {
             query?: never;
@@ -5993,6 +6166,49 @@ export interface operations {
                 content: {
                     "application/json": {
                         delivery: components["schemas"]["SandboxDelivery"];
+                    };
+                };
+            };
+            500: components["responses"]["Status500Internal"];
+            /** @description An error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSandboxHooksSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A hook id (hook_...). */
+                    id: string;
+                    /** @description "whsec_" and the base64 of 24 to 64 bytes. */
+                    secret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        id: string;
                     };
                 };
             };

@@ -3,7 +3,7 @@ import { LIMITS } from '../limits';
 import { FLAG_SCHEMA, integer, list, optional, type ParamSpec, required, sandboxLimit } from '../params';
 import { arrayOf, describe, int, isoTime, num, object, type Schema, str } from '../schema';
 import type { EndpointContract } from './contract';
-import { ID, LIST_ERRORS, result } from './shared';
+import { agreement, ALL_OR_NOTHING, ID, LIST_ERRORS, result } from './shared';
 
 /** Catalog item fields as the service types them (src/domain/catalog.ts names each field's kind); null means "not given". */
 const ITEM_TEXT: Schema = { type: ['string', 'number', 'null'] };
@@ -59,6 +59,9 @@ const bulkItems = (extra: Record<string, Schema>, requiredFields: string[], expe
 		ITEMS_PER_REQUEST,
 	);
 
+/** A bulk change names each item once. */
+const ITEM_ONCE = agreement('An item appears once');
+
 /** The contracts of the methods for the catalog and web apps, in the order the document lists them. */
 export const catalogContracts: Record<string, EndpointContract> = {
 	'/catalog/item/create': {
@@ -94,6 +97,7 @@ export const catalogContracts: Record<string, EndpointContract> = {
 			items: required(
 				bulkItems({}, [], `must be an array of 1 to ${LIMITS.itemsPerRequest} objects with item fields only`),
 				'Objects with item fields.',
+				ALL_OR_NOTHING,
 			),
 		},
 		errors: { 422: ['not_found', 'too_many_items'] },
@@ -112,6 +116,7 @@ export const catalogContracts: Record<string, EndpointContract> = {
 					`must be an array of 1 to ${LIMITS.itemsPerRequest} objects, each with itemid and item fields only`,
 				),
 				'Objects with itemid and item fields.',
+				`${ITEM_ONCE} ${ALL_OR_NOTHING}`,
 			),
 		},
 		errors: { 422: ['not_found', 'too_many_items'] },
@@ -137,6 +142,7 @@ export const catalogContracts: Record<string, EndpointContract> = {
 					ITEMS_PER_REQUEST,
 				),
 				'Objects with itemid.',
+				`${ITEM_ONCE} ${ALL_OR_NOTHING}`,
 			),
 		},
 		errors: { 422: ['not_found', 'too_many_items'] },

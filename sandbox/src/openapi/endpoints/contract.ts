@@ -10,6 +10,8 @@ export interface EndpointContract {
 	params: Record<string, ParamSpec>;
 	/** Each entry: at least one of its groups must be given whole (e.g. `listid`, or `list`). */
 	needs?: string[][][];
+	/** The sandbox's note on each `needs` entry (same order) the documentation does not state; none for a documented one. */
+	needsNotes?: (string | undefined)[];
 	/** Parameters that cannot be given together. */
 	exclusive?: [string, string][];
 	/** A parameter that needs others (e.g. `column` needs `value`). */

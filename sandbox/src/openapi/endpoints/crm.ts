@@ -1,7 +1,7 @@
-import { optional, required, text } from '../params';
+import { optional, requiredBySandbox, text } from '../params';
 import { arrayOf, bool, int, nullable, object, ref, sandboxObject, str } from '../schema';
 import type { EndpointContract } from './contract';
-import { CARD, CARD_ERRORS, ID } from './shared';
+import { CARD_ERRORS, CARD_REQUIRED_BY_SANDBOX, ID } from './shared';
 
 /** A brief card in the CRM board. */
 const briefCard = object({ id: int, botid: str, clientid: str, messenger: str, name: str });
@@ -13,7 +13,7 @@ export const crmContracts: Record<string, EndpointContract> = {
 		summary: "Set a subscriber's funnel stage",
 		description:
 			"Moves a subscriber to a stage of the funnel; emits `subscriber.stage`, and a chain triggered by the stage's tag starts.",
-		params: { ...CARD, stage: required(text(), 'Stage name.') },
+		params: { ...CARD_REQUIRED_BY_SANDBOX, stage: requiredBySandbox(text(), 'Stage name.') },
 		errors: CARD_ERRORS,
 		answer: sandboxObject({
 			ok: bool,

@@ -1,6 +1,15 @@
 import { EVENT_KIND_VALUES, hookProperties } from '../components';
 import { LIMITS } from '../limits';
-import { choice, oneOrMany, optional, required, text } from '../params';
+import {
+	choice,
+	HTTP_URL_PATTERN,
+	httpUrlNote,
+	oneOrMany,
+	optional,
+	required,
+	requiredBySandbox,
+	text,
+} from '../params';
 import { bool, int, isoTime, nullable, object, oneOf, ref, sandbox, sandboxObject, str } from '../schema';
 import type { EndpointContract } from './contract';
 import { CARD_ERRORS, documentedPage, ID, ok, PAGE_PARAMS } from './shared';
@@ -13,18 +22,19 @@ export const hooksContracts: Record<string, EndpointContract> = {
 		description:
 			'Subscribes a receiver URL to event kinds; deliveries are signed, and the answer is the only place the secret (or, under `--signing v1a`, the public key) appears: keep it, and treat an answer without it as a failure.',
 		params: {
-			name: required(text({ max: LIMITS.hookName }), 'Name.'),
-			url: required(
+			name: requiredBySandbox(text({ max: LIMITS.hookName }), 'Name.'),
+			url: requiredBySandbox(
 				text({
 					numbers: false,
 					max: LIMITS.url,
 					format: 'uri',
-					pattern: '^https?://[^\\s/?#@]+(?:[/?#]\\S*)?$',
+					pattern: HTTP_URL_PATTERN,
 					what: 'an absolute http or https URL without a user name or password',
 				}),
 				'Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them).',
+				httpUrlNote('url'),
 			),
-			events: required(
+			events: requiredBySandbox(
 				oneOrMany(
 					{ type: 'string', enum: EVENT_KIND_VALUES },
 					`must be an event kind or a non-empty array of them (${EVENT_KIND_VALUES.join(', ')})`,

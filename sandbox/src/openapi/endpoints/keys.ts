@@ -1,10 +1,15 @@
 import { ALL_SCOPES } from '../../domain/keys';
 import { apiKeyProperties } from '../components';
 import { LIMITS } from '../limits';
-import { integer, nonBlank, oneOrMany, optional, required, sandboxLimit, text } from '../params';
+import { integer, nonBlank, oneOrMany, optional, requiredBySandbox, sandboxLimit, text } from '../params';
 import { describe, object, ref, sandbox, sandboxObject, str, strings } from '../schema';
 import type { EndpointContract } from './contract';
 import { ok } from './shared';
+
+/** Who may revoke a key: the sandbox's rule, answered 403 not_creator. */
+export const REVOCATION_RULE =
+	"A key never turns on its creator: the account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked.";
+const REVOCATION_UNDOCUMENTED = 'The documentation does not say which keys a key may revoke.';
 
 /** The contracts of the methods for API keys, in the order the document lists them. */
 export const keysContracts: Record<string, EndpointContract> = {
@@ -14,8 +19,8 @@ export const keysContracts: Record<string, EndpointContract> = {
 		description:
 			"Creates a key with some of the calling key's scopes, optionally restricted to some bots and to a lifetime in days. The answer is the only place its value appears.",
 		params: {
-			name: required(text(), 'Key name.'),
-			scopes: required(
+			name: requiredBySandbox(text(), 'Key name.'),
+			scopes: requiredBySandbox(
 				oneOrMany(
 					{ type: 'string', enum: ALL_SCOPES },
 					`must be a scope or a non-empty array of scopes (${ALL_SCOPES.join(', ')})`,
@@ -53,9 +58,8 @@ export const keysContracts: Record<string, EndpointContract> = {
 		summary: 'Revoke an API key',
 		description:
 			'Revokes a key by its id; it answers 401 from then on, and so do the keys it created, directly or through them.',
-		rules:
-			"The sandbox's rule: a key never turns on its creator. The account key may revoke any key (but not itself); any other key only itself and the keys it created, directly or through them: another key's id is 403 not_creator (`param: id`) and nothing is revoked. A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden.",
-		params: { id: required(text(), 'Key id.') },
+		rules: `${REVOCATION_RULE} A bot-restricted key naming a key not restricted to its own bots gets 403 bot_forbidden.`,
+		params: { id: requiredBySandbox(text(), 'Key id.', `${REVOCATION_RULE} ${REVOCATION_UNDOCUMENTED}`) },
 		errors: { 403: ['bot_forbidden', 'not_creator'], 422: ['not_found'] },
 		answer: ok({
 			key: ref('ApiKey'),

@@ -6,15 +6,17 @@ import {
 	flag,
 	integer,
 	list,
+	needsNote,
+	NOT_BLANK_NOTE,
 	nonBlank,
 	optional,
-	required,
+	requiredBySandbox,
 	sandboxLimit,
 	text,
 } from '../params';
 import { arrayOf, bool, int, object, oneOf, ref, sandbox, sandboxObject, type Schema } from '../schema';
 import type { EndpointContract } from './contract';
-import { documentedPage, ID, LIST_ERRORS, ok, page, PAGE_PARAMS } from './shared';
+import { ALL_OR_NOTHING, documentedPage, ID, LIST_ERRORS, ok, page, PAGE_PARAMS } from './shared';
 
 /** Values for the service columns ClientID, Messenger and BotID when the row leaves them out. */
 const SERVICE_VALUES = {
@@ -29,14 +31,20 @@ const SERVICE_VALUES_OF_ROWS = Object.fromEntries(
 		name,
 		{
 			...spec,
-			sandbox: `The documentation names \`${name}\` for /list/row/add only; the sandbox also takes it here, for every row.`,
+			sandbox: `The documentation names \`${name}\` for /list/row/add only; the sandbox also takes it here, for every row. ${spec.sandbox}`,
 		},
 	]),
 ) as typeof SERVICE_VALUES;
 
+const SAME_LIST =
+	'When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict).';
+
+/** Why the sandbox checks that two parameters agree: the documentation does not say which one wins. */
+const AGREEMENT = 'The documentation does not say what happens when they disagree.';
+
 const LIST_TARGET = {
-	listid: optional(integer(1), 'List number; give it or `list`.'),
-	list: optional(ID, 'List name, instead of `listid`.'),
+	listid: optional(integer(1), 'List number; give it or `list`.', `${SAME_LIST} ${AGREEMENT}`),
+	list: optional(ID, 'List name, instead of `listid`.', `${SAME_LIST} ${AGREEMENT}`),
 };
 
 /** A method for which the documentation names only `listid`: the sandbox takes the list's name as well. */
@@ -44,14 +52,17 @@ const LIST_TARGET_BY_NUMBER = {
 	...LIST_TARGET,
 	list: {
 		...LIST_TARGET.list,
-		sandbox: "The documentation names only `listid` for this method; the sandbox also takes the list's name.",
+		sandbox: `The documentation names only \`listid\` for this method; the sandbox also takes the list's name. ${LIST_TARGET.list.sandbox}`,
 	},
 };
 
 const LIST_TARGET_RULE: string[][] = [['listid'], ['list']];
 
-const SAME_LIST =
-	'When both `listid` and `list` are given they must name the same list (otherwise 422 param_conflict).';
+/** `row` or `values`: the documentation names them for /list/row/add and /list/row/edit without starring either. */
+const ROW_RULE: string[][] = [['row'], ['values']];
+
+/** `values` in column order: the documentation does not say what happens with more values than columns. */
+const VALUES_PER_COLUMN = 'the documentation does not say what happens with more values than the list has columns.';
 
 /** The rules of a method that names a list, and its own. */
 const listRules = (own?: string) => [SAME_LIST, own].filter(Boolean).join(' ');
@@ -77,10 +88,11 @@ export const listsContracts: Record<string, EndpointContract> = {
 		summary: 'Create a list',
 		description: 'Creates an empty list with its columns; a name already taken is refused with `list_exists`.',
 		params: {
-			name: required(text(), 'Unused name.'),
-			headers: required(
+			name: requiredBySandbox(text(), 'Unused name.'),
+			headers: requiredBySandbox(
 				list(nonBlank(), 'must be a non-empty array of distinct, non-blank column names', { min: 1, unique: true }),
 				'Column names.',
+				'At least one column, each named once (otherwise 422 invalid_param): the documentation says "array of strings" without saying whether it may be empty or repeat a name.',
 			),
 			group: optional(ID, 'Project code.'),
 		},
@@ -93,6 +105,7 @@ export const listsContracts: Record<string, EndpointContract> = {
 		description: 'Removes every row; the list stays.',
 		params: LIST_TARGET_BY_NUMBER,
 		needs: [LIST_TARGET_RULE],
+		needsNotes: [needsNote(LIST_TARGET_RULE)],
 		errors: LIST_ERRORS,
 		rules: listRules(),
 		answer: ok({ cleared: int, list: ref('List') }),
@@ -142,6 +155,7 @@ export const listsContracts: Record<string, EndpointContract> = {
 		},
 		exclusive: [['where', 'column']],
 		needs: [LIST_TARGET_RULE, [['where'], ['column', 'value']]],
+		needsNotes: [needsNote(LIST_TARGET_RULE), needsNote([['where'], ['column', 'value']])],
 		dependent: { column: ['value'] },
 		errors: { 422: ['not_found', 'unknown_column'] },
 		rules: listRules('Give `where` or `column` (one of them); a column the list does not have is 422 unknown_column.'),
@@ -164,6 +178,7 @@ export const listsContracts: Record<string, EndpointContract> = {
 			values: optional(
 				{ schema: ROW_VALUES, expect: 'must be an array of strings, numbers, booleans or nulls' },
 				'Values in column order.',
+				`At most one value per column of the list (otherwise 422 param_conflict): ${VALUES_PER_COLUMN}`,
 			),
 			...SERVICE_VALUES,
 		},
@@ -173,6 +188,7 @@ export const listsContracts: Record<string, EndpointContract> = {
 					{
 						schema: { type: 'string', minLength: 1, maxLength: LIMITS.idempotencyKey, pattern: '\\S' },
 						expect: `must be a non-empty string of at most ${LIMITS.idempotencyKey} characters`,
+						sandbox: NOT_BLANK_NOTE,
 					},
 					`At most ${LIMITS.idempotencyKey} characters`,
 				),
@@ -180,7 +196,8 @@ export const listsContracts: Record<string, EndpointContract> = {
 				'The sandbox remembers a value for 24 hours of business time, per API key; the same value with another body is 422 idempotency_mismatch.',
 			),
 		},
-		needs: [LIST_TARGET_RULE, [['row'], ['values']]],
+		needs: [LIST_TARGET_RULE, ROW_RULE],
+		needsNotes: [needsNote(LIST_TARGET_RULE), needsNote(ROW_RULE)],
 		exclusive: [['row', 'values']],
 		errors: { 403: ['bot_forbidden'], 422: ['not_found', 'unknown_column', 'idempotency_mismatch'] },
 		rules: listRules('`values` holds at most one value per column of the list (otherwise 422 param_conflict).'),
@@ -192,7 +209,7 @@ export const listsContracts: Record<string, EndpointContract> = {
 		description: `Adds 1 to ${LIMITS.rowsPerRequest} rows, each an object (column name to value) or an array (column order); more is refused whole with \`too_many_rows\`.`,
 		params: {
 			...LIST_TARGET_BY_NUMBER,
-			rows: required(
+			rows: requiredBySandbox(
 				list(
 					{ anyOf: [ROW_OBJECT, ROW_VALUES] },
 					`must be an array of 1 to ${LIMITS.rowsPerRequest} rows, each an object of column name to value or an array of values`,
@@ -203,11 +220,12 @@ export const listsContracts: Record<string, EndpointContract> = {
 					},
 				),
 				'Objects or arrays.',
-				`More than ${LIMITS.rowsPerRequest} rows are refused whole (422 too_many_rows, nothing added): the documentation states the limit but not what happens beyond it.`,
+				`More than ${LIMITS.rowsPerRequest} rows are refused whole (422 too_many_rows, nothing added): the documentation states the limit but not what happens beyond it. A row in column order holds at most one value per column (otherwise 422 param_conflict): ${VALUES_PER_COLUMN} ${ALL_OR_NOTHING}`,
 			),
 			...SERVICE_VALUES_OF_ROWS,
 		},
 		needs: [LIST_TARGET_RULE],
+		needsNotes: [needsNote(LIST_TARGET_RULE)],
 		errors: { 403: ['bot_forbidden'], 422: ['not_found', 'unknown_column', 'too_many_rows'] },
 		rules: listRules(
 			'A row in column order holds at most one value per column of the list (otherwise 422 param_conflict).',
@@ -220,7 +238,7 @@ export const listsContracts: Record<string, EndpointContract> = {
 		description: 'Changes the columns given in `row`, or replaces the whole row with `values`.',
 		params: {
 			...LIST_TARGET_BY_NUMBER,
-			rowid: required(integer(1), 'Row number.'),
+			rowid: requiredBySandbox(integer(1), 'Row number.'),
 			row: optional(
 				{ schema: ROW_OBJECT, expect: 'must be an object of column name to a string, number, boolean or null' },
 				'Only these columns change.',
@@ -228,9 +246,11 @@ export const listsContracts: Record<string, EndpointContract> = {
 			values: optional(
 				{ schema: ROW_VALUES, expect: 'must be an array of strings, numbers, booleans or nulls' },
 				'The whole row.',
+				`Exactly one value per column of the list (otherwise 422 param_conflict): ${VALUES_PER_COLUMN}`,
 			),
 		},
-		needs: [LIST_TARGET_RULE, [['row'], ['values']]],
+		needs: [LIST_TARGET_RULE, ROW_RULE],
+		needsNotes: [needsNote(LIST_TARGET_RULE), needsNote(ROW_RULE)],
 		exclusive: [['row', 'values']],
 		errors: { 422: ['not_found', 'unknown_column'] },
 		rules: listRules('`values` holds exactly one value per column of the list (otherwise 422 param_conflict).'),
@@ -248,9 +268,11 @@ export const listsContracts: Record<string, EndpointContract> = {
 					min: 1,
 				}),
 				'Several rows: JSON integers.',
+				ALL_OR_NOTHING,
 			),
 		},
 		needs: [LIST_TARGET_RULE, [['rowid'], ['rowids']]],
+		needsNotes: [needsNote(LIST_TARGET_RULE), needsNote([['rowid'], ['rowids']])],
 		exclusive: [['rowid', 'rowids']],
 		errors: LIST_ERRORS,
 		rules: listRules(),

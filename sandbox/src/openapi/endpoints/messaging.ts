@@ -1,20 +1,23 @@
 import { LIMITS } from '../limits';
-import { flag, list, nonBlank, optional, required, sandboxLimit, text } from '../params';
-import { bool, int, object, str } from '../schema';
+import { flag, HTTP_URL_PATTERN, httpUrlNote, list, nonBlank, optional, required, sandboxLimit, text } from '../params';
+import { bool, int, object, sandbox, str } from '../schema';
 import type { EndpointContract } from './contract';
-import { CARD, CARD_ERRORS, ID, result, TAGS, VARIABLES } from './shared';
+import { agreement, CARD, CARD_ERRORS, CHAIN_OF_THE_BOT, ID, result, TAGS, VARIABLES } from './shared';
 
 const BUTTONS = sandboxLimit(
 	list(
-		{
-			type: 'object',
-			properties: {
-				name: nonBlank(LIMITS.tag),
-				url: { type: 'string', format: 'uri', pattern: '^https?://[^\\s/?#@]+(?:[/?#]\\S*)?$' },
+		sandbox(
+			{
+				type: 'object',
+				properties: {
+					name: nonBlank(LIMITS.tag),
+					url: sandbox({ type: 'string', format: 'uri', pattern: HTTP_URL_PATTERN }, httpUrlNote('url')),
+				},
+				required: ['name', 'url'],
+				additionalProperties: false,
 			},
-			required: ['name', 'url'],
-			additionalProperties: false,
-		},
+			'A button is `{name, url}` and nothing else (another property is 422 invalid_param): the documentation says "each {name, url}" without saying whether others are taken.',
+		),
 		`must be an array of at most ${LIMITS.buttons} link buttons {name, url} with an http or https url`,
 		{ max: LIMITS.buttons },
 	),
@@ -51,7 +54,11 @@ export const messagingContracts: Record<string, EndpointContract> = {
 			"Starts a block of a step of a chain for one subscriber; `data` is written into the chain's variables first.",
 		params: {
 			...CARD,
-			chaincode: required(ID, 'Chain code.'),
+			chaincode: required(
+				ID,
+				'Chain code.',
+				agreement("Must name a chain of the subscriber's bot, and the step must have blocks"),
+			),
 			stepcode: required(ID, 'Step code.'),
 			block: optional(ID, 'Block number from 1, or block ID.'),
 			data: optional(VARIABLES, 'Variables for the scenario.'),
@@ -68,7 +75,7 @@ export const messagingContracts: Record<string, EndpointContract> = {
 			"Starts a chain from its first step for one subscriber; `data` is written into the chain's variables first.",
 		params: {
 			...CARD,
-			chaincode: required(ID, 'Chain code.'),
+			chaincode: required(ID, 'Chain code.', agreement("Must name a chain of the subscriber's bot that has steps")),
 			data: optional(VARIABLES, 'Variables for the scenario.'),
 		},
 		errors: { 403: ['bot_forbidden'], 422: ['not_found', 'subscriber_blocked'] },
@@ -79,7 +86,7 @@ export const messagingContracts: Record<string, EndpointContract> = {
 		tag: 'Messaging',
 		summary: 'Stop one chain, or all',
 		description: 'Stops one chain for a subscriber, or all of them when `chaincode` is empty or absent.',
-		params: { ...CARD, chaincode: optional(text({ blank: true }), 'Chain code; empty stops all.') },
+		params: { ...CARD, chaincode: optional(text({ blank: true }), 'Chain code; empty stops all.', CHAIN_OF_THE_BOT) },
 		errors: CARD_ERRORS,
 		rules: "`chaincode` must name a chain of the subscriber's bot (otherwise 422 param_conflict).",
 		answer: object({ ok: bool, stopped: int }),

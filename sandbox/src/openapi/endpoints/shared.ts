@@ -1,6 +1,17 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../http/params';
 import { LIMITS } from '../limits';
-import { dictionary, integer, nonBlank, oneOrMany, optional, required, sandboxLimit, text } from '../params';
+import {
+	dictionary,
+	integer,
+	lengthPattern,
+	nonBlank,
+	oneOrMany,
+	optional,
+	required,
+	requiredBySandbox,
+	sandboxLimit,
+	text,
+} from '../params';
 import { arrayOf, bool, int, object, sandbox, sandboxObject, type Schema, str } from '../schema';
 
 // Parameters, errors and answer shapes that several resource groups share.
@@ -22,6 +33,23 @@ export const CARD = {
 	clientid: required(ID, 'Subscriber identifier inside the messenger.'),
 };
 
+/** The same for a method whose row of the documentation names them without marking them required. */
+export const CARD_REQUIRED_BY_SANDBOX = {
+	botid: requiredBySandbox(ID, CARD.botid.description),
+	clientid: requiredBySandbox(ID, CARD.clientid.description),
+};
+
+/** A check that a parameter agrees with the rest of the request or with what is stored (`rule`), the sandbox's own. */
+export const agreement = (rule: string): string =>
+	`${rule} (otherwise 422 param_conflict): the documentation does not say what the service does otherwise.`;
+
+/** A request that changes several rows or items changes all of them or none. */
+export const ALL_OR_NOTHING =
+	'All or nothing: when one entry is refused (or names one that does not exist), nothing is changed; the documentation does not say whether the service applies the others.';
+
+/** `chaincode` as the methods that start, stop or read a subscriber's chain check it. */
+export const CHAIN_OF_THE_BOT = agreement("Must name a chain of the subscriber's bot");
+
 const TAG = nonBlank(LIMITS.tag);
 
 export const TAGS = sandboxLimit(
@@ -31,7 +59,11 @@ export const TAGS = sandboxLimit(
 
 export const VARIABLES = sandboxLimit(
 	dictionary(
-		{ type: ['string', 'number', 'boolean', 'null'], maxLength: LIMITS.text },
+		{
+			type: ['string', 'number', 'boolean', 'null'],
+			maxLength: LIMITS.text,
+			pattern: lengthPattern(false, LIMITS.text),
+		},
 		`must be an object of variable name (not blank, at most ${LIMITS.tag} characters) to a string (at most ${LIMITS.text} characters), number, boolean or null`,
 		{ keys: TAG },
 	),

@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits';
-import { day, optional, required, UNDOCUMENTED_LIMIT } from '../params';
+import { day, optional, requiredBySandbox, UNDOCUMENTED_LIMIT } from '../params';
 import { arrayOf, int, object, sandboxObject, str } from '../schema';
 import type { EndpointContract } from './contract';
 import { ID } from './shared';
@@ -16,8 +16,8 @@ export const statsContracts: Record<string, EndpointContract> = {
 			note: 'The documentation lists /stat/get as GET; the sandbox also takes POST like every read.',
 		},
 		params: {
-			from: required(day, 'First day, YYYY-MM-DD.'),
-			to: required(
+			from: requiredBySandbox(day, 'First day, YYYY-MM-DD.'),
+			to: requiredBySandbox(
 				day,
 				'Last day, YYYY-MM-DD.',
 				`At most ${LIMITS.statDays} days from \`from\` (otherwise 422 invalid_range): ${UNDOCUMENTED_LIMIT}.`,

@@ -2,7 +2,19 @@ import { LIMITS } from '../limits';
 import { choice, dayOrTime, flag, integer, optional, required, text } from '../params';
 import { arrayOf, bool, int, nullable, object, ref, sandboxObject, scalar, str, strings } from '../schema';
 import type { EndpointContract } from './contract';
-import { CARD, CARD_ERRORS, documentedPage, ID, page, PAGE_PARAMS, result, TAGS, VARIABLES } from './shared';
+import {
+	agreement,
+	CARD,
+	CARD_ERRORS,
+	CHAIN_OF_THE_BOT,
+	documentedPage,
+	ID,
+	page,
+	PAGE_PARAMS,
+	result,
+	TAGS,
+	VARIABLES,
+} from './shared';
 
 const CARD_FIELD = text({ max: LIMITS.field, blank: true });
 
@@ -25,7 +37,11 @@ export const subscribersContracts: Record<string, EndpointContract> = {
 			botid: optional(ID, 'Bot identifier; required unless `subscriber` is given.'),
 			clientid: optional(ID, 'Subscriber identifier; required unless `subscriber` is given.'),
 			messenger: optional(ID, 'Messenger of the subscriber.'),
-			subscriber: optional(integer(1), 'Internal card number, instead of the other three.'),
+			subscriber: optional(
+				integer(1),
+				'Internal card number, instead of the other three.',
+				agreement('Given with `botid`, `clientid` or `messenger`, they must name the same card'),
+			),
 		},
 		needs: [[['botid', 'clientid'], ['subscriber']]],
 		errors: CARD_ERRORS,
@@ -85,7 +101,7 @@ export const subscribersContracts: Record<string, EndpointContract> = {
 		tag: 'Subscribers',
 		summary: 'Variables of a subscriber by chain',
 		description: 'The variables of one card, grouped by chain.',
-		params: { ...CARD, chaincode: optional(ID, 'Only one chain.') },
+		params: { ...CARD, chaincode: optional(ID, 'Only one chain.', CHAIN_OF_THE_BOT) },
 		errors: CARD_ERRORS,
 		rules: "`chaincode`, when given, must name a chain of the subscriber's bot (otherwise 422 param_conflict).",
 		answer: object({ chains: arrayOf(sandboxObject({ chaincode: str, name: nullable(str), variables })) }),
@@ -118,7 +134,7 @@ export const subscribersContracts: Record<string, EndpointContract> = {
 				'Subscriber identifier inside the messenger.',
 				`At most ${LIMITS.clientid} characters.`,
 			),
-			messenger: optional(ID, 'Messenger.', "Must be the bot's messenger."),
+			messenger: optional(ID, 'Messenger.', agreement("Must be the bot's messenger")),
 			...CARD_FIELDS,
 		},
 		errors: CARD_ERRORS,
@@ -159,7 +175,7 @@ export const subscribersContracts: Record<string, EndpointContract> = {
 				{ ...VARIABLES, schema: { ...VARIABLES.schema, minProperties: 1 } },
 				'Variable name to value (null removes it); at least one.',
 			),
-			chaincode: optional(ID, 'Write into one chain only.'),
+			chaincode: optional(ID, 'Write into one chain only.', CHAIN_OF_THE_BOT),
 		},
 		errors: CARD_ERRORS,
 		rules: "`chaincode` must name a chain of the subscriber's bot (otherwise 422 param_conflict).",
