@@ -138,6 +138,13 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		return tap(url, { method: 'POST', body, headers: BROWSER });
 	}
 
+	/** Asks a Custom Form of these fields and opens its page: the link, the page and its token. */
+	async function openForm(values: IDataObject[]) {
+		const { buttons } = await askAndWait(await newSubscriber(), { responseType: 'customForm', formFields: { values } });
+		const page = (await tap(buttons[0].url)).body;
+		return { url: buttons[0].url, page, token: tokenOf(page)! };
+	}
+
 	it('sends signed links that carry the question id and the answer, keeps the question with the execution, and waits', async () => {
 		const clientId = await newSubscriber();
 		const { result, buttons, executionId } = await askAndWait(clientId);
@@ -673,17 +680,12 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect([fits.status, (fits.resumedWith![0].json.data as IDataObject).answer]).toEqual([200, '😀😀😀😀😀']);
 
 		expect(DEFAULT_MAX_ANSWER_LENGTH).toBe(10_000);
-		const form = await askAndWait(await newSubscriber(), {
-			responseType: 'customForm',
-			formFields: {
-				values: [
-					{ fieldLabel: 'Note', fieldType: 'text' },
-					{ fieldLabel: 'Boxes', fieldType: 'number' },
-				],
-			},
-		});
-		const formToken = tokenOf((await tap(form.buttons[0].url)).body)!;
-		const tooLong = await postMultipart(form.buttons[0].url, {
+		const form = await openForm([
+			{ fieldLabel: 'Note', fieldType: 'text' },
+			{ fieldLabel: 'Boxes', fieldType: 'number' },
+		]);
+		const formToken = form.token;
+		const tooLong = await postMultipart(form.url, {
 			token: formToken,
 			f0: 'x'.repeat(10_001),
 			f1: '1'.repeat(10_001),
@@ -691,7 +693,7 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect([tooLong.status, tooLong.resumedWith]).toEqual([422, undefined]);
 		expect(tooLong.body.match(/This answer is 10001 characters long; at most 10000 are accepted\./g)).toHaveLength(2);
 		expect(tooLong.body).toContain(`name="f0" value="${'x'.repeat(10_001)}">`);
-		const atLimit = await postMultipart(form.buttons[0].url, { token: formToken, f0: 'x'.repeat(10_000), f1: '2' });
+		const atLimit = await postMultipart(form.url, { token: formToken, f0: 'x'.repeat(10_000), f1: '2' });
 		expect((atLimit.resumedWith![0].json.data as IDataObject).answer).toEqual({ Note: 'x'.repeat(10_000), Boxes: 2 });
 
 		for (const maxAnswerLength of [0, 2.5, 'many']) {
@@ -757,40 +759,30 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		const fits = await post(small.buttons[0].url, { token: smallToken, text: family });
 		expect((fits.resumedWith![0].json.data as IDataObject).answer).toBe(family);
 
-		const form = await askAndWait(await newSubscriber(), {
-			responseType: 'customForm',
-			formFields: {
-				values: [
-					{ fieldLabel: 'Note', fieldType: 'text' },
-					{ fieldLabel: 'Other', fieldType: 'text' },
-				],
-			},
-		});
-		const formToken = tokenOf((await tap(form.buttons[0].url)).body)!;
-		const fields = { token: formToken, f0: huge, f1: `a<b&"c'` };
-		const formRefused = await postMultipart(form.buttons[0].url, fields);
+		const form = await openForm([
+			{ fieldLabel: 'Note', fieldType: 'text' },
+			{ fieldLabel: 'Other', fieldType: 'text' },
+		]);
+		const fields = { token: form.token, f0: huge, f1: `a<b&"c'` };
+		const formRefused = await postMultipart(form.url, fields);
 		expectSmallRefusal(formRefused, 422);
 		expect(formRefused.body).toContain('name="f0" value="">');
 		expect(formRefused.body).toContain('name="f1" value="a&#60;b&#38;&#34;c&#39;">');
-		const formEarly = await postMultipart(form.buttons[0].url, { ...fields, token: tokenOf(formRefused.body)! }, false);
+		const formEarly = await postMultipart(form.url, { ...fields, token: tokenOf(formRefused.body)! }, false);
 		expectSmallRefusal(formEarly, 425);
 		expect(formEarly.body).toContain('name="f1" value="a&#60;b&#38;&#34;c&#39;">');
 	});
 
 	it('the decoy of a Custom Form posts as n8n takes that page (multipart), and a press of it spends the page', async () => {
-		const form = await askAndWait(await newSubscriber(), {
-			responseType: 'customForm',
-			formFields: { values: [{ fieldLabel: 'Note', fieldType: 'text' }] },
-		});
-		const page = (await tap(form.buttons[0].url)).body;
-		expect(page).toMatch(
+		const form = await openForm([{ fieldLabel: 'Note', fieldType: 'text' }]);
+		expect(form.page).toMatch(
 			/<div class="decoy" aria-hidden="true"><form method="post" enctype="multipart\/form-data"><input type="hidden" name="token"/,
 		);
-		const token = tokenOf(page)!;
-		const pressed = await postMultipart(form.buttons[0].url, { token, checked: '1' }, false);
+		const { token } = form;
+		const pressed = await postMultipart(form.url, { token, checked: '1' }, false);
 		expect([pressed.status, pressed.resumedWith]).toEqual([403, undefined]);
 		expect(pressed.body).toContain('Not recorded: pressed by a program');
-		const spent = await postMultipart(form.buttons[0].url, { token, f0: 'hello' });
+		const spent = await postMultipart(form.url, { token, f0: 'hello' });
 		expect([spent.status, spent.resumedWith]).toEqual([403, undefined]);
 	});
 
