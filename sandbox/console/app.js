@@ -71,18 +71,23 @@ function showResult(text, ok) {
 
 let overview;
 
+/** A setting as one line: a list joined, a group of settings (delivery chaos) as `name value` pairs. */
+function settingText(value) {
+	if (Array.isArray(value)) return value.join(', ');
+	if (value !== null && typeof value === 'object')
+		return Object.entries(value)
+			.map(([name, item]) => `${name} ${item}`)
+			.join(', ');
+	return String(value ?? '—');
+}
+
 async function loadOverview() {
 	overview = await request('GET', '/console/overview');
 	document.getElementById('api-base').textContent = overview.service.api;
 	document.getElementById('clock').textContent = time(overview.service.now);
 	document.getElementById('clock-big').textContent = time(overview.service.now);
 	const settings = Object.entries(overview.settings).map(([name, value]) =>
-		h(
-			'tr',
-			{},
-			h('td', {}, name),
-			h('td', {}, h('code', {}, Array.isArray(value) ? value.join(', ') : String(value ?? '—'))),
-		),
+		h('tr', {}, h('td', {}, name), h('td', {}, h('code', {}, settingText(value)))),
 	);
 	settings.unshift(h('tr', {}, h('td', {}, 'account key'), h('td', {}, h('code', {}, overview.service.accountKey))));
 	table('settings', ['setting', 'value'], settings);
@@ -554,16 +559,59 @@ function deliveryView(delivery) {
 				'Send again',
 			),
 		),
+		delivery.chaos?.length > 0
+			? h('div', { class: 'chaos' }, h('span', { class: 'pill warn' }, 'chaos'), ' ', delivery.chaos.join(' · '))
+			: null,
 		h('details', {}, h('summary', {}, 'body'), h('pre', {}, JSON.stringify(delivery.event, null, 2))),
 		delivery.attempts.map(attemptView),
 	);
 }
 
+// ---- delivery chaos
+
+const chaosForm = document.getElementById('form-chaos');
+/** The form shows the settings in force until someone edits it; Apply or All off shows them again. */
+let chaosEdited = false;
+
+function showChaos(chaos) {
+	chaosEdited = false;
+	for (const [name, value] of Object.entries(chaos)) {
+		if (chaosForm.elements[name]) chaosForm.elements[name].value = String(value);
+	}
+}
+
+async function applyChaos(settings) {
+	const result = document.getElementById('chaos-result');
+	try {
+		const { chaos } = await control('/sandbox/chaos', settings);
+		showChaos(chaos);
+		const on = ['duplicate', 'reorder', 'delay', 'cut', 'slow'].filter((name) => chaos[name] > 0);
+		result.textContent =
+			on.length > 0 ? `Chaos on: ${on.map((name) => `${name} ${chaos[name]}`).join(', ')}` : 'Chaos off';
+		result.className = 'result ok';
+	} catch (error) {
+		result.textContent = error.message;
+		result.className = 'result bad';
+	}
+}
+
+chaosForm.addEventListener('input', () => (chaosEdited = true));
+chaosForm.addEventListener('submit', async (event) => {
+	event.preventDefault();
+	const fields = Object.entries(Object.fromEntries(new FormData(chaosForm).entries())).filter(
+		([, value]) => value !== '',
+	);
+	await applyChaos(Object.fromEntries(fields.map(([name, value]) => [name, Number(value)])));
+});
+document.getElementById('chaos-off').addEventListener('click', () => applyChaos({}));
+
 async function loadHooks() {
-	const [hooks, deliveries] = await Promise.all([
+	const [hooks, deliveries, chaos] = await Promise.all([
 		call('/hook/list', { limit: 100 }),
 		control('/sandbox/deliveries', { limit: 30 }),
+		request('GET', '/sandbox/chaos'),
 	]);
+	if (!chaosEdited) showChaos(chaos.chaos);
 	const secrets = new Map((overview?.hooks ?? []).map((hook) => [hook.id, hook.secret]));
 	table(
 		'hooks-table',

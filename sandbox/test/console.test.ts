@@ -283,6 +283,38 @@ describeWithChromium('the console in Chromium', () => {
 		await page.screenshot({ path: join(shots, 'console-deliveries.png'), fullPage: true });
 	});
 
+	test('delivery chaos is set from the page, and each delivery says what it did to it', async () => {
+		receiver.answer = () => ({ status: 200 });
+		await showTab('hooks');
+		try {
+			await page.fill('#form-chaos input[name="duplicate"]', '1');
+			await page.fill('#form-chaos input[name="delay"]', '1');
+			await page.fill('#form-chaos input[name="delayMs"]', '50');
+			await page.click('#form-chaos button[type="submit"]');
+			await eventually(async () => (await page.textContent('#chaos-result')) === 'Chaos on: duplicate 1, delay 1');
+			expect((await open.routes.get<{ chaos: Record<string, number> }>('/sandbox/chaos')).body.chaos).toMatchObject({
+				duplicate: 1,
+				delay: 1,
+				delayMs: 50,
+				cut: 0,
+			});
+			const start = receiver.received.length;
+			await open.api.post('/subscriber/create', { botid: 'bot_tg', clientid: '100777', name: 'Chaos' });
+			const copies = (await receiver.waitFor(start + 2)).slice(start);
+			expect(copies[0].event.id).toBe(copies[1].event.id);
+			const card = page.locator(`[data-delivery]`, { hasText: copies[0].event.id });
+			await card.locator('.chaos').waitFor();
+			expect(await card.locator('.chaos').textContent()).toBe(
+				'chaos delayed 50 ms · duplicated: attempts 1 and 2 sent at once',
+			);
+			await page.click('#chaos-off');
+			await eventually(async () => (await page.textContent('#chaos-result')) === 'Chaos off');
+			expect(await page.inputValue('#form-chaos input[name="duplicate"]')).toBe('0');
+		} finally {
+			await open.routes.post('/sandbox/chaos', {});
+		}
+	});
+
 	describe('chats', () => {
 		const refund = () => ({
 			text: 'Refund order 1042 (49.90 EUR)?',
