@@ -882,7 +882,8 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 			state(`${value}0`, later),
 			state(undefined, later),
 			state(['x'], later),
-		]).toEqual(Array(7).fill('forged'));
+			state(`${'1'.repeat(16)}.${'0'.repeat(65)}`, later),
+		]).toEqual(Array(8).fill('forged'));
 		spendPages('e-tokens', question.id, value, shownAt + 10_000);
 		expect(SPENT_AFTER_PRESS_MS).toBe(10_000);
 		expect([

@@ -31,13 +31,17 @@ export function pageToken(question: Pick<Question, 'id' | 'tokenKey'>, subject: 
 	return { value: `${now}.${tokenHmac(question, subject, now)}`, notBefore: now + CONFIRM_AFTER_MS };
 }
 
+/** A token's most characters: up to 16 digits of time, a dot, 64 hexadecimal digits of HMAC. */
+const TOKEN_MAX_LENGTH = 16 + 1 + 64;
+
 /** When the page that handed out `token` was shown, if a page of this question for this subject did; else undefined. */
 export function signedShownAt(
 	question: Pick<Question, 'id' | 'tokenKey'>,
 	subject: string,
 	token: unknown,
 ): number | undefined {
-	if (typeof token !== 'string') return undefined;
+	// No token is longer: a longer value (a request can send megabytes) is not even read.
+	if (typeof token !== 'string' || token.length > TOKEN_MAX_LENGTH) return undefined;
 	const parts = /^(\d{1,16})\.([0-9a-f]{64})$/.exec(token);
 	if (!parts) return undefined;
 	const shownAt = Number(parts[1]);
