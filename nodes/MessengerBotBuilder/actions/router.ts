@@ -24,6 +24,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = findOperation.call(this, resource, operationName);
 
 	if (operation.executeAll) return [await operation.executeAll.call(this, items)];
+	const execute = operation.execute;
+	if (!execute) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operationName}" of "${resource}" has nothing to run`,
+		);
+	}
 
 	// Items that went through before an earlier attempt of this run failed are not sent again (Retry On Fail).
 	const memory = runMemory.call(this);
@@ -38,7 +45,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			// An earlier attempt's change may have taken effect: failed again, not sent again.
 			const uncertain = memory?.uncertain(itemIndex);
 			if (uncertain) throw uncertain;
-			const result = await operation.execute!.call(this, itemIndex);
+			const result = await execute.call(this, itemIndex);
 			const records = Array.isArray(result) ? result : [result];
 			const outputs = records.map((record): INodeExecutionData => {
 				const item = record instanceof ItemWithBinary ? { json: record.json, binary: record.binary } : { json: record };

@@ -100,7 +100,8 @@ function questionPage(
 	again?: AskAgain,
 ): Page {
 	const token = pageToken(question, tokenSubject(question, answer));
-	if (answerByButton(question)) return confirmPage(question.message, answer!.label, token, again);
+	// A button question's link always names its answer (handle() shows a page of its own when it does not).
+	if (answer) return confirmPage(question.message, answer.label, token, again);
 	// Asked again (425, 409): what was typed is kept through the same bound as a refused answer's.
 	if (question.responseType === 'freeText') {
 		const typed = typedAnswer(body[FREE_TEXT_INPUT], maxAnswerLengthOf(question));
