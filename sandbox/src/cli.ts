@@ -42,6 +42,11 @@ function numberFlag(name: string, value: string | undefined, min = 0): number | 
 	return parsed;
 }
 
+/** `--retry-schedule`: seconds, comma-separated. */
+function scheduleFlag(value: string | undefined): number[] | undefined {
+	return value?.split(',').map((part) => numberFlag('retry-schedule', part.trim()) as number);
+}
+
 function parseOptions(argv: string[]): SandboxOptions {
 	const { values } = parseArgs({
 		args: argv,
@@ -97,9 +102,6 @@ function parseOptions(argv: string[]): SandboxOptions {
 		fail('--max-page must be a whole number from 1 to 1000');
 	const failReads = numberFlag('fail-reads', values['fail-reads']);
 	if (failReads !== undefined && failReads > 1) fail('--fail-reads must be a share from 0 to 1, e.g. 0.1');
-	const retrySchedule = values['retry-schedule']
-		?.split(',')
-		.map((part) => numberFlag('retry-schedule', part.trim()) as number);
 	return {
 		host: values.host,
 		port: numberFlag('port', values.port),
@@ -108,7 +110,7 @@ function parseOptions(argv: string[]): SandboxOptions {
 		rateLimit: numberFlag('rate-limit', values['rate-limit']),
 		rowCap: numberFlag('row-cap', values['row-cap'], 1),
 		timezone,
-		retrySchedule,
+		retrySchedule: scheduleFlag(values['retry-schedule']),
 		deliveryTimeoutMs: numberFlag('delivery-timeout', values['delivery-timeout'], 1),
 		signingAlgorithm: signing as SandboxOptions['signingAlgorithm'],
 		broadcastIntervalMs: numberFlag('broadcast-interval', values['broadcast-interval']),
