@@ -62,8 +62,19 @@ export const REQUIRED_NOTE =
 export const needsNote = (alternatives: string[][]): string =>
 	`One of ${alternatives.map((names) => names.map((name) => `\`${name}\``).join(' with ')).join(' or ')} is required (422 missing_param without them): the documentation names them without marking them required.`;
 
-/** An absolute http or https URL without user information (a hook's receiver, a link button). */
-export const HTTP_URL_PATTERN = '^https?://[^\\s/?#@]+(?:[/?#]\\S*)?$';
+/**
+ * A URI as RFC 3986 spells it: the expression of ajv-formats' `uri` format (jmrware's, with a scheme), its letters in
+ * both cases since a pattern takes no flags.
+ */
+const RFC3986_URI = String.raw`(?:[a-zA-Z][a-zA-Z0-9+\-.]*:)(?:[/]?[/](?:(?:[a-zA-Z0-9\-._~!$&'()*+,;=:]|%[0-9a-fA-F]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-fA-F]{1,4}:){6}|::(?:[0-9a-fA-F]{1,4}:){5}|(?:[0-9a-fA-F]{1,4})?::(?:[0-9a-fA-F]{1,4}:){4}|(?:(?:[0-9a-fA-F]{1,4}:){0,1}[0-9a-fA-F]{1,4})?::(?:[0-9a-fA-F]{1,4}:){3}|(?:(?:[0-9a-fA-F]{1,4}:){0,2}[0-9a-fA-F]{1,4})?::(?:[0-9a-fA-F]{1,4}:){2}|(?:(?:[0-9a-fA-F]{1,4}:){0,3}[0-9a-fA-F]{1,4})?::[0-9a-fA-F]{1,4}:|(?:(?:[0-9a-fA-F]{1,4}:){0,4}[0-9a-fA-F]{1,4})?::)(?:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-fA-F]{1,4}:){0,5}[0-9a-fA-F]{1,4})?::[0-9a-fA-F]{1,4}|(?:(?:[0-9a-fA-F]{1,4}:){0,6}[0-9a-fA-F]{1,4})?::)|[Vv][0-9a-fA-F]+\.[a-zA-Z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-zA-Z0-9\-._~!$&'()*+,;=]|%[0-9a-fA-F]{2})*)(?::\d*)?(?:[/](?:[a-zA-Z0-9\-._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})*)*|[/](?:(?:[a-zA-Z0-9\-._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})+(?:[/](?:[a-zA-Z0-9\-._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})*)*)?|(?:[a-zA-Z0-9\-._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})+(?:[/](?:[a-zA-Z0-9\-._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})*)*)(?:\?(?:[a-zA-Z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-fA-F]{2})*)?(?:#(?:[a-zA-Z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-fA-F]{2})*)?`;
+
+/**
+ * An absolute http or https URL without user information (a hook's receiver, a link button), a valid URI: one pattern
+ * takes exactly what `format: uri` with the http(s) pattern takes. kubb turns `format: uri` into `.url()` and drops a
+ * pattern beside it, so the document states the URI rule in the pattern. A slash is `[/]`: openapi-zod-client escapes
+ * every `/` (an escaped one breaks its regular expression) and kubb reads `//` as one escaped slash.
+ */
+export const HTTP_URL_PATTERN = `^(?=(?:${RFC3986_URI})$)https?:[/][/][^\\s/?#@]+(?:[/?#]\\S*)?$`;
 
 /** Why the sandbox takes only such URLs: `what` names the URL in the documentation's words. */
 export const httpUrlNote = (what: string): string =>

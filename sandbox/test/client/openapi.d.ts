@@ -2735,10 +2735,7 @@ export interface operations {
                     buttons?: {
                         /** @description Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                         name: string;
-                        /**
-                         * Format: uri
-                         * @description Sandbox: An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken.
-                         */
+                        /** @description Sandbox: An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken. */
                         url: string;
                     }[];
                     /** @description One bot. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
@@ -3489,10 +3486,7 @@ export interface operations {
                 "application/json": {
                     /** @description Name. Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. At most 200 characters: the service's own limit is not documented. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. */
                     name: string | number;
-                    /**
-                     * Format: uri
-                     * @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them). Sandbox: At most 2048 characters: the service's own limit is not documented. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken.
-                     */
+                    /** @description Receiver URL: absolute http or https, without a user name or password (deliveries are plain POSTs that would not send them). Sandbox: At most 2048 characters: the service's own limit is not documented. Required by the sandbox (422 missing_param without it): the documentation does not mark it required. An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken. */
                     url: string;
                     /** @description Event kinds. Sandbox: Required by the sandbox (422 missing_param without it): the documentation does not mark it required. The sandbox takes only the 3 kinds the documentation names; it says the full list of kinds is not shown, so the service may take others. */
                     events: ("subscriber.new" | "subscriber.stage" | "payment.success") | ("subscriber.new" | "subscriber.stage" | "payment.success")[];
@@ -4520,10 +4514,7 @@ export interface operations {
                     buttons?: {
                         /** @description Sandbox: Not blank: an empty value or one of white space only is refused (422 invalid_param); the documentation does not say whether the service takes one. */
                         name: string;
-                        /**
-                         * Format: uri
-                         * @description Sandbox: An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken.
-                         */
+                        /** @description Sandbox: An absolute http or https URL without a user name or password (otherwise 422 invalid_param): the documentation says "url" without saying which URLs are taken. */
                         url: string;
                     }[];
                 };

@@ -27,7 +27,6 @@ export const hooksContracts: Record<string, EndpointContract> = {
 				text({
 					numbers: false,
 					max: LIMITS.url,
-					format: 'uri',
 					pattern: HTTP_URL_PATTERN,
 					what: 'an absolute http or https URL without a user name or password',
 				}),

@@ -11,7 +11,7 @@ const BUTTONS = sandboxLimit(
 				type: 'object',
 				properties: {
 					name: nonBlank(LIMITS.tag),
-					url: sandbox({ type: 'string', format: 'uri', pattern: HTTP_URL_PATTERN }, httpUrlNote('url')),
+					url: sandbox({ type: 'string', pattern: HTTP_URL_PATTERN }, httpUrlNote('url')),
 				},
 				required: ['name', 'url'],
 				additionalProperties: false,
