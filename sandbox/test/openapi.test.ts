@@ -7,7 +7,7 @@ import { modules } from '../src/api';
 import { directory } from '../src/domain/directory';
 import { openApiDocument } from '../src';
 import { AnswerChecker } from './answerChecker';
-import { asDocumentNode, type DocumentNode, type SchemaNode } from './openapiDocument';
+import { asDocumentNode, objectsOf, type DocumentNode, type SchemaNode } from './openapiDocument';
 import { openSandbox } from './client';
 import { DOCUMENTED_METHODS, EXTENSION_METHODS } from './contractCases';
 
@@ -100,16 +100,6 @@ describe('the OpenAPI document', () => {
 		expect(limit?.schema['x-sandbox']).toMatch(/at most 1000/);
 	});
 });
-
-/** Every object in `value` (depth first), with its JSON pointer. */
-function* objectsOf(value: unknown, at = ''): Generator<[string, SchemaNode]> {
-	if (Array.isArray(value)) for (const [index, entry] of value.entries()) yield* objectsOf(entry, `${at}/${index}`);
-	else if (value !== null && typeof value === 'object') {
-		yield [at, value as SchemaNode];
-		for (const [key, entry] of Object.entries(value))
-			yield* objectsOf(entry, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-	}
-}
 
 const jsonType = (value: unknown) => (value === null ? 'null' : Number.isInteger(value) ? 'integer' : typeof value);
 

@@ -61,3 +61,13 @@ export interface DocumentNode {
 
 /** A document as the tests read it: the sandbox's builder types its paths and schemas only loosely. */
 export const asDocumentNode = (document: unknown): DocumentNode => document as DocumentNode;
+
+/** Every object in `value` (depth first), with its JSON pointer. */
+export function* objectsOf(value: unknown, at = ''): Generator<[string, SchemaNode]> {
+	if (Array.isArray(value)) for (const [index, entry] of value.entries()) yield* objectsOf(entry, `${at}/${index}`);
+	else if (value !== null && typeof value === 'object') {
+		yield [at, value as SchemaNode];
+		for (const [key, entry] of Object.entries(value))
+			yield* objectsOf(entry, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+	}
+}

@@ -6,18 +6,9 @@
  */
 import { modules } from '../src/api';
 import { openApiDocument } from '../src';
-import { asDocumentNode, type OperationNode, type SchemaNode } from './openapiDocument';
+import { asDocumentNode, objectsOf, type OperationNode, type SchemaNode } from './openapiDocument';
 
 const document = asDocumentNode(openApiDocument(modules.flatMap((module) => module.endpoints)));
-
-/** Every object in `value` (depth first), with its JSON pointer. */
-function* objectsOf(value: unknown, at = ''): Generator<[string, SchemaNode]> {
-	if (Array.isArray(value)) for (const [index, entry] of value.entries()) yield* objectsOf(entry, `${at}/${index}`);
-	else if (value !== null && typeof value === 'object') {
-		yield [at, value as SchemaNode];
-		for (const [key, entry] of Object.entries(value)) yield* objectsOf(entry, `${at}/${key}`);
-	}
-}
 
 const apiOperations = (): [string, OperationNode][] =>
 	Object.entries(document.paths)
