@@ -26,7 +26,7 @@ let sequence = 0;
 
 /** A new n8n process for the workflow of `first` (or a new workflow): fresh modules, the same database. */
 async function startProcess(parameters: INodeParameters, first?: TriggerHarness): Promise<Process> {
-	const Isolated = loadTriggerHarnessApart();
+	const Isolated = loadTriggerHarnessApart(() => jest.requireActual('../support/triggerHarness'));
 	const holder: { harness?: TriggerHarness } = {};
 	const server = await startWebhookServer(() => holder.harness!);
 	holder.harness = new Isolated({

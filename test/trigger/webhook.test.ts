@@ -286,7 +286,7 @@ describe('webhook(): what the n8n log says about a refusal', () => {
 describe('webhook(): queue mode and repeats', () => {
 	// Loaded while the file's tests are collected, before any request: loading blocks the event loop, and a keep-alive
 	// connection the server closes on its idle timer as the next request reuses it is reset.
-	const FreshHarness = loadTriggerHarnessApart();
+	const FreshHarness = loadTriggerHarnessApart(() => jest.requireActual('../support/triggerHarness'));
 
 	it('verifies in a freshly loaded copy of the node with only the stored static data', async () => {
 		triggerWith({ events: ['*'] });
