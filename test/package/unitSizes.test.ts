@@ -37,7 +37,7 @@ function functionName(node: ts.Node, source: ts.SourceFile): string {
 	return '(anonymous)';
 }
 
-export function measure(path: string): { fileLines: number; functions: Unit[] } {
+function measure(path: string): { fileLines: number; functions: Unit[] } {
 	const text = readFileSync(path, 'utf8');
 	const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
 	const file = relative(ROOT, path);
