@@ -24,7 +24,7 @@ function isStoredJob(job: Job<QueuedDelivery> | undefined): job is Job<QueuedDel
 	return Boolean(job) && typeof job?.id === 'string';
 }
 
-/** The filter as a test on a job, after checking it. */
+/** The filter as a test on a job, after checking it (before Redis is opened: a bad filter opens nothing). */
 function matcherOf(filter: DeadLetterFilter): (job: Job<QueuedDelivery>) => boolean {
 	const { since, kind } = filter;
 	if (since !== undefined && !(since instanceof Date && Number.isFinite(since.getTime())))
@@ -39,19 +39,18 @@ function matcherOf(filter: DeadLetterFilter): (job: Job<QueuedDelivery>) => bool
 /** The dead-lettered jobs, newest first, that pass `filter`. */
 async function failedJobs(
 	queue: Awaited<ReturnType<typeof openQueue>>['queue'],
-	filter: DeadLetterFilter,
+	matches: (job: Job<QueuedDelivery>) => boolean,
 ): Promise<(Job<QueuedDelivery> & { id: string })[]> {
-	const matches = matcherOf(filter);
 	const jobs = (await queue.getFailed(0, -1)) as (Job<QueuedDelivery> | undefined)[];
 	return jobs.filter(isStoredJob).filter(matches);
 }
 
 /** Lists the dead-lettered events, newest first: all of them, or those that pass `filter`. */
 export async function listDeadLetters(options: QueueLocation, filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
-	matcherOf(filter);
+	const matches = matcherOf(filter);
 	const opened = await openQueue(options);
 	try {
-		return (await failedJobs(opened.queue, filter)).map((job) => ({
+		return (await failedJobs(opened.queue, matches)).map((job) => ({
 			eventId: job.data.event.id,
 			type: job.data.event.type,
 			jobId: job.id,
@@ -75,7 +74,7 @@ export async function replayDeadLetters(
 ): Promise<{ replayed: string[]; notFound: string[] }> {
 	const eventIds = Array.isArray(which) ? (which as readonly string[]) : undefined;
 	const filter = eventIds ? {} : ((which as DeadLetterFilter | undefined) ?? {});
-	matcherOf(filter);
+	const matches = matcherOf(filter);
 	const opened = await openQueue(options);
 	try {
 		const { queue } = opened;
@@ -83,7 +82,7 @@ export async function replayDeadLetters(
 		const notFound: string[] = [];
 		const jobs: (Job<QueuedDelivery> | undefined)[] =
 			eventIds === undefined
-				? await failedJobs(queue, filter)
+				? await failedJobs(queue, matches)
 				: await Promise.all(eventIds.map((id) => queue.getJob(jobIdOf(id))));
 		for (const [index, job] of jobs.entries()) {
 			if (!job || (await job.getState()) !== 'failed') {
