@@ -6,17 +6,21 @@
  *    200) and executions finished per second (n8n's database counts them). Goal: the trigger at ≥ 0.8 of the Webhook
  *    node on both. Each signed delivery is made before its round's clock starts.
  * 2. The repeat check's cost against its history size: the trigger's history is filled to 1k, 10k, 100k events
- *    (written straight into n8n's processed_data row, as n8n writes it) and the trigger node's own time per event is
- *    read from the executions (n8n's executionTime).
+ *    (the event history: written straight into n8n's processed_data row, as n8n writes it; the claim log: claims of
+ *    other events added to its data table through n8n's API) and the trigger node's own time per event is read from
+ *    the executions (n8n's executionTime).
  * 3. The remaining race: the same delivery sent at the same moment to both webhook processes, again and again; how
  *    many times did the workflow run the event (goal: exactly once each time).
+ *
+ * Either repeat check can be measured (`repeatCheck`): the event history in n8n's processed_data, or the claim log in
+ * an n8n data table.
  *
  * Used by `npm run bench:topology` (bench/topology/run.ts, the full form) and, in its short form, by the topology e2e.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { toWebhookProcess } from '../../e2e/lib/balancer.ts';
-import { credentialType, nodeTypes } from '../../e2e/lib/communityPackage.ts';
+import { credentialType, n8nApiCredentialType, nodeTypes } from '../../e2e/lib/communityPackage.ts';
 import { signatureHeaders, subscriberEvent, type TriggerHook } from '../../e2e/lib/deliveries.ts';
 import type { E2eEnvironment } from '../../e2e/lib/environment.ts';
 import { waitFor } from '../../e2e/lib/waitFor.ts';
@@ -36,7 +40,14 @@ export interface TopologyBenchOptions {
 	races: number;
 	/** Whether the figures are enough to judge the goal; a short form's are not, and its goal line only informs. */
 	goalChecked: boolean;
+	/** The trigger's repeat check: the event history (n8n's processed_data) or the claim log (an n8n data table). */
+	repeatCheck?: RepeatCheck;
 }
+
+export type RepeatCheck = 'history' | 'claimLog';
+
+/** The claim log's data table, as the trigger names it (nodes/MessengerBotBuilderTrigger/claimLog.ts). */
+export const CLAIM_TABLE_NAME = 'Messenger Bot Builder Trigger claims';
 
 export const FULL: TopologyBenchOptions = {
 	deliveries: 100,
@@ -58,6 +69,8 @@ export const SHORT: TopologyBenchOptions = {
 };
 
 export const GOAL_RATIO = 0.8;
+/** The repeat check's cost per event may grow this much from the smallest history to the largest. */
+export const HISTORY_SPREAD_GOAL = 1.2;
 
 interface Request {
 	url: string;
@@ -74,7 +87,10 @@ export interface TopologyBenchResult {
 	trigger: RoundFigures[];
 	webhook: RoundFigures[];
 	ratio: { accepted: number; executions: number };
+	repeatCheck: RepeatCheck;
 	history: Array<{ events: number; triggerMsMedian: number; executionsPerSecond: number }>;
+	/** The trigger's time per event at the largest history over that at the smallest. */
+	historySpread?: number;
 	races: { sent: number; ranOnce: number; ranTwice: number; neverRan: number };
 	/** Events that ran without a settled record (n8n's log: "runs without the repeat check"); they ran, once each. */
 	unchecked: number;
@@ -152,9 +168,11 @@ async function publish(env: E2eEnvironment, definition: Record<string, unknown>)
 async function triggerWorkflow(
 	env: E2eEnvironment,
 	name: string,
+	store: RepeatStore,
 	historySize?: number,
 ): Promise<{ id: string; nodeId: string; hook: TriggerHook }> {
 	const nodeId = randomUUID();
+	const claimLog = store.kind === 'claimLog';
 	const id = await publish(env, {
 		name,
 		nodes: [
@@ -165,8 +183,15 @@ async function triggerWorkflow(
 				typeVersion: 1.1,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { events: ['*'], options: { output: 'envelope', ...(historySize ? { historySize } : {}) } },
-				credentials: { [credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' } },
+				parameters: {
+					events: ['*'],
+					...(claimLog ? { repeatCheck: 'claimLog' } : {}),
+					options: { output: 'envelope', ...(historySize && !claimLog ? { historySize } : {}) },
+				},
+				credentials: {
+					[credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' },
+					...(claimLog ? { [n8nApiCredentialType]: store.credential } : {}),
+				},
 			},
 			noOp(),
 		],
@@ -181,6 +206,62 @@ async function triggerWorkflow(
 		{ what: `the hook of ${name}`, timeoutMs: 30_000, intervalMs: 250 },
 	);
 	return { id, nodeId, hook: { hookId: String(state.hookId), secret: String(state.secret), url: String(state.url) } };
+}
+
+/** The repeat check the bench's trigger workflows use, with what it needs. */
+type RepeatStore = { kind: 'history' } | { kind: 'claimLog'; credential: { id: string; name: string } };
+
+async function repeatStore(env: E2eEnvironment, kind: RepeatCheck): Promise<RepeatStore> {
+	if (kind === 'history') return { kind };
+	const name = `n8n API (bench ${randomBytes(3).toString('hex')})`;
+	// Main's own address: the workers and webhook processes reach n8n's API there, not through the balancer.
+	const credential = await env.api.createCredential(name, n8nApiCredentialType, {
+		apiKey: env.api.apiKey,
+		baseUrl: env.n8n.mainUrl,
+	});
+	return { kind, credential: { id: credential.id, name } };
+}
+
+/** One call to n8n's public API with the owner's key; throws on an answer other than 2xx. */
+async function n8nApi<T>(env: E2eEnvironment, method: string, path: string, body?: unknown): Promise<T> {
+	const response = await fetch(`${env.n8n.mainUrl}/api/v1${path}`, {
+		method,
+		headers: { 'x-n8n-api-key': env.api.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	if (!response.ok) throw new Error(`${method} /api/v1${path}: HTTP ${response.status} ${text.slice(0, 300)}`);
+	return JSON.parse(text) as T;
+}
+
+/** The claim log's data table (the trigger made it at its first claim) and how many claims it holds. */
+export async function claimTable(env: E2eEnvironment): Promise<{ id: string; rows: number }> {
+	const tables = await n8nApi<{ data: Array<{ id: string; name: string }> }>(
+		env,
+		'GET',
+		`/data-tables?filter=${encodeURIComponent(JSON.stringify({ name: CLAIM_TABLE_NAME }))}`,
+	);
+	const table = tables.data.find((candidate) => candidate.name === CLAIM_TABLE_NAME);
+	assert.ok(table, `the trigger made the data table "${CLAIM_TABLE_NAME}"`);
+	const [row] = await env.n8n.database!.query(`SELECT count(*) FROM "data_table_user_${table.id}"`);
+	return { id: table.id, rows: Number(row) };
+}
+
+/** Adds claims of other events (their executions long finished) until the log holds `events` claims. */
+async function fillClaimLog(env: E2eEnvironment, events: number): Promise<void> {
+	const table = await claimTable(env);
+	const run = randomBytes(4).toString('hex');
+	for (let added = table.rows; added < events;) {
+		const batch = Math.min(1000, events - added);
+		const data = Array.from({ length: batch }, (_, index) => ({
+			hook: 'hook_fill',
+			event: `evt_fill_${run}_${added + index}`,
+			execution: '1',
+			workflow: 'fill',
+		}));
+		await n8nApi(env, 'POST', `/data-tables/${table.id}/rows`, { data, returnType: 'count' });
+		added += batch;
+	}
 }
 
 /** A published workflow of n8n's own Webhook node (answers at once) → No Op, and its production URL. */
@@ -273,7 +354,12 @@ export async function measureTopology(
 		env.n8n.database && env.n8n.webhookProcesses.length >= 2,
 		'the benchmark needs the production topology: Postgres and two webhook processes',
 	);
-	const trigger = await triggerWorkflow(env, 'Bench trigger');
+	const kind = options.repeatCheck ?? 'history';
+	const store = await repeatStore(env, kind);
+	log(
+		`repeat check: ${kind === 'claimLog' ? 'the claim log in an n8n data table' : "the event history in n8n's processed_data"}`,
+	);
+	const trigger = await triggerWorkflow(env, 'Bench trigger', store);
 	const webhook = await webhookWorkflow(env, 'Bench webhook');
 	// The warm-up call to each webhook process ran once each.
 	await waitForSuccesses(env, webhook.id, env.n8n.webhookProcesses.length, 60_000);
@@ -286,6 +372,7 @@ export async function measureTopology(
 		trigger: [],
 		webhook: [],
 		ratio: { accepted: 0, executions: 0 },
+		repeatCheck: kind,
 		history: [],
 		races: { sent: 0, ranOnce: 0, ranTwice: 0, neverRan: 0 },
 		unchecked: 0,
@@ -325,26 +412,41 @@ export async function measureTopology(
 	);
 
 	for (const events of options.historySizes) {
-		const sized = await triggerWorkflow(env, `Bench trigger history ${events}`, events);
-		await env.n8n.database!.query(
-			`INSERT INTO processed_data ("workflowId", context, value) VALUES ('${sized.id}', 'n:${sized.nodeId}', '${filledHistory(events)}')`,
-		);
+		const sized = await triggerWorkflow(env, `Bench trigger history ${events}`, store, events);
+		if (kind === 'claimLog') await fillClaimLog(env, events);
+		else
+			await env.n8n.database!.query(
+				`INSERT INTO processed_data ("workflowId", context, value) VALUES ('${sized.id}', 'n:${sized.nodeId}', '${filledHistory(events)}')`,
+			);
 		const requests = await signed(sized.hook, options.historyDeliveries);
 		const figures = await round(env, sized.id, requests, 2, 0);
 		const times = await triggerNodeTimes(env, sized.id);
 		assert.equal(times.length, options.historyDeliveries, `every delivery at history ${events} ran once`);
-		const [row] = await env.n8n.database!.query(
-			`SELECT json_array_length((value::json)->'data') FROM processed_data WHERE "workflowId" = '${sized.id}'`,
-		);
-		assert.equal(Number(row), events * 2, `the history stays at its bound of ${events} events`);
+		if (kind === 'claimLog') {
+			const { rows } = await claimTable(env);
+			assert.ok(rows >= events + options.historyDeliveries, `the claim log holds ${rows} claims`);
+		} else {
+			const [row] = await env.n8n.database!.query(
+				`SELECT json_array_length((value::json)->'data') FROM processed_data WHERE "workflowId" = '${sized.id}'`,
+			);
+			assert.equal(Number(row), events * 2, `the history stays at its bound of ${events} events`);
+		}
 		result.history.push({ events, triggerMsMedian: median(times), executionsPerSecond: figures.executionsPerSecond });
 		log(
-			`history of ${events} events: the trigger takes ${median(times)} ms per event (median; it includes the settling pause, at least 50 ms), ${figures.executionsPerSecond.toFixed(1)} executions/s at 2 in flight`,
+			`history of ${events} events: the trigger takes ${median(times)} ms per event (median${kind === 'history' ? '; it includes the settling pause, at least 50 ms' : ''}), ${figures.executionsPerSecond.toFixed(1)} executions/s at 2 in flight`,
+		);
+	}
+
+	if (result.history.length > 1) {
+		const times = result.history.map(({ triggerMsMedian }) => triggerMsMedian);
+		result.historySpread = Math.max(...times) / Math.min(...times);
+		log(
+			`cost per event, largest history against smallest: ${result.historySpread.toFixed(2)}× (goal ≤ ${HISTORY_SPREAD_GOAL}×)`,
 		);
 	}
 
 	// The same delivery at the same moment to both webhook processes: neither has seen it, both start an execution.
-	const raced = await triggerWorkflow(env, 'Bench trigger races');
+	const raced = await triggerWorkflow(env, 'Bench trigger races', store);
 	const requests = await signed(raced.hook, options.races);
 	for (const request of requests) {
 		await Promise.all(

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:topology [-- --short] [--lazy-isolates] [--deliveries N] [--rounds N] [--history 1000,10000] [--races N]`: the trigger in n8n's production topology against n8n's Webhook node
+ * `npm run bench:topology [-- --short] [--lazy-isolates] [--repeat-check claimLog|history] [--deliveries N] [--rounds N] [--history 1000,10000] [--races N]`: the trigger in n8n's production topology against n8n's Webhook node
  * (bench/topology/measure.ts says what is measured). Starts its own stack: PostgreSQL (a database of its own, dropped
  * at the end), Redis (a key prefix of its own), main without production webhooks, two workers, two webhook processes
  * behind a balancer, and the sandbox. Writes bench/out/topology.json and prints each figure; exits 1 when a
@@ -31,6 +31,9 @@ if (spawnSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inhe
 }
 process.env.E2E_PACKAGE_TARBALL ??= packPackage(path.join(outDir, 'pack'));
 
+// The trigger's repeat check to measure: the claim log in an n8n data table (default) or the event history.
+const repeatCheck = flag('--repeat-check') ?? 'claimLog';
+if (repeatCheck !== 'claimLog' && repeatCheck !== 'history') throw new Error('--repeat-check is claimLog or history');
 const base = short ? SHORT : FULL;
 const options = {
 	...base,
@@ -38,7 +41,8 @@ const options = {
 	rounds: Number(flag('--rounds') ?? base.rounds),
 	races: Number(flag('--races') ?? base.races),
 	historySizes: flag('--history')?.split(',').map(Number) ?? base.historySizes,
-};
+	repeatCheck,
+} as const;
 console.log(
 	`bench:topology (${short ? 'short' : 'full'}${lazyIsolates ? ', N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true' : ''}): ${JSON.stringify(options)}`,
 );

@@ -22,6 +22,8 @@ export const nodeTypes = {
 	trigger: `${packageName}.messengerBotBuilderTrigger`,
 };
 export const credentialType = 'messengerBotBuilderApi';
+/** The credential of the trigger's claim log: an API key of the n8n under test. */
+export const n8nApiCredentialType = 'messengerBotBuilderN8nApi';
 
 function npm(args: string[], cwd: string): string {
 	const result = spawnSync('npm', args, { cwd, encoding: 'utf8' });

@@ -109,7 +109,8 @@ export interface Execution {
 
 export class PublicApi {
 	readonly baseUrl: string;
-	private readonly apiKey: string;
+	/** The owner's key (the trigger's claim log reaches n8n's data tables with one). */
+	readonly apiKey: string;
 
 	constructor(baseUrl: string, apiKey: string) {
 		this.baseUrl = baseUrl;

@@ -10,10 +10,12 @@
  *    secret) survived: a new sandbox event runs exactly once;
  * e. a worker killed with SIGKILL in the middle of bulk row writes: what n8n does with the run, and the rows;
  * f. the short form of `npm run bench:topology` on this stack: the trigger against n8n's Webhook node, a filled history,
- *    and the same delivery sent to both webhook processes at once (it must run exactly once each time).
+ *    and the same delivery sent to both webhook processes at once (it must run exactly once each time);
+ * g. the same with the claim log in an n8n data table as the repeat check, and a redelivery of an event whose
+ *    execution failed: it runs again.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { afterHumanMoment, tokenOfPage } from '../lib/answerPages.ts';
 import { toWebhookProcess } from '../lib/balancer.ts';
@@ -32,7 +34,8 @@ import { callProductionWebhook, type Execution } from '../lib/n8nApi.ts';
 import type { N8nProcess } from '../lib/n8nProcess.ts';
 import { waitFor } from '../lib/waitFor.ts';
 import { rowWritesWorkflow, triggerWorkflow } from '../lib/workflows.ts';
-import { measureTopology, SHORT } from '../../bench/topology/measure.ts';
+import { claimTable, measureTopology, SHORT, type TopologyBenchOptions } from '../../bench/topology/measure.ts';
+import { credentialType, n8nApiCredentialType, nodeTypes } from '../lib/communityPackage.ts';
 import { ASK, AFTER, askWorkflow } from '../scenarios/sendAndWaitScenario.ts';
 
 const BOT = 'bot_tg';
@@ -628,6 +631,104 @@ test(
 				result.history.map(({ events }) => events),
 				SHORT.historySizes,
 			);
+		});
+	},
+);
+
+/** The short form with the claim log: fewer throughput deliveries (scenario f measured those), more races. */
+const CLAIM_LOG_SHORT: TopologyBenchOptions = {
+	...SHORT,
+	deliveries: 8,
+	historyDeliveries: 2,
+	races: 8,
+	repeatCheck: 'claimLog',
+};
+
+/** A published trigger (claim log) → Stop and Error: every execution that runs the event fails. */
+async function failingClaimLogTrigger(): Promise<PublishedTrigger> {
+	const name = `n8n API (topology g ${randomBytes(3).toString('hex')})`;
+	const credential = await env.api.createCredential(name, n8nApiCredentialType, {
+		apiKey: env.api.apiKey,
+		baseUrl: env.n8n.mainUrl,
+	});
+	const workflow = await env.api.createWorkflow({
+		name: `E2E topology failing claim log ${randomBytes(3).toString('hex')}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'On Event',
+				type: nodeTypes.trigger,
+				typeVersion: 1.1,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { events: ['*'], repeatCheck: 'claimLog', options: { output: 'envelope' } },
+				credentials: {
+					[credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' },
+					[n8nApiCredentialType]: { id: credential.id, name },
+				},
+			},
+			{
+				id: randomUUID(),
+				name: 'Fail',
+				type: 'n8n-nodes-base.stopAndError',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { errorMessage: 'the workflow failed on purpose' },
+			},
+		],
+		connections: { 'On Event': { main: [[{ node: 'Fail', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	await env.api.publishWorkflow(workflow.id);
+	const hook = await waitFor(
+		async () => {
+			const state = (await env.api.getWorkflow(workflow.id)).staticData?.['node:On Event'];
+			return state?.hookId && state?.secret ? state : undefined;
+		},
+		{ what: 'the hook of the failing claim-log trigger', timeoutMs: 30_000, intervalMs: 250 },
+	);
+	return {
+		workflowId: workflow.id,
+		hook: { hookId: String(hook.hookId), secret: String(hook.secret), url: String(hook.url) },
+	};
+}
+
+test(
+	'topology g: with the claim log in an n8n data table, simultaneous repeats on both webhook processes run once, and a redelivery of a failed run runs again',
+	{ timeout: 300_000 },
+	async (t) => {
+		await withN8nLogs(env, async () => {
+			const result = await measureTopology(env, CLAIM_LOG_SHORT, (line) => t.diagnostic(line));
+			assert.deepEqual(result.races, {
+				sent: CLAIM_LOG_SHORT.races,
+				ranOnce: CLAIM_LOG_SHORT.races,
+				ranTwice: 0,
+				neverRan: 0,
+			});
+			assert.equal(result.repeatCheck, 'claimLog');
+
+			const trigger = await failingClaimLogTrigger();
+			const delivery = subscriberEvent(
+				trigger.hook.hookId,
+				`evt_topology_g_${randomBytes(6).toString('hex')}`,
+				`topology-g-${randomBytes(3).toString('hex')}`,
+			);
+			const claimsBefore = (await claimTable(env)).rows;
+			for (const [attempt, processIndex] of [1, 2, 1].entries()) {
+				const answer = await deliverTo(processIndex, trigger.hook, delivery);
+				assert.deepEqual(answer.json, { status: 'accepted', event: delivery.id }, `delivery ${attempt + 1}`);
+				const runs = await settled(trigger.workflowId, attempt + 1);
+				assert.equal(runs.length, attempt + 1, `delivery ${attempt + 1} made one execution: ${describeRuns(runs)}`);
+				const latest = runs.at(-1)!;
+				assert.equal(latest.status, 'error', `execution ${latest.id} failed at Fail`);
+				assert.deepEqual(
+					outputIfRan(latest, TRIGGER.trigger)?.map((item) => item.id),
+					[delivery.id],
+					`delivery ${attempt + 1}: the earlier executions failed, so this one runs the event again`,
+				);
+			}
+			assert.equal((await claimTable(env)).rows - claimsBefore, 3, 'each delivery added one claim');
+			await env.api.unpublishWorkflow(trigger.workflowId);
 		});
 	},
 );

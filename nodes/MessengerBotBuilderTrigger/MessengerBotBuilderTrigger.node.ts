@@ -8,7 +8,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { getBots } from '../MessengerBotBuilder/methods/loadOptions';
-import { triggerProperties } from './description';
+import { N8N_API_CREDENTIAL } from './claimLog';
+import { REPEAT_CHECK_CLAIM_LOG, triggerProperties } from './description';
 import { outputsExpression } from './events';
 import { emitEvents } from './emit';
 import { checkExists, create, remove } from './lifecycle';
@@ -35,7 +36,14 @@ export class MessengerBotBuilderTrigger implements INodeType {
 		defaults: { name: 'Messenger Bot Builder Trigger' },
 		inputs: [],
 		outputs: outputsExpression,
-		credentials: [{ name: 'messengerBotBuilderApi', required: true }],
+		credentials: [
+			{ name: 'messengerBotBuilderApi', required: true },
+			{
+				name: N8N_API_CREDENTIAL,
+				required: true,
+				displayOptions: { show: { repeatCheck: [REPEAT_CHECK_CLAIM_LOG] } },
+			},
+		],
 		// An empty responseData makes n8n answer with what webhook() returns as webhookResponse (n8n
 		// extractWebhookOnReceivedResponse); left unset, n8n 2.x answered the literal text "firstEntryJson".
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }],

@@ -1,10 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { EVENT_KIND_OPTIONS } from '../shared/delivery/eventKinds';
 import { ALL_EVENTS } from './events';
+import { DEFAULT_CLAIM_HOURS, MIN_CLAIM_HOURS } from './claimLog';
 import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE } from './repeatCheck';
 
 export const OUTPUT_DATA = 'data';
 export const OUTPUT_ENVELOPE = 'envelope';
+export const REPEAT_CHECK_HISTORY = 'history';
+export const REPEAT_CHECK_CLAIM_LOG = 'claimLog';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -29,6 +32,28 @@ export const triggerProperties: INodeProperties[] = [
 			'Only events about subscribers or payments of these bots start the workflow; none means every bot. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
 	{
+		displayName: 'Repeat Check',
+		name: 'repeatCheck',
+		type: 'options',
+		default: REPEAT_CHECK_HISTORY,
+		description:
+			'Where the trigger records the events it ran, so that a delivery the service repeats runs the workflow no second time, whichever n8n process receives it',
+		options: [
+			{
+				name: 'Event History in the Database',
+				value: REPEAT_CHECK_HISTORY,
+				description:
+					'Needs no setup. Its cost grows with the history size, and a database that stalls can make a simultaneous repeat run twice.',
+			},
+			{
+				name: 'Claim Log in a Data Table',
+				value: REPEAT_CHECK_CLAIM_LOG,
+				description:
+					"Decides every repeat, whatever the history size and however slow the database. Needs an API key of this n8n (n8n's public API).",
+			},
+		],
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
@@ -37,22 +62,18 @@ export const triggerProperties: INodeProperties[] = [
 		description: 'What the trigger puts out, and which events it passes',
 		options: [
 			{
-				displayName: 'Output',
-				name: 'output',
-				type: 'options',
-				default: OUTPUT_DATA,
-				description: 'What each event becomes in the output item',
-				options: [
-					{ name: 'Event Data Only', value: OUTPUT_DATA, description: 'The event\'s "data" object' },
-					{
-						name: 'Whole Event',
-						value: OUTPUT_ENVELOPE,
-						description: 'ID, type, creation time, hook and data',
-					},
-				],
+				displayName: 'Claims Kept (Hours)',
+				name: 'claimHours',
+				type: 'number',
+				typeOptions: { minValue: MIN_CLAIM_HOURS, numberPrecision: 0 },
+				default: DEFAULT_CLAIM_HOURS,
+				displayOptions: { show: { '/repeatCheck': [REPEAT_CHECK_CLAIM_LOG] } },
+				description:
+					'How long each claim stays in the data table. The service retries a delivery for a bit over an hour, so a repeat within this time runs nothing; older claims are deleted.',
 			},
 			{
 				displayName: 'Event History Size',
+				displayOptions: { show: { '/repeatCheck': [REPEAT_CHECK_HISTORY] } },
 				name: 'historySize',
 				type: 'number',
 				typeOptions: { minValue: 100, maxValue: MAX_HISTORY_SIZE, numberPrecision: 0 },
@@ -67,6 +88,21 @@ export const triggerProperties: INodeProperties[] = [
 				default: false,
 				description:
 					'Whether each event kind gets its own output (New Subscriber, Subscriber Stage Changed, Payment Succeeded, and Other Events for unknown kinds when they pass), so no Switch node is needed',
+			},
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				default: OUTPUT_DATA,
+				description: 'What each event becomes in the output item',
+				options: [
+					{ name: 'Event Data Only', value: OUTPUT_DATA, description: 'The event\'s "data" object' },
+					{
+						name: 'Whole Event',
+						value: OUTPUT_ENVELOPE,
+						description: 'ID, type, creation time, hook and data',
+					},
+				],
 			},
 			{
 				displayName: 'Pass Unknown Event Kinds',

@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { OUTPUT_ENVELOPE } from './description';
+import { checkClaim, DEFAULT_CLAIM_HOURS } from './claimLog';
+import { OUTPUT_ENVELOPE, REPEAT_CHECK_CLAIM_LOG } from './description';
 import { EVENT_KINDS, isKnownEventKind, outputIndexOf } from './events';
 import { readHookState } from './hookState';
 import { checkRepeat, DEFAULT_HISTORY_SIZE } from './repeatCheck';
@@ -11,6 +12,7 @@ export interface TriggerOptions {
 	passUnknownEvents?: boolean;
 	outputPerEvent?: boolean;
 	historySize?: number;
+	claimHours?: number;
 }
 
 interface ReceivedEvent {
@@ -37,28 +39,31 @@ function eventOf(context: IExecuteFunctions, item: INodeExecutionData, index: nu
  * or came after a restart) starts nothing. Test events ("Listen for test event") and executions a person retries
  * are not checked: a person asked for those runs.
  */
-async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, historySize: number): Promise<boolean> {
+async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, options: TriggerOptions): Promise<boolean> {
 	const mode = context.getMode();
 	if (mode === 'manual' || mode === 'retry') return true;
 	// Per hook: the service may send one event to several hooks (a test hook and the live one). The event's `hook` is
 	// verified (the JWT's audience, or checked against the hook under Standard Webhooks); the stored id is a fallback.
 	const hookId = event.hook ?? readHookState(context.getWorkflowStaticData('node')).hookId ?? '';
-	// JSON arrays: no event id can make a key equal another event's claim.
-	const key = JSON.stringify(['event', hookId, event.id]);
-	const verdict = await checkRepeat(
-		context,
-		key,
-		JSON.stringify(['claim', hookId, event.id, context.getExecutionId()]),
-		historySize,
-	);
+	const verdict =
+		context.getNodeParameter('repeatCheck', 0, '') === REPEAT_CHECK_CLAIM_LOG
+			? await checkClaim(context, { hook: hookId, id: event.id }, options.claimHours ?? DEFAULT_CLAIM_HOURS)
+			: await checkRepeat(
+					context,
+					// JSON arrays: no event id can make a key equal another event's claim.
+					JSON.stringify(['event', hookId, event.id]),
+					JSON.stringify(['claim', hookId, event.id, context.getExecutionId()]),
+					options.historySize ?? DEFAULT_HISTORY_SIZE,
+				);
 	// Recorded or run here: a repeat reaching this process now gets "duplicate" in webhook() without an execution.
 	markAccepted(hookId, event.id, Math.floor(Date.now() / 1000));
 	if (verdict.outcome === 'repeat') {
 		context.logger.info(
-			`Messenger Bot Builder Trigger: event ${event.id} was already run by another execution; this one starts nothing`,
+			`Messenger Bot Builder Trigger: event ${event.id} was already run by another execution${verdict.of ? ` (${verdict.of})` : ''}; this one starts nothing`,
 			{
 				eventId: event.id,
 				executionId: context.getExecutionId(),
+				runBy: verdict.of,
 			},
 		);
 		// Execution custom data came with n8n 2.16 (n8n-core's ExecuteContext), hints earlier: neither is required.
@@ -79,17 +84,30 @@ async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, histor
 	return true;
 }
 
+/**
+ * "Always Output Data" would turn a repeat's empty output into one empty item (n8n-core
+ * `WorkflowExecute.ensureAlwaysOutputData`) and run the nodes after the trigger for an event already run: refused,
+ * here and when the workflow is published (lifecycle.ts).
+ */
+export function refuseAlwaysOutputData(node: INode): void {
+	if (node.alwaysOutputData !== true) return;
+	throw new NodeOperationError(node, 'Turn off "Always Output Data" in the trigger\'s settings', {
+		description:
+			'With it, an event the service delivers twice would run the nodes after the trigger twice: the repeat would put out an empty item instead of nothing.',
+	});
+}
+
 /** The trigger's part of the execution: each delivered event (once) on its output, shaped as the options say. */
 export async function emitEvents(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const options = this.getNodeParameter('options', 0, {}) as TriggerOptions;
-	const historySize = options.historySize ?? DEFAULT_HISTORY_SIZE;
+	refuseAlwaysOutputData(this.getNode());
 	const outputs: INodeExecutionData[][] = Array.from(
 		{ length: options.outputPerEvent ? EVENT_KINDS.length + (options.passUnknownEvents ? 1 : 0) : 1 },
 		() => [],
 	);
 	for (const [index, item] of this.getInputData().entries()) {
 		const event = eventOf(this, item, index);
-		if (!(await runsHere(this, event, historySize))) continue;
+		if (!(await runsHere(this, event, options))) continue;
 		// An unknown kind always leaves as the whole event: its data alone would not say what happened.
 		const json = (
 			options.output === OUTPUT_ENVELOPE || !isKnownEventKind(event.type) ? event : (event.data ?? {})

@@ -1,5 +1,6 @@
 import type { IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { refuseAlwaysOutputData } from './emit';
 import { ALL_EVENTS, subscribedKinds } from './events';
 import { createHook, deleteHook, isMissingEndpoint, isUnknownHook, listHooks } from './hookApi';
 import { forgetHook, readHookState, rememberHook } from './hookState';
@@ -58,6 +59,8 @@ async function removeRememberedHook(context: IHookFunctions): Promise<void> {
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	// n8n asks this first whenever the workflow is published: a setting that would run repeats stops it here.
+	refuseAlwaysOutputData(this.getNode());
 	const state = readHookState(this.getWorkflowStaticData('node'));
 	if (!state.hookId || (!state.secret && !state.publicKey)) return false;
 	// The node's address or events changed since the hook was made: replace it rather than reuse it.

@@ -55,8 +55,8 @@ const STORE_ATTEMPTS = 3;
 export type RepeatVerdict =
 	/** First time this event is seen: run it. */
 	| { outcome: 'new' }
-	/** Already recorded by another execution: start nothing. */
-	| { outcome: 'repeat' }
+	/** Already recorded by another execution (`of`, where the store knows it): start nothing. */
+	| { outcome: 'repeat'; of?: string }
 	/** Run, but the check could not decide; `why` is for n8n's log. */
 	| { outcome: 'unchecked'; why: string };
 
