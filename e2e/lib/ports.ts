@@ -16,9 +16,21 @@ export function freePort(): Promise<number> {
 	});
 }
 
-/** `count` distinct free ports (probed one after another, so a port is never handed out twice). */
+/**
+ * Ports handed out by this process. A probed port is free only until someone binds it: the ports of a whole stack
+ * are chosen before its first process starts, so without this a later probe could hand out a port chosen earlier
+ * (a worker's health port equal to main's, say) and one of them fails to start.
+ */
+const handedOut = new Set<number>();
+
+/** `count` distinct free ports, none handed out before by this process. */
 export async function freePorts(count: number): Promise<number[]> {
-	const ports = new Set<number>();
-	while (ports.size < count) ports.add(await freePort());
-	return [...ports];
+	const ports: number[] = [];
+	while (ports.length < count) {
+		const port = await freePort();
+		if (handedOut.has(port)) continue;
+		handedOut.add(port);
+		ports.push(port);
+	}
+	return ports;
 }

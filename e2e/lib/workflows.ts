@@ -1,6 +1,6 @@
 /** Workflow definitions (n8n's JSON) that use our nodes, built the way the editor would save them. */
 import { randomUUID } from 'node:crypto';
-import { credentialType, nodeTypes } from './communityPackage.ts';
+import { credentialType, n8nApiCredentialType, nodeTypes } from './communityPackage.ts';
 import type { WorkflowDefinition } from './n8nApi.ts';
 
 type Node = Record<string, unknown> & { name: string };
@@ -252,6 +252,62 @@ export function smokeWorkflow({ credentialId, webhookPath }: ActionWorkflowOptio
 			botId: locate('id', body('botId')),
 			clientId: body('clientId'),
 			additionalFields: { name: body('name') },
+		}),
+	]);
+}
+
+/** The names of the nodes of `answerWhenFinishedWorkflow`. */
+export const answerWhenFinishedNodes = { trigger: 'On Event', hold: 'Hold', row: 'Add Row' } as const;
+
+/**
+ * The trigger with the claim log, answering the service when the workflow has finished: On Event → Hold (an
+ * in-process wait of `holdSeconds`, under n8n's 65 s, so the execution keeps its worker) → one row named after the
+ * event → Add Row (one item: /list/row/add with an Idempotency-Key).
+ */
+export function answerWhenFinishedWorkflow(options: {
+	name: string;
+	credentialId: string;
+	n8nApiCredential: { id: string; name: string };
+	listName: string;
+	holdSeconds: number;
+}): WorkflowDefinition {
+	const columns = { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: [] };
+	return chain(options.name, [
+		{
+			name: answerWhenFinishedNodes.trigger,
+			type: nodeTypes.trigger,
+			typeVersion: 1.1,
+			webhookId: randomUUID(),
+			parameters: {
+				events: ['*'],
+				repeatCheck: 'claimLog',
+				options: { output: 'envelope', respondWhen: 'finished' },
+			},
+			credentials: {
+				[credentialType]: { id: options.credentialId, name: 'Messenger Bot Builder (sandbox)' },
+				[n8nApiCredentialType]: options.n8nApiCredential,
+			},
+		},
+		{
+			name: answerWhenFinishedNodes.hold,
+			type: 'n8n-nodes-base.wait',
+			typeVersion: 1.1,
+			webhookId: randomUUID(),
+			parameters: { resume: 'timeInterval', amount: options.holdSeconds, unit: 'seconds' },
+		},
+		{
+			name: 'Row',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			parameters: {
+				jsCode: `return [{ json: { Name: $('${answerWhenFinishedNodes.trigger}').first().json.id, Qty: 1 } }];`,
+			},
+		},
+		action(answerWhenFinishedNodes.row, options.credentialId, {
+			resource: 'listRow',
+			operation: 'add',
+			listId: locate('name', options.listName),
+			columns,
 		}),
 	]);
 }

@@ -12,7 +12,10 @@
  * f. the short form of `npm run bench:topology` on this stack: the trigger against n8n's Webhook node, a filled history,
  *    and the same delivery sent to both webhook processes at once (it must run exactly once each time);
  * g. the same with the claim log in an n8n data table as the repeat check, and a redelivery of an event whose
- *    execution failed: it runs again.
+ *    execution failed: it runs again;
+ * h. the trigger answering when the workflow has finished: a redelivery while the first run holds its worker gets 500
+ *    and runs nothing; the first run's worker is killed; the redelivery then runs the event, and its row is written
+ *    once.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -33,7 +36,12 @@ import {
 import { callProductionWebhook, type Execution } from '../lib/n8nApi.ts';
 import type { N8nProcess } from '../lib/n8nProcess.ts';
 import { waitFor } from '../lib/waitFor.ts';
-import { rowWritesWorkflow, triggerWorkflow } from '../lib/workflows.ts';
+import {
+	answerWhenFinishedNodes,
+	answerWhenFinishedWorkflow,
+	rowWritesWorkflow,
+	triggerWorkflow,
+} from '../lib/workflows.ts';
 import { claimTable, measureTopology, SHORT, type TopologyBenchOptions } from '../../bench/topology/measure.ts';
 import { credentialType, n8nApiCredentialType, nodeTypes } from '../lib/communityPackage.ts';
 import { ASK, AFTER, askWorkflow } from '../scenarios/sendAndWaitScenario.ts';
@@ -729,6 +737,109 @@ test(
 			}
 			assert.equal((await claimTable(env)).rows - claimsBefore, 3, 'each delivery added one claim');
 			await env.api.unpublishWorkflow(trigger.workflowId);
+		});
+	},
+);
+
+/** How long each run of scenario h's workflow holds its worker before it writes its row. */
+const HOLD_SECONDS = 6;
+
+test(
+	'topology h: answering when the workflow has finished, a redelivery while the first run holds gets 500 and runs nothing, a worker killed mid-run gets the event run again by its redelivery, and the row is written once',
+	{ timeout: 300_000 },
+	async (t) => {
+		await withN8nLogs(env, async () => {
+			const run = randomBytes(3).toString('hex');
+			const listName = `E2E topology answer when finished ${run}`;
+			await env.service.api('/list/create', { name: listName, headers: ['Name', 'Qty', 'CreationDate'] });
+			const apiName = `n8n API (topology h ${run})`;
+			const apiCredential = await env.api.createCredential(apiName, n8nApiCredentialType, {
+				apiKey: env.api.apiKey,
+				baseUrl: env.n8n.mainUrl,
+			});
+			const workflow = await env.api.createWorkflow(
+				answerWhenFinishedWorkflow({
+					name: `E2E topology answer when finished ${run}`,
+					credentialId: env.credentialId,
+					n8nApiCredential: { id: apiCredential.id, name: apiName },
+					listName,
+					holdSeconds: HOLD_SECONDS,
+				}),
+			);
+			await env.api.publishWorkflow(workflow.id);
+			const state = await waitFor(
+				async () => {
+					const stored = (await env.api.getWorkflow(workflow.id)).staticData?.['node:On Event'];
+					return stored?.hookId && stored?.secret ? stored : undefined;
+				},
+				{ what: 'the hook of the answer-when-finished trigger', timeoutMs: 30_000, intervalMs: 250 },
+			);
+			const hook = { hookId: String(state.hookId), secret: String(state.secret), url: String(state.url) };
+			// One worker dies below; another must be there to run the redelivery.
+			if (env.n8n.workers.length < 2) await env.n8n.addWorker();
+			const delivery = subscriberEvent(hook.hookId, `evt_topology_h_${run}`, `topology-h-${run}`);
+
+			// 1. The first delivery: its execution holds a worker for HOLD_SECONDS; n8n answers only when it ends.
+			const first = deliverTo(1, hook, delivery).then(
+				(answer) => answer,
+				(error: Error) => ({ status: 0, body: String(error), json: undefined }),
+			);
+			const firstRun = await waitFor(
+				async () => (await env.api.executions(workflow.id)).find((execution) => execution.status === 'running'),
+				{ what: 'the first delivery to be running', timeoutMs: 60_000, intervalMs: 100 },
+			);
+			const worker = await waitFor(
+				async () =>
+					env.n8n.workers.find(
+						(candidate) => candidate.log.grep(`Worker started execution ${firstRun.id} `).length > 0,
+					),
+				{ what: `the worker of execution ${firstRun.id}`, timeoutMs: 30_000, intervalMs: 100 },
+			);
+
+			// 2. The same delivery while the first run holds: refused with 500, so that the service delivers it again.
+			const whileRunning = await deliverTo(2, hook, delivery);
+			assert.equal(whileRunning.status, 500, `a redelivery while the first run holds: ${whileRunning.body}`);
+			const refused = (await settled(workflow.id, 2)).find((execution) => execution.id !== firstRun.id)!;
+			assert.equal(refused.status, 'error');
+			assert.match(
+				refused.data?.resultData.error?.message ?? '',
+				new RegExp(`still being run by execution ${firstRun.id}$`),
+			);
+			assert.equal(refused.data?.resultData.runData[answerWhenFinishedNodes.hold], undefined, 'it ran no node');
+
+			// 3. The first run's worker dies under it: n8n fails the run, and the first delivery is not answered 2xx.
+			await env.n8n.killWorker(worker);
+			const firstAnswer = await first;
+			t.diagnostic(`expected after the deliberate kill: the first delivery was answered ${firstAnswer.status}`);
+			assert.ok(
+				firstAnswer.status < 200 || firstAnswer.status >= 300,
+				`no 2xx for the killed run: ${firstAnswer.body}`,
+			);
+			const failed = await finished(workflow.id, firstRun.id, 150_000);
+			assert.equal(failed.status, 'error', `the killed run ended failed: ${describeRuns([failed])}`);
+
+			// 4. The redelivery runs the event (the failed run's claim does not count) and writes its row.
+			const again = await deliverTo(1, hook, delivery);
+			assert.equal(again.status, 200, `the redelivery after the failed run: ${again.body}`);
+			const recovered = (await settled(workflow.id, 3)).at(-1)!;
+			assertSucceeded(recovered);
+			assert.deepEqual(
+				outputIfRan(recovered, answerWhenFinishedNodes.trigger)?.map((item) => item.id),
+				[delivery.id],
+				'the redelivery ran the event',
+			);
+
+			// 5. Once it has succeeded, a redelivery is answered 200 and runs nothing.
+			const repeat = await deliverTo(2, hook, delivery);
+			assert.equal(repeat.status, 200, `a redelivery after the success: ${repeat.body}`);
+			const runs = await settled(workflow.id, 4);
+			assert.deepEqual(outputIfRan(runs.at(-1)!, answerWhenFinishedNodes.trigger), [], 'the repeat ran nothing');
+			assert.deepEqual(
+				Object.fromEntries(await rowNames(listName)),
+				{ [delivery.id]: 1 },
+				'the event wrote its row once',
+			);
+			await env.api.unpublishWorkflow(workflow.id);
 		});
 	},
 );

@@ -1,19 +1,54 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	INodeParameters,
+	IWebhookDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { getBots } from '../MessengerBotBuilder/methods/loadOptions';
 import { N8N_API_CREDENTIAL } from './claimLog';
-import { REPEAT_CHECK_CLAIM_LOG, triggerProperties } from './description';
+import { REPEAT_CHECK_CLAIM_LOG, RESPOND_WHEN_FINISHED, triggerProperties } from './description';
 import { outputsExpression } from './events';
 import { emitEvents } from './emit';
 import { checkExists, create, remove } from './lifecycle';
 import { receiveDelivery } from './receive';
+
+/** n8n-workflow's key for a webhook description's native resolvers (`webhook-description-fields.js`). */
+const WEBHOOK_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
+
+/** A webhook description field that follows "Answer the Service": its expression and the same rule in code. */
+function byAnswerTime(whenFinished: string, whenVerified: string) {
+	const template = `={{$parameter["options"]["respondWhen"] === "${RESPOND_WHEN_FINISHED}" ? "${whenFinished}" : "${whenVerified}"}}`;
+	const resolve = (parameters: INodeParameters) =>
+		(parameters.options as IDataObject | undefined)?.respondWhen === RESPOND_WHEN_FINISHED
+			? whenFinished
+			: whenVerified;
+	return { template, resolve };
+}
+
+/**
+ * "When Verified": n8n answers at once with what webhook() returns as webhookResponse (an empty responseData makes
+ * n8n's extractWebhookOnReceivedResponse use it; left unset, n8n 2.x answered the literal text "firstEntryJson").
+ * "When the Workflow Has Finished": n8n answers once the execution ends, 200 without a body, or 500 when it failed
+ * (n8n's lastNode mode). n8n 2.41.1 reads a field with a resolver from the node's parameters without the expression
+ * engine (n8n-workflow `resolveWebhookDescriptionField`), so the choice costs no expression isolate per delivery;
+ * older n8n evaluate the expression.
+ */
+const responseMode = byAnswerTime('lastNode', 'onReceived');
+const responseData = byAnswerTime('noData', '');
+const deliveryWebhook = {
+	name: 'default',
+	httpMethod: 'POST',
+	path: 'webhook',
+	responseMode: responseMode.template,
+	responseData: responseData.template,
+	[WEBHOOK_RESOLVERS]: { responseMode, responseData },
+} as IWebhookDescription;
 
 export class MessengerBotBuilderTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -44,9 +79,7 @@ export class MessengerBotBuilderTrigger implements INodeType {
 				displayOptions: { show: { repeatCheck: [REPEAT_CHECK_CLAIM_LOG] } },
 			},
 		],
-		// An empty responseData makes n8n answer with what webhook() returns as webhookResponse (n8n
-		// extractWebhookOnReceivedResponse); left unset, n8n 2.x answered the literal text "firstEntryJson".
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }],
+		webhooks: [deliveryWebhook],
 		properties: triggerProperties,
 	};
 

@@ -143,16 +143,19 @@ const eventFilter = (hook: string, event: string) =>
 	});
 
 /**
- * Whether the execution that made a claim failed: its claim then does not block a redelivery (an event whose run did
- * not complete is run again when the service sends it again). n8n keeps a failed run's error in its data, also when
- * a worker died under it (n8n fails the job as stalled). Without `getExecutionDataById` (before n8n 1.88), or when
- * the execution was deleted, the claim counts.
+ * Where the execution that made a claim stands, from its data in n8n's database (n8n gives a node an execution's data,
+ * not its status): a failed run keeps its error (also one n8n failed as stalled after its worker died); a finished
+ * one has nothing left on its stack and does not wait. Anything else still runs, or waits to resume. Without
+ * `getExecutionDataById` (before n8n 1.88), or when the execution was deleted, the claim counts as run.
  */
-async function claimantFailed(context: IExecuteFunctions, executionId: string): Promise<boolean> {
+async function claimantState(context: IExecuteFunctions, executionId: string): Promise<'failed' | 'ended' | 'runs'> {
 	const read = (context as Partial<Pick<IExecuteFunctions, 'getExecutionDataById'>>).getExecutionDataById;
-	if (typeof read !== 'function') return false;
+	if (typeof read !== 'function') return 'ended';
 	const data = await read.call(context, executionId);
-	return data?.resultData?.error !== undefined;
+	if (!data) return 'ended';
+	if (data.resultData?.error !== undefined) return 'failed';
+	const waiting = data.waitTill !== undefined && data.waitTill !== null;
+	return (data.executionData?.nodeExecutionStack?.length ?? 0) === 0 && !waiting ? 'ended' : 'runs';
 }
 
 /** Reads the event's claims oldest first, until ours: the first claim of an execution that did not fail wins. */
@@ -176,7 +179,9 @@ async function decide(
 		if (answer.statusCode !== 200) throw apiFailure(context, "read the event's claims", answer);
 		for (const row of answer.body.data ?? []) {
 			if (row.execution === claim.execution) return { outcome: 'new' };
-			if (!(await claimantFailed(context, row.execution))) return { outcome: 'repeat', of: row.execution };
+			// A claim whose execution failed does not block: the event runs again when it is delivered again.
+			const state = await claimantState(context, row.execution);
+			if (state !== 'failed') return { outcome: 'repeat', of: row.execution, runs: state === 'runs' };
 		}
 		const next = answer.body.nextCursor;
 		if (!next) {

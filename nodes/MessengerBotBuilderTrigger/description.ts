@@ -6,6 +6,8 @@ import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE } from './repeatCheck';
 
 export const OUTPUT_DATA = 'data';
 export const OUTPUT_ENVELOPE = 'envelope';
+export const RESPOND_WHEN_VERIFIED = 'verified';
+export const RESPOND_WHEN_FINISHED = 'finished';
 export const REPEAT_CHECK_HISTORY = 'history';
 export const REPEAT_CHECK_CLAIM_LOG = 'claimLog';
 
@@ -40,16 +42,16 @@ export const triggerProperties: INodeProperties[] = [
 			'Where the trigger records the events it ran, so that a delivery the service repeats runs the workflow no second time, whichever n8n process receives it',
 		options: [
 			{
-				name: 'Event History in the Database',
-				value: REPEAT_CHECK_HISTORY,
-				description:
-					'Needs no setup. Its cost grows with the history size, and a database that stalls can make a simultaneous repeat run twice.',
-			},
-			{
 				name: 'Claim Log in a Data Table',
 				value: REPEAT_CHECK_CLAIM_LOG,
 				description:
 					"Decides every repeat, whatever the history size and however slow the database. Needs an API key of this n8n (n8n's public API).",
+			},
+			{
+				name: 'Event History in the Database',
+				value: REPEAT_CHECK_HISTORY,
+				description:
+					'Needs no setup. Its cost grows with the history size, and a database that stalls can make a simultaneous repeat run twice.',
 			},
 		],
 	},
@@ -61,6 +63,27 @@ export const triggerProperties: INodeProperties[] = [
 		default: {},
 		description: 'What the trigger puts out, and which events it passes',
 		options: [
+			{
+				displayName: 'Answer the Service',
+				name: 'respondWhen',
+				type: 'options',
+				default: RESPOND_WHEN_VERIFIED,
+				description:
+					'When the service gets its 200. Until then it delivers the event again (after a failure, or 10 s without an answer), so an event whose run fails or dies is run again.',
+				options: [
+					{
+						name: 'When the Workflow Has Finished',
+						value: RESPOND_WHEN_FINISHED,
+						description:
+							'After the last node (or when the workflow starts to wait); a failed run gets a 500. Use it with the claim log.',
+					},
+					{
+						name: 'When Verified',
+						value: RESPOND_WHEN_VERIFIED,
+						description: 'At once; an event whose run fails is not delivered again',
+					},
+				],
+			},
 			{
 				displayName: 'Claims Kept (Hours)',
 				name: 'claimHours',

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { checkClaim, DEFAULT_CLAIM_HOURS } from './claimLog';
-import { OUTPUT_ENVELOPE, REPEAT_CHECK_CLAIM_LOG } from './description';
+import { OUTPUT_ENVELOPE, REPEAT_CHECK_CLAIM_LOG, RESPOND_WHEN_FINISHED } from './description';
 import { EVENT_KINDS, isKnownEventKind, outputIndexOf } from './events';
 import { readHookState } from './hookState';
 import { checkRepeat, DEFAULT_HISTORY_SIZE } from './repeatCheck';
@@ -13,6 +13,7 @@ export interface TriggerOptions {
 	outputPerEvent?: boolean;
 	historySize?: number;
 	claimHours?: number;
+	respondWhen?: string;
 }
 
 interface ReceivedEvent {
@@ -57,6 +58,14 @@ async function runsHere(context: IExecuteFunctions, event: ReceivedEvent, option
 				);
 	// Recorded or run here: a repeat reaching this process now gets "duplicate" in webhook() without an execution.
 	markAccepted(hookId, event.id, Math.floor(Date.now() / 1000));
+	if (verdict.outcome === 'repeat' && verdict.runs && options.respondWhen === RESPOND_WHEN_FINISHED) {
+		// The service is answered only when this execution ends: a 200 now would stop its retries, and the event would
+		// be lost if that other run then fails or its worker dies. Failing makes the service deliver it again later.
+		throw new NodeOperationError(context.getNode(), `Event ${event.id} is still being run by execution ${verdict.of}`, {
+			description:
+				'This delivery fails on purpose, so that the service delivers the event again: the next delivery runs nothing if that execution has succeeded by then, and runs the event if it has failed.',
+		});
+	}
 	if (verdict.outcome === 'repeat') {
 		context.logger.info(
 			`Messenger Bot Builder Trigger: event ${event.id} was already run by another execution${verdict.of ? ` (${verdict.of})` : ''}; this one starts nothing`,

@@ -11,6 +11,7 @@ import { ALL_EVENTS, botOfEvent, isKnownEventKind } from './events';
 import { accepted, duplicate, ignored, refused } from './answers';
 import { readHookState } from './hookState';
 import { alreadyAccepted } from './seenEvents';
+import { RESPOND_WHEN_FINISHED } from './description';
 import type { TriggerOptions } from './emit';
 
 function refuse(context: IWebhookFunctions, status: number, code: string, error: string): IWebhookResponseData {
@@ -110,8 +111,12 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// records it there, not here: n8n may still fail to create the execution after this call, answer 500, and the
 	// sender's retry must then start it) starts nothing. Any other repeat starts an execution, and the trigger's
 	// execute() finds the event in n8n's shared store.
-	if (alreadyAccepted(state.hookId, event.id)) return { webhookResponse: duplicate(event.id) };
-	const skip = skipReason(this, event, this.getNodeParameter('options', {}) as TriggerOptions);
+	// Not when the answer waits for the workflow: an execution that failed after its check must not keep the service's
+	// retry from running the event again.
+	const options = this.getNodeParameter('options', {}) as TriggerOptions;
+	if (options.respondWhen !== RESPOND_WHEN_FINISHED && alreadyAccepted(state.hookId, event.id))
+		return { webhookResponse: duplicate(event.id) };
+	const skip = skipReason(this, event, options);
 	if (skip) return { webhookResponse: ignored(event.id, skip) };
 	// The whole verified event goes to the execution: execute() checks its id and shapes the output.
 	return { workflowData: [[{ json: event as unknown as IDataObject }]], webhookResponse: accepted(event.id) };

@@ -55,8 +55,11 @@ const STORE_ATTEMPTS = 3;
 export type RepeatVerdict =
 	/** First time this event is seen: run it. */
 	| { outcome: 'new' }
-	/** Already recorded by another execution (`of`, where the store knows it): start nothing. */
-	| { outcome: 'repeat'; of?: string }
+	/**
+	 * Already recorded by another execution (`of`, where the store knows it): start nothing. `runs`: that execution
+	 * has not ended yet, as far as the store can tell.
+	 */
+	| { outcome: 'repeat'; of?: string; runs?: boolean }
 	/** Run, but the check could not decide; `why` is for n8n's log. */
 	| { outcome: 'unchecked'; why: string };
 
