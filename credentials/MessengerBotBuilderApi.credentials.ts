@@ -1,10 +1,4 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticate, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /** API key of a messenger-bot builder account, and the address of its API. */
 export class MessengerBotBuilderApi implements ICredentialType {
@@ -41,14 +35,15 @@ export class MessengerBotBuilderApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '={{$credentials.apiKey}}',
-			},
-		},
-	};
+	/**
+	 * A function, not a generic block with `={{$credentials.apiKey}}`: n8n 2.41.1 evaluates a generic block's values
+	 * with its expression engine on every request (credentials-helper.js `resolveValue`), which takes an expression
+	 * isolate each time; a function sets the header without one.
+	 */
+	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
+		...requestOptions,
+		headers: { ...requestOptions.headers, Authorization: String(credentials.apiKey) },
+	});
 
 	// A read-only call (scope account:read, which the account key has): "Test" proves both the key and the address.
 	test: ICredentialTestRequest = {

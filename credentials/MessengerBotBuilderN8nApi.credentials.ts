@@ -1,10 +1,4 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticate, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /**
  * An API key of this n8n itself, for the trigger's claim log: n8n 2.41.1 gives its data tables to its own Data table
@@ -46,14 +40,15 @@ export class MessengerBotBuilderN8nApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				'X-N8N-API-KEY': '={{$credentials.apiKey}}',
-			},
-		},
-	};
+	/**
+	 * A function, not a generic block with `={{$credentials.apiKey}}`: n8n 2.41.1 evaluates a generic block's values
+	 * with its expression engine on every request (credentials-helper.js `resolveValue`), which takes an expression
+	 * isolate each time; a function sets the header without one.
+	 */
+	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
+		...requestOptions,
+		headers: { ...requestOptions.headers, 'X-N8N-API-KEY': String(credentials.apiKey) },
+	});
 
 	// Listing data tables needs the key and the address, and changes nothing.
 	test: ICredentialTestRequest = {
