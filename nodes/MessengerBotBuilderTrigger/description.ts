@@ -45,7 +45,7 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'Claim Log in a Data Table',
 				value: REPEAT_CHECK_CLAIM_LOG,
 				description:
-					"Decides every repeat, whatever the history size and however slow the database. Needs an API key of this n8n (n8n's public API).",
+					"Decides every repeat however slow the database, and a redelivery of a failed run runs it again. Needs an API key of this n8n (n8n's public API).",
 			},
 			{
 				name: 'Event History in the Database',
