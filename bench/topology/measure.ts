@@ -21,8 +21,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { toWebhookProcess } from '../../e2e/lib/balancer.ts';
 import { credentialType, n8nApiCredentialType, nodeTypes } from '../../e2e/lib/communityPackage.ts';
-import { signatureHeaders, subscriberEvent, type TriggerHook } from '../../e2e/lib/deliveries.ts';
-import type { E2eEnvironment } from '../../e2e/lib/environment.ts';
+import { publishedHook, signatureHeaders, subscriberEvent, type TriggerHook } from '../../e2e/lib/deliveries.ts';
+import { createClaimLogCredential, type E2eEnvironment } from '../../e2e/lib/environment.ts';
 import { waitFor } from '../../e2e/lib/waitFor.ts';
 
 export interface TopologyBenchOptions {
@@ -198,14 +198,7 @@ async function triggerWorkflow(
 		connections: { 'On Event': { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	});
-	const state = await waitFor(
-		async () => {
-			const stored = (await env.api.getWorkflow(id)).staticData?.['node:On Event'];
-			return stored?.hookId && stored?.secret ? stored : undefined;
-		},
-		{ what: `the hook of ${name}`, timeoutMs: 30_000, intervalMs: 250 },
-	);
-	return { id, nodeId, hook: { hookId: String(state.hookId), secret: String(state.secret), url: String(state.url) } };
+	return { id, nodeId, hook: await publishedHook(env.api, id, name) };
 }
 
 /** The repeat check the bench's trigger workflows use, with what it needs. */
@@ -213,13 +206,7 @@ type RepeatStore = { kind: 'history' } | { kind: 'claimLog'; credential: { id: s
 
 async function repeatStore(env: E2eEnvironment, kind: RepeatCheck): Promise<RepeatStore> {
 	if (kind === 'history') return { kind };
-	const name = `n8n API (bench ${randomBytes(3).toString('hex')})`;
-	// Main's own address: the workers and webhook processes reach n8n's API there, not through the balancer.
-	const credential = await env.api.createCredential(name, n8nApiCredentialType, {
-		apiKey: env.api.apiKey,
-		baseUrl: env.n8n.mainUrl,
-	});
-	return { kind, credential: { id: credential.id, name } };
+	return { kind, credential: await createClaimLogCredential(env, `bench ${randomBytes(3).toString('hex')}`) };
 }
 
 /** One call to n8n's public API with the owner's key; throws on an answer other than 2xx. */

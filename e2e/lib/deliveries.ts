@@ -4,7 +4,9 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { PublicApi } from './n8nApi.ts';
 import { repoRoot } from './paths.ts';
+import { waitFor } from './waitFor.ts';
 
 type SignatureHeaders = Record<'x-signature' | 'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string>;
 
@@ -28,6 +30,18 @@ export interface TriggerHook {
 	hookId: string;
 	secret: string;
 	url: string;
+}
+
+/** The hook a published trigger workflow keeps in its static data once n8n has activated it (node "On Event"). */
+export async function publishedHook(api: PublicApi, workflowId: string, what: string): Promise<TriggerHook> {
+	const state = await waitFor(
+		async () => {
+			const stored = (await api.getWorkflow(workflowId)).staticData?.['node:On Event'];
+			return stored?.hookId && stored?.secret ? stored : undefined;
+		},
+		{ what: `the hook of ${what}`, timeoutMs: 30_000, intervalMs: 250 },
+	);
+	return { hookId: String(state.hookId), secret: String(state.secret), url: String(state.url) };
 }
 
 export interface Delivery {

@@ -5,7 +5,14 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { communityNodesDir, installTarball, nodeTypes, packPackage, credentialType } from './communityPackage.ts';
+import {
+	communityNodesDir,
+	installTarball,
+	n8nApiCredentialType,
+	nodeTypes,
+	packPackage,
+	credentialType,
+} from './communityPackage.ts';
 import { createApiKey, PublicApi, setupOwner } from './n8nApi.ts';
 import { N8nStack, type ExecutionsMode, type N8nStackOptions } from './n8nStack.ts';
 import { outDir } from './paths.ts';
@@ -91,6 +98,22 @@ export async function startE2eEnvironment(
 		await sandbox.close();
 		throw new Error(`${error.message}${logs}`, { cause: error });
 	}
+}
+
+/**
+ * A credential for the trigger's claim log: the owner's API key, and main's own address (workers and webhook
+ * processes reach n8n's API there, not through the balancer).
+ */
+export async function createClaimLogCredential(
+	env: E2eEnvironment,
+	label: string,
+): Promise<{ id: string; name: string }> {
+	const name = `n8n API (${label})`;
+	const credential = await env.api.createCredential(name, n8nApiCredentialType, {
+		apiKey: env.api.apiKey,
+		baseUrl: env.n8n.mainUrl,
+	});
+	return { id: credential.id, name };
 }
 
 /** Runs a scenario; when it fails, the error carries the last lines of every n8n process. */

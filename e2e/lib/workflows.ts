@@ -256,6 +256,48 @@ export function smokeWorkflow({ credentialId, webhookPath }: ActionWorkflowOptio
 	]);
 }
 
+/** The claim log's credential as a workflow names it. */
+export interface ClaimLogCredential {
+	id: string;
+	name: string;
+}
+
+/** The trigger (node "On Event") with the claim log as its repeat check and `options` of its own. */
+function claimLogTrigger(
+	credentialId: string,
+	n8nApiCredential: ClaimLogCredential,
+	options: Record<string, unknown>,
+): Node {
+	return {
+		name: 'On Event',
+		type: nodeTypes.trigger,
+		typeVersion: 1.1,
+		webhookId: randomUUID(),
+		parameters: { events: ['*'], repeatCheck: 'claimLog', options: { output: 'envelope', ...options } },
+		credentials: {
+			[credentialType]: { id: credentialId, name: 'Messenger Bot Builder (sandbox)' },
+			[n8nApiCredentialType]: n8nApiCredential,
+		},
+	};
+}
+
+/** The trigger with the claim log → Stop and Error: every execution that runs the event fails. */
+export function failingClaimLogWorkflow(options: {
+	name: string;
+	credentialId: string;
+	n8nApiCredential: ClaimLogCredential;
+}): WorkflowDefinition {
+	return chain(options.name, [
+		claimLogTrigger(options.credentialId, options.n8nApiCredential, {}),
+		{
+			name: 'Fail',
+			type: 'n8n-nodes-base.stopAndError',
+			typeVersion: 1,
+			parameters: { errorMessage: 'the workflow failed on purpose' },
+		},
+	]);
+}
+
 /** The names of the nodes of `answerWhenFinishedWorkflow`. */
 export const answerWhenFinishedNodes = { trigger: 'On Event', hold: 'Hold', row: 'Add Row' } as const;
 
@@ -267,27 +309,13 @@ export const answerWhenFinishedNodes = { trigger: 'On Event', hold: 'Hold', row:
 export function answerWhenFinishedWorkflow(options: {
 	name: string;
 	credentialId: string;
-	n8nApiCredential: { id: string; name: string };
+	n8nApiCredential: ClaimLogCredential;
 	listName: string;
 	holdSeconds: number;
 }): WorkflowDefinition {
 	const columns = { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: [] };
 	return chain(options.name, [
-		{
-			name: answerWhenFinishedNodes.trigger,
-			type: nodeTypes.trigger,
-			typeVersion: 1.1,
-			webhookId: randomUUID(),
-			parameters: {
-				events: ['*'],
-				repeatCheck: 'claimLog',
-				options: { output: 'envelope', respondWhen: 'finished' },
-			},
-			credentials: {
-				[credentialType]: { id: options.credentialId, name: 'Messenger Bot Builder (sandbox)' },
-				[n8nApiCredentialType]: options.n8nApiCredential,
-			},
-		},
+		claimLogTrigger(options.credentialId, options.n8nApiCredential, { respondWhen: 'finished' }),
 		{
 			name: answerWhenFinishedNodes.hold,
 			type: 'n8n-nodes-base.wait',

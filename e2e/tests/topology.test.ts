@@ -18,12 +18,12 @@
  *    once.
  */
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { afterHumanMoment, tokenOfPage } from '../lib/answerPages.ts';
 import { toWebhookProcess } from '../lib/balancer.ts';
-import { deliver, subscriberEvent, type DeliveryAnswer, type TriggerHook } from '../lib/deliveries.ts';
-import { startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/environment.ts';
+import { deliver, publishedHook, subscriberEvent, type DeliveryAnswer, type TriggerHook } from '../lib/deliveries.ts';
+import { createClaimLogCredential, startE2eEnvironment, withN8nLogs, type E2eEnvironment } from '../lib/environment.ts';
 import {
 	assertEventRanOnce,
 	assertSucceeded,
@@ -39,11 +39,11 @@ import { waitFor } from '../lib/waitFor.ts';
 import {
 	answerWhenFinishedNodes,
 	answerWhenFinishedWorkflow,
+	failingClaimLogWorkflow,
 	rowWritesWorkflow,
 	triggerWorkflow,
 } from '../lib/workflows.ts';
 import { claimTable, measureTopology, SHORT, type TopologyBenchOptions } from '../../bench/topology/measure.ts';
-import { credentialType, n8nApiCredentialType, nodeTypes } from '../lib/communityPackage.ts';
 import { ASK, AFTER, askWorkflow } from '../scenarios/sendAndWaitScenario.ts';
 
 const BOT = 'bot_tg';
@@ -657,51 +657,17 @@ const CLAIM_LOG_SHORT: TopologyBenchOptions = {
 
 /** A published trigger (claim log) → Stop and Error: every execution that runs the event fails. */
 async function failingClaimLogTrigger(): Promise<PublishedTrigger> {
-	const name = `n8n API (topology g ${randomBytes(3).toString('hex')})`;
-	const credential = await env.api.createCredential(name, n8nApiCredentialType, {
-		apiKey: env.api.apiKey,
-		baseUrl: env.n8n.mainUrl,
-	});
-	const workflow = await env.api.createWorkflow({
-		name: `E2E topology failing claim log ${randomBytes(3).toString('hex')}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'On Event',
-				type: nodeTypes.trigger,
-				typeVersion: 1.1,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { events: ['*'], repeatCheck: 'claimLog', options: { output: 'envelope' } },
-				credentials: {
-					[credentialType]: { id: env.credentialId, name: 'Messenger Bot Builder (sandbox)' },
-					[n8nApiCredentialType]: { id: credential.id, name },
-				},
-			},
-			{
-				id: randomUUID(),
-				name: 'Fail',
-				type: 'n8n-nodes-base.stopAndError',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { errorMessage: 'the workflow failed on purpose' },
-			},
-		],
-		connections: { 'On Event': { main: [[{ node: 'Fail', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	});
-	await env.api.publishWorkflow(workflow.id);
-	const hook = await waitFor(
-		async () => {
-			const state = (await env.api.getWorkflow(workflow.id)).staticData?.['node:On Event'];
-			return state?.hookId && state?.secret ? state : undefined;
-		},
-		{ what: 'the hook of the failing claim-log trigger', timeoutMs: 30_000, intervalMs: 250 },
+	const run = randomBytes(3).toString('hex');
+	const name = `E2E topology failing claim log ${run}`;
+	const workflow = await env.api.createWorkflow(
+		failingClaimLogWorkflow({
+			name,
+			credentialId: env.credentialId,
+			n8nApiCredential: await createClaimLogCredential(env, `topology g ${run}`),
+		}),
 	);
-	return {
-		workflowId: workflow.id,
-		hook: { hookId: String(hook.hookId), secret: String(hook.secret), url: String(hook.url) },
-	};
+	await env.api.publishWorkflow(workflow.id);
+	return { workflowId: workflow.id, hook: await publishedHook(env.api, workflow.id, name) };
 }
 
 test(
@@ -755,29 +721,18 @@ test(
 			const run = randomBytes(3).toString('hex');
 			const listName = `E2E topology answer when finished ${run}`;
 			await env.service.api('/list/create', { name: listName, headers: ['Name', 'Qty', 'CreationDate'] });
-			const apiName = `n8n API (topology h ${run})`;
-			const apiCredential = await env.api.createCredential(apiName, n8nApiCredentialType, {
-				apiKey: env.api.apiKey,
-				baseUrl: env.n8n.mainUrl,
-			});
+			const name = `E2E topology answer when finished ${run}`;
 			const workflow = await env.api.createWorkflow(
 				answerWhenFinishedWorkflow({
-					name: `E2E topology answer when finished ${run}`,
+					name,
 					credentialId: env.credentialId,
-					n8nApiCredential: { id: apiCredential.id, name: apiName },
+					n8nApiCredential: await createClaimLogCredential(env, `topology h ${run}`),
 					listName,
 					holdSeconds: HOLD_SECONDS,
 				}),
 			);
 			await env.api.publishWorkflow(workflow.id);
-			const state = await waitFor(
-				async () => {
-					const stored = (await env.api.getWorkflow(workflow.id)).staticData?.['node:On Event'];
-					return stored?.hookId && stored?.secret ? stored : undefined;
-				},
-				{ what: 'the hook of the answer-when-finished trigger', timeoutMs: 30_000, intervalMs: 250 },
-			);
-			const hook = { hookId: String(state.hookId), secret: String(state.secret), url: String(state.url) };
+			const hook = await publishedHook(env.api, workflow.id, name);
 			// One worker dies below; another must be there to run the redelivery.
 			if (env.n8n.workers.length < 2) await env.n8n.addWorker();
 			const delivery = subscriberEvent(hook.hookId, `evt_topology_h_${run}`, `topology-h-${run}`);

@@ -12,7 +12,7 @@ import type { RepeatVerdict } from './repeatCheck';
  *
  * n8n 2.41.1 gives its data tables to n8n's own Data table nodes only (`modules/data-table/data-table-proxy.service.js`
  * refuses any other node type with "This proxy is only available for Data table nodes"), so the trigger reaches them
- * through n8n's public API (`/api/v1/data-tables`, n8n 1.113 and later) with an API key of the same n8n.
+ * through n8n's public API (`/api/v1/data-tables`) with an API key of the same n8n.
  */
 
 export const N8N_API_CREDENTIAL = 'messengerBotBuilderN8nApi';
@@ -147,7 +147,7 @@ const eventFilter = (hook: string, event: string) =>
  * Where the execution that made a claim stands, from its data in n8n's database (n8n gives a node an execution's data,
  * not its status): a failed run keeps its error (also one n8n failed as stalled after its worker died); a finished
  * one has nothing left on its stack and does not wait. Anything else still runs, or waits to resume. Without
- * `getExecutionDataById` (before n8n 1.88), or when the execution was deleted, the claim counts as run.
+ * `getExecutionDataById` (an older n8n), or when the execution was deleted, the claim counts as run.
  */
 async function claimantState(context: IExecuteFunctions, executionId: string): Promise<'failed' | 'ended' | 'runs'> {
 	const read = (context as Partial<Pick<IExecuteFunctions, 'getExecutionDataById'>>).getExecutionDataById;
@@ -222,16 +222,14 @@ export async function checkClaim(
 	let table = await claimTable(context, baseUrl);
 	const claim = { hook: event.hook, event: event.id, execution: String(context.getExecutionId()) };
 	const row = { ...claim, workflow: String(context.getWorkflow().id ?? '') };
-	let inserted = await callApi(context, baseUrl, 'POST', `/data-tables/${table}/rows`, {
-		body: { data: [row], returnType: 'id' },
-	});
+	const insert = async () =>
+		await callApi(context, baseUrl, 'POST', `/data-tables/${table}/rows`, { body: { data: [row], returnType: 'id' } });
+	let inserted = await insert();
 	if (inserted.statusCode === 404) {
 		// The table was deleted since this process found it: find or create it again, once.
 		tableIds.delete(baseUrl);
 		table = await claimTable(context, baseUrl);
-		inserted = await callApi(context, baseUrl, 'POST', `/data-tables/${table}/rows`, {
-			body: { data: [row], returnType: 'id' },
-		});
+		inserted = await insert();
 	}
 	if (inserted.statusCode !== 200) throw apiFailure(context, "add the execution's claim", inserted);
 	const verdict = await decide(context, baseUrl, table, claim);
