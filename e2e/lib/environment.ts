@@ -102,17 +102,15 @@ export async function startE2eEnvironment(
 
 /**
  * A credential for the trigger's claim log: the owner's API key, and main's own address (workers and webhook
- * processes reach n8n's API there, not through the balancer).
+ * processes reach n8n's API there, not through the balancer), or `baseUrl`.
  */
 export async function createClaimLogCredential(
 	env: E2eEnvironment,
 	label: string,
+	baseUrl = env.n8n.mainUrl,
 ): Promise<{ id: string; name: string }> {
 	const name = `n8n API (${label})`;
-	const credential = await env.api.createCredential(name, n8nApiCredentialType, {
-		apiKey: env.api.apiKey,
-		baseUrl: env.n8n.mainUrl,
-	});
+	const credential = await env.api.createCredential(name, n8nApiCredentialType, { apiKey: env.api.apiKey, baseUrl });
 	return { id: credential.id, name };
 }
 

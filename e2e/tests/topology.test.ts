@@ -35,6 +35,7 @@ import {
 } from '../lib/executions.ts';
 import { callProductionWebhook, type Execution } from '../lib/n8nApi.ts';
 import type { N8nProcess } from '../lib/n8nProcess.ts';
+import { freePorts } from '../lib/ports.ts';
 import { waitFor } from '../lib/waitFor.ts';
 import {
 	answerWhenFinishedNodes,
@@ -656,14 +657,14 @@ const CLAIM_LOG_SHORT: TopologyBenchOptions = {
 };
 
 /** A published trigger (claim log) → Stop and Error: every execution that runs the event fails. */
-async function failingClaimLogTrigger(): Promise<PublishedTrigger> {
+async function failingClaimLogTrigger(apiBaseUrl?: string): Promise<PublishedTrigger> {
 	const run = randomBytes(3).toString('hex');
 	const name = `E2E topology failing claim log ${run}`;
 	const workflow = await env.api.createWorkflow(
 		failingClaimLogWorkflow({
 			name,
 			credentialId: env.credentialId,
-			n8nApiCredential: await createClaimLogCredential(env, `topology g ${run}`),
+			n8nApiCredential: await createClaimLogCredential(env, `topology g ${run}`, apiBaseUrl),
 		}),
 	);
 	await env.api.publishWorkflow(workflow.id);
@@ -706,6 +707,22 @@ test(
 			}
 			assert.equal((await claimTable(env)).rows - claimsBefore, 3, 'each delivery added one claim');
 			await env.api.unpublishWorkflow(trigger.workflowId);
+
+			// n8n's API out of reach (nothing listens at the credential's address): the execution fails at the trigger,
+			// saying so, and runs no other node.
+			const [closedPort] = await freePorts(1);
+			const unreachable = await failingClaimLogTrigger(`http://127.0.0.1:${closedPort}`);
+			const lost = subscriberEvent(
+				unreachable.hook.hookId,
+				`evt_topology_g_${randomBytes(6).toString('hex')}`,
+				`topology-g-${randomBytes(3).toString('hex')}`,
+			);
+			assert.equal((await deliverTo(1, unreachable.hook, lost)).status, 200);
+			const [failed] = await settled(unreachable.workflowId, 1);
+			assert.equal(failed.status, 'error');
+			assert.equal(failed.data?.resultData.error?.message, "n8n's API did not answer the trigger's claim log");
+			assert.deepEqual(Object.keys(failed.data?.resultData.runData ?? {}), [TRIGGER.trigger], 'only the trigger ran');
+			await env.api.unpublishWorkflow(unreachable.workflowId);
 		});
 	},
 );

@@ -24,6 +24,8 @@ export const DEFAULT_CLAIM_HOURS = 24;
 export const MIN_CLAIM_HOURS = 2;
 /** How often one n8n process deletes expired claims of the log (the first execution after the pause does it). */
 const PURGE_EVERY_MS = 10 * 60_000;
+/** How long one call to n8n's API may take before the execution gives up on it and fails. */
+const API_TIMEOUT_MS = 30_000;
 /** Claims of one event read per call: more only when that many earlier executions of the event failed. */
 const CLAIMS_PER_PAGE = 50;
 
@@ -66,14 +68,25 @@ async function callApi<T>(
 				.map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
 				.join('&')}`
 		: '';
-	const answer = (await context.helpers.httpRequestWithAuthentication.call(context, N8N_API_CREDENTIAL, {
-		method,
-		url: `${baseUrl}/api/v1${path}${query}`,
-		body: options.body,
-		json: true,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-	})) as ApiAnswer<T>;
+	let answer: ApiAnswer<T>;
+	try {
+		answer = (await context.helpers.httpRequestWithAuthentication.call(context, N8N_API_CREDENTIAL, {
+			method,
+			url: `${baseUrl}/api/v1${path}${query}`,
+			body: options.body,
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: API_TIMEOUT_MS,
+		})) as ApiAnswer<T>;
+	} catch (error) {
+		// No answer at all (refused, reset, or past the time-out): the execution fails; with "When the Workflow Has
+		// Finished" the service then delivers the event again. A claim that did get in belongs to a failed execution,
+		// which does not count.
+		throw new NodeOperationError(context.getNode(), "n8n's API did not answer the trigger's claim log", {
+			description: `${(error as Error).message} (${method} ${baseUrl}/api/v1${path}). Check the n8n address of the credential. This execution did not run the event.`,
+		});
+	}
 	if (answer.statusCode === 401 || answer.statusCode === 403) {
 		throw new NodeOperationError(
 			context.getNode(),
