@@ -326,6 +326,103 @@ function chatButton(button) {
 	return h('li', {}, label, h('div', { class: 'button-url' }, button.url));
 }
 
+/** What the console played of each message (POST /sandbox/answer), by message id: kept across the chat's redraws. */
+const plays = new Map();
+
+const stepLine = (step) =>
+	[
+		step.method,
+		step.status,
+		step.control ? `[${step.control.hidden ? 'hidden: ' : ''}${step.control.text}]` : '',
+		step.heading,
+		step.text.length > 0 ? `· ${step.text[0]}` : '',
+	]
+		.filter((part) => part !== '')
+		.join(' ');
+
+/**
+ * Plays a message's link buttons from the sandbox: as the subscriber (the chosen button, a text or form values, after
+ * how long), as a link preview, or as a scanner that presses every control in order. Shows every request and answer.
+ */
+function playControls(message) {
+	const shown = plays.get(message.id) ?? { open: false, text: '', ok: true };
+	plays.set(message.id, shown);
+	const result = h('pre', { class: `play-result ${shown.ok ? 'ok' : 'bad'}`, hidden: !shown.text }, shown.text);
+	const show = (text, ok) => {
+		Object.assign(shown, { text, ok });
+		result.hidden = false;
+		result.textContent = text;
+		result.className = `play-result ${ok ? 'ok' : 'bad'}`;
+	};
+	const button = h(
+		'select',
+		{ 'aria-label': 'Button the subscriber taps' },
+		message.buttons.map((candidate) => h('option', { value: candidate.name }, candidate.name)),
+	);
+	const typed = h('input', {
+		type: 'text',
+		'aria-label': 'Text the subscriber types, or form values as JSON',
+		placeholder: 'Text, or form values as JSON: {"Label": "value"}',
+	});
+	const after = h('input', {
+		type: 'number',
+		min: 0,
+		step: 0.1,
+		'aria-label': 'Seconds on the page before pressing (empty: as soon as a press counts)',
+		placeholder: 'seconds',
+	});
+	const run = (as) => async () => {
+		const body = { botid: openChat.botid, clientid: openChat.clientid, message: message.id, as };
+		if (as === 'subscriber') {
+			body.button = button.value;
+			const value = typed.value.trim();
+			if (value.startsWith('{')) {
+				try {
+					body.fields = JSON.parse(value);
+				} catch {
+					return show('The form values are not JSON: write them as {"Label": "value", ...}', false);
+				}
+			} else if (value) body.text = typed.value;
+			if (after.value !== '') body.afterMs = Math.round(Number(after.value) * 1000);
+		}
+		show(as === 'subscriber' ? 'Opening the link and answering…' : 'Opening every link…', true);
+		try {
+			const play = await control('/sandbox/answer', body);
+			show(play.steps.map(stepLine).join('\n'), true);
+		} catch (error) {
+			show(error.message, false);
+		}
+	};
+	return h(
+		'details',
+		{ class: 'play', open: shown.open, ontoggle: (event) => (shown.open = event.target.open) },
+		h('summary', {}, 'Play this message'),
+		h(
+			'div',
+			{ class: 'play-controls' },
+			button,
+			typed,
+			after,
+			h(
+				'button',
+				{ type: 'button', 'data-play': 'subscriber', onclick: run('subscriber') },
+				'Answer as the subscriber',
+			),
+			h(
+				'button',
+				{ type: 'button', class: 'secondary', 'data-play': 'preview', onclick: run('preview') },
+				'Link preview',
+			),
+			h(
+				'button',
+				{ type: 'button', class: 'secondary', 'data-play': 'scanner', onclick: run('scanner') },
+				'Clicking scanner',
+			),
+		),
+		result,
+	);
+}
+
 function messageView(message) {
 	return h(
 		'li',
@@ -338,6 +435,9 @@ function messageView(message) {
 		),
 		h('div', { class: 'text' }, message.text),
 		message.buttons.length > 0 ? h('ul', { class: 'chat-buttons' }, message.buttons.map(chatButton)) : null,
+		message.direction === 'out' && message.buttons.some((button) => isWebUrl(button.url))
+			? playControls(message)
+			: null,
 	);
 }
 

@@ -5,6 +5,7 @@ import { modules } from './api';
 import type { Endpoint, SandboxContext } from './api/endpoint';
 import { Clock } from './clock';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './config';
+import { mountAnswer } from './answer/answerRoute';
 import { mountControl, sandboxControl, seedState, type SandboxControl } from './control';
 import { ensureAccountKey, type ApiKey } from './domain/keys';
 import { EventBus } from './events';
@@ -118,6 +119,7 @@ function sandboxApp({ context, control, endpoints, answerListeners, baseUrl }: A
 	mountConsole(app, context, endpoints, baseUrl);
 	app.post('/sandbox/clock', ...clockRoute(context));
 	mountControl(app, context, control);
+	mountAnswer(app, context);
 	for (const module of modules) module.mount?.(app, context);
 	app.use('/api', apiRouter(context, endpoints));
 	app.use(apiErrorHandler);

@@ -426,6 +426,53 @@ describeWithChromium('the console in Chromium', () => {
 			expect(page.url()).toBe(consoleUrl);
 		});
 
+		test('"Play this message" opens the links from the sandbox as a link preview or the subscriber and shows each request', async () => {
+			await openChatOf('bot_tg/700201', 'Dana Chat');
+			const message = page.locator('#chat-messages li.message:first-child');
+			await message.locator('details.play summary').click();
+			const before = links.requests.length;
+			await message.locator('button[data-play="preview"]').click();
+			const result = message.locator('.play-result');
+			await eventually(async () => (await result.textContent())?.startsWith('GET 200') ?? false, 15_000);
+			expect((await result.textContent())?.split('\n')).toEqual(
+				['Approve', 'Decline'].flatMap(() => [
+					'GET 200 Answer page · Answer page',
+					'HEAD 200',
+					'GET 200 Answer page · Answer page',
+					'HEAD 200',
+				]),
+			);
+			const previewed = links.requests.slice(before);
+			expect(previewed.map((request) => [request.method, request.path.split('=')[1].split('&')[0]])).toEqual(
+				['Approve', 'Decline'].flatMap((answer) => [
+					['GET', answer],
+					['HEAD', answer],
+					['GET', answer],
+					['HEAD', answer],
+				]),
+			);
+			expect(previewed[0].headers['user-agent']).toBe('TelegramBot (like TwitterBot)');
+
+			// The subscriber taps Decline: a page with nothing to press ends the play after its GET.
+			await message.locator('select').selectOption('Decline');
+			await message.locator('button[data-play="subscriber"]').click();
+			await eventually(async () => (await result.textContent()) === 'GET 200 Answer page · Answer page', 15_000);
+			const tapped = links.requests.at(-1)!;
+			expect([tapped.method, tapped.path]).toEqual(['GET', '/webhook-waiting/1042?answer=Decline&signature=9a0e%2F77']);
+			expect([tapped.headers['sec-fetch-site'], tapped.headers['sec-fetch-mode']]).toEqual(['none', 'navigate']);
+
+			// Form values that are not JSON are refused in the page, before anything is opened.
+			const opened = links.requests.length;
+			await message.locator('input[type="text"]').fill('{"Name": ');
+			await message.locator('button[data-play="subscriber"]').click();
+			await eventually(
+				async () =>
+					(await result.textContent()) === 'The form values are not JSON: write them as {"Label": "value", ...}',
+				15_000,
+			);
+			expect(links.requests.length).toBe(opened);
+		});
+
 		test('long chats and many subscribers come in pages (20 messages, 50 subscribers), newest first; new messages appear as they are sent', async () => {
 			expect(
 				(await open.api.post('/subscriber/create', { botid: 'bot_tg', clientid: '700203', name: 'Many Messages' }))

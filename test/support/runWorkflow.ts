@@ -59,6 +59,9 @@ export class Harness {
 
 	readonly credentials: HarnessCredentialsHelper;
 
+	/** n8n's own address as the nodes see it (resume links start with it); harnessAdditionalData's default when unset. */
+	instanceUrl?: string;
+
 	constructor(options: { nodes: INodeType[]; credentials: ICredentialType[] }) {
 		this.nodeTypes = new HarnessNodeTypes(options.nodes);
 		this.credentials = new HarnessCredentialsHelper(credentialTypes(options.credentials));
@@ -157,7 +160,7 @@ export class Harness {
 			connections: definition.connections,
 		});
 		const execute = new WorkflowExecute(
-			harnessAdditionalData({ credentialsHelper: this.credentials, executionId, hooks }),
+			harnessAdditionalData({ credentialsHelper: this.credentials, executionId, hooks, instanceUrl: this.instanceUrl }),
 			'manual',
 		);
 		return new RunResult(await execute.run({ workflow, startNode: start }));

@@ -26,6 +26,8 @@ export interface StoredExecution {
 	result: RunResult;
 	data: string;
 	running?: boolean;
+	/** What the node handed n8n to resume the execution with, once it did. */
+	resumedWith?: INodeExecutionData[];
 }
 
 /** A request with this header is handled by another n8n process: a second copy of the node's modules. */
@@ -83,7 +85,8 @@ export class WaitingWebhookServer {
 	/** The node in another n8n process: requests with OTHER_PROCESS_HEADER `other` go to it. */
 	readonly otherProcess = loadNodeApart();
 	private server?: Server;
-	private origin = '';
+	/** The server's address (`http://127.0.0.1:<port>`) once started. */
+	origin = '';
 
 	constructor(private readonly runner: NodeRunner) {}
 
@@ -145,6 +148,7 @@ export class WaitingWebhookServer {
 				return;
 			}
 			stored.running = true;
+			stored.resumedWith = result.workflowData[0];
 			// Kept here, not sent in a header: a long answer would overflow the client's header limit.
 			const resumeId = randomUUID();
 			this.resumes.set(resumeId, JSON.stringify(result.workflowData[0]));

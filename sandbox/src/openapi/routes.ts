@@ -1,3 +1,4 @@
+import { MAX_PLAY_WAIT_MS, PLAYERS } from '../answer/answerRoute';
 import { MAX_CHAOS_SEED, MAX_CHAOS_WAIT_MS } from '../delivery/chaos';
 import { CHAT_PREVIEW_LENGTH } from '../http/consoleChats';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
@@ -242,6 +243,66 @@ export const outsideApiRoutes: RouteContract[] = [
 		}),
 		answer: object({ ok: { const: true }, id: str }),
 		errors: true,
+	},
+	{
+		method: 'post',
+		path: '/sandbox/answer',
+		tag: 'Sandbox',
+		summary:
+			"Open the link buttons of a subscriber's message as the subscriber (answer on the page: which button, what text or form values, after how long), a link preview (GET and HEAD only) or a clicking scanner (every control pressed in order); answers every request made and what came back. 422 for what the page cannot take, 502 link_unreachable a link that did not answer",
+		extension: CONTROL,
+		security: controlSecurity,
+		body: {
+			...object({
+				botid: str,
+				clientid: str,
+				message: describe(
+					{ type: 'integer', minimum: 1 },
+					'A message id of the chat: default, the newest bot message with link buttons.',
+				),
+				button: describe(
+					str,
+					"The button's text: required for the subscriber when the message has several; default for the others: every button.",
+				),
+				as: describe({ enum: [...PLAYERS] }, 'Who opens the links: default subscriber.'),
+				text: describe(str, "The subscriber types it in the page's only text box."),
+				fields: describe(
+					{ type: 'object', additionalProperties: { type: ['string', 'number', 'null'] } },
+					"Form values by the field's label; a dropdown's by its option's text; null leaves a field empty.",
+				),
+				afterMs: describe(
+					{ type: 'integer', minimum: 0, maximum: MAX_PLAY_WAIT_MS },
+					'How long the subscriber reads the page before pressing: default, until the page says a press counts.',
+				),
+				pauseMs: describe(
+					{ type: 'integer', minimum: 0, maximum: MAX_PLAY_WAIT_MS },
+					"The scanner's pause before each press: default 2000.",
+				),
+			}),
+			required: ['botid', 'clientid'],
+		},
+		answer: object({
+			as: { enum: [...PLAYERS] },
+			message: int,
+			buttons: arrayOf(object({ name: str, url: str })),
+			steps: arrayOf({
+				...object({
+					action: { enum: ['open', 'preview', 'press'] },
+					method: str,
+					url: str,
+					control: object({ text: str, hidden: bool }),
+					status: int,
+					heading: str,
+					text: strings,
+					at: isoTime,
+				}),
+				required: ['action', 'method', 'url', 'status', 'heading', 'text', 'at'],
+			}),
+		}),
+		errors: true,
+		otherResponses: {
+			'502': { description: 'A link that did not answer', content: { 'application/json': { schema: ref('Error') } } },
+		},
 	},
 	{
 		method: 'get',

@@ -1456,6 +1456,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open the link buttons of a subscriber's message as the subscriber (answer on the page: which button, what text or form values, after how long), a link preview (GET and HEAD only) or a clicking scanner (every control pressed in order); answers every request made and what came back. 422 for what the page cannot take, 502 link_unreachable a link that did not answer
+         * @description Open the link buttons of a subscriber's message as the subscriber (answer on the page: which button, what text or form values, after how long), a link preview (GET and HEAD only) or a clicking scanner (every control pressed in order); answers every request made and what came back. 422 for what the page cannot take, 502 link_unreachable a link that did not answer. Sandbox: A control route of the sandbox (account key, or the console's session).
+         */
+        post: operations["postSandboxAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console": {
         parameters: {
             query?: never;
@@ -6204,6 +6224,92 @@ export interface operations {
                 };
             };
             500: components["responses"]["Status500Internal"];
+            /** @description An error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSandboxAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    botid: string;
+                    clientid: string;
+                    /** @description A message id of the chat: default, the newest bot message with link buttons. */
+                    message?: number;
+                    /** @description The button's text: required for the subscriber when the message has several; default for the others: every button. */
+                    button?: string;
+                    /**
+                     * @description Who opens the links: default subscriber.
+                     * @enum {unknown}
+                     */
+                    as?: "subscriber" | "preview" | "scanner";
+                    /** @description The subscriber types it in the page's only text box. */
+                    text?: string;
+                    /** @description Form values by the field's label; a dropdown's by its option's text; null leaves a field empty. */
+                    fields?: {
+                        [key: string]: string | number | null;
+                    };
+                    /** @description How long the subscriber reads the page before pressing: default, until the page says a press counts. */
+                    afterMs?: number;
+                    /** @description The scanner's pause before each press: default 2000. */
+                    pauseMs?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        as: string;
+                        message: number;
+                        buttons: {
+                            name: string;
+                            url: string;
+                        }[];
+                        steps: {
+                            action: string;
+                            method: string;
+                            url: string;
+                            control?: {
+                                text: string;
+                                hidden: boolean;
+                            };
+                            status: number;
+                            heading: string;
+                            text: string[];
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            500: components["responses"]["Status500Internal"];
+            /** @description A link that did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error */
             "4XX": {
                 headers: {
