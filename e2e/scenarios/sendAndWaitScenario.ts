@@ -12,7 +12,10 @@
  * - four simultaneous confirmations: exactly one told "received", the others 409 or n8n's "No action required", one answer recorded;
  * - a confirmation after the time limit: 410 "expired", and the run ends with timedOut: true;
  * - Free Text and Custom Form answered through their page; a 15 MB Free Text answer is refused with a small page while
- *   n8n's /healthz keeps answering promptly.
+ *   n8n's /healthz keeps answering promptly;
+ * - with a browser, a clicking Chromium (every control pressed in order, 2 s after each page loaded) records nothing on
+ *   Approval, Choice, Free Text and Custom Form;
+ * - a Choice and a Free Text answer given through the sandbox (POST /sandbox/answer), as its subscriber would.
  * With `screenshotDir`, Chromium (JavaScript off) photographs the pages and answers one question by clicking.
  */
 import assert from 'node:assert/strict';
@@ -41,6 +44,31 @@ interface Button {
 	name: string;
 	url: string;
 }
+
+/** A request the sandbox made when answering through POST /sandbox/answer (sandbox/docs/extensions.md). */
+interface PlayStep {
+	action: string;
+	status: number;
+	heading: string;
+	text: string[];
+}
+
+/** A clicking scanner's pause on each page before it presses: past a person's moment (1.5 s). */
+const SCANNER_PAUSE_MS = 2_000;
+
+const FORM_FIELDS = {
+	values: [
+		{ fieldLabel: 'Name', fieldType: 'text', requiredField: true },
+		{ fieldLabel: 'Boxes', fieldType: 'number' },
+		{
+			fieldLabel: 'Slot',
+			fieldType: 'dropdown',
+			requiredField: true,
+			fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] },
+		},
+		{ fieldLabel: 'Day', fieldType: 'date', requiredField: true },
+	],
+};
 
 interface Page {
 	status: number;
@@ -420,10 +448,11 @@ async function screenshotWaiting(
 
 /**
  * A link scanner that "detonates" links in a headless browser, as mail and chat security does: it opens each button's
- * link and presses every control of the page in document order, at machine speed (the page opened again for each).
+ * link, fills in every required field and presses every control of the page in document order, `pauseMs` after the
+ * page loaded (the page opened again for each).
  * Returns what each press got: the status and the page's heading.
  */
-async function clickEverything(browser: Browser, urls: string[]): Promise<string[]> {
+async function clickEverything(browser: Browser, urls: string[], pauseMs: number): Promise<string[]> {
 	const context = await browser.newContext();
 	const seen: string[] = [];
 	try {
@@ -434,6 +463,18 @@ async function clickEverything(browser: Browser, urls: string[]): Promise<string
 			const controls = await page.locator('button, input[type="submit"]').count();
 			for (let index = 0; index < controls; index++) {
 				if (index > 0) await page.goto(url);
+				// Some scanners fill in forms: every required field gets a value, so every press sends its form (a browser
+				// sends no form with an empty required field).
+				await page.evaluate(() => {
+					for (const field of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+						'input[required], textarea[required], select[required]',
+					)) {
+						if (field.value) continue;
+						if (field instanceof HTMLSelectElement) field.selectedIndex = 1;
+						else field.value = field.type === 'number' ? '1' : field.type === 'date' ? '2026-12-24' : 'scanner';
+					}
+				});
+				await page.waitForTimeout(pauseMs);
 				const [response] = await Promise.all([
 					page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
 					page
@@ -558,14 +599,42 @@ export async function runSendAndWaitScenario(
 			403,
 			'did not come from the page of the question',
 		);
-		// A scanner that opens each button and presses every control in order: the hidden control first (the pages shown
-		// so far are spent), then, on the page opened again, the confirm button sooner than a person (asked again).
+		// The questions of the other response types, asked now so that the scanner below meets every one of them.
+		const freeText = await publish(env, (p) =>
+			askWorkflow(env, p, { responseType: 'freeText', respondLabel: 'Write back' }),
+		);
+		const written = await ask(env, freeText, 'What went wrong with the delivery?');
+		const form = await publish(env, (p) =>
+			askWorkflow(env, p, { responseType: 'customForm', formFields: FORM_FIELDS }),
+		);
+		const filled = await ask(env, form, 'When shall we deliver?');
+		const choice = await publish(env, (p) =>
+			askWorkflow(env, p, {
+				responseType: 'choice',
+				choices: { values: [{ label: 'Red' }, { label: 'Blue' }, { label: 'Green' }] },
+			}),
+		);
+		const chosen = await ask(env, choice, 'Which colour?');
+		// A scanner that opens each button and presses every control in order, 2 s after each page loaded (past a
+		// person's moment): the hidden control first (the pages shown so far are spent), then, on the page opened
+		// again, the real button, which confirms nothing either. On every response type.
 		if (browser) {
 			const presses = await clickEverything(
 				browser,
-				asked.buttons.map((button) => button.url),
+				[...asked.buttons, written.buttons[0], filled.buttons[0], chosen.buttons[1]].map((button) => button.url),
+				SCANNER_PAUSE_MS,
 			);
-			assert.deepEqual(presses, Array(4).fill('403 Not recorded: pressed by a program'));
+			assert.deepEqual(presses, Array(10).fill('403 Not recorded: pressed by a program'));
+			for (const [workflow, question] of [
+				[freeText, written],
+				[form, filled],
+				[choice, chosen],
+			] as const)
+				assert.equal(
+					(await execution(env, workflow.id, question.executionId)).status,
+					'waiting',
+					`the clicking scanner recorded no answer to "${workflow.path}"`,
+				);
 			// The pages shown within 10 s of the last press of the hidden control are spent: the person comes after that.
 			const crawled = Date.now();
 			await waitFor(async () => (Date.now() > crawled + 10_000 ? true : undefined), {
@@ -714,11 +783,26 @@ export async function runSendAndWaitScenario(
 		assertAnswered(secondRun, { answer: 'Approve', approved: true }, second, { from: loopFrom, to: Date.now() });
 		executions.push({ execution: loopRun, resumes: 2 });
 
-		// Free Text and Custom Form, answered on their page.
-		const freeText = await publish(env, (p) =>
-			askWorkflow(env, p, { responseType: 'freeText', respondLabel: 'Write back' }),
+		// The Choice question, answered through the sandbox as its subscriber would (after the scanner's quiet time).
+		const choiceFrom = Date.now();
+		const played = await env.service.sandboxRoute<{ steps: PlayStep[] }>('/answer', {
+			botid: BOT,
+			clientid: chosen.clientId,
+			button: 'Green',
+		});
+		assert.deepEqual(
+			played.steps.map((step) => `${step.action} ${step.status} ${step.heading}`),
+			['open 200 Confirm your answer', 'press 200 Thank you'],
 		);
-		const written = await ask(env, freeText, 'What went wrong with the delivery?');
+		const chosenRun = await finished(env, choice.id, chosen.executionId);
+		assertSucceeded(chosenRun);
+		assertAnswered(onlyOutput(chosenRun, ASK), { answer: 'Green' }, chosen.clientId, {
+			from: choiceFrom,
+			to: Date.now(),
+		});
+		executions.push({ execution: chosenRun, resumes: 1 });
+
+		// Free Text and Custom Form, answered on their page.
 		assert.deepEqual(
 			written.buttons.map((button) => button.name),
 			['Write back'],
@@ -732,11 +816,19 @@ export async function runSendAndWaitScenario(
 		assertPage(refusedLong, 422, 'This answer is 10004 characters long; at most 10000 are accepted.');
 		assert.ok(refusedLong.body.includes(`required>${tooLong}</textarea>`), 'the refused page keeps the text');
 		await assertHugeAnswerRefusedCheaply(env, written.buttons[0].url);
+		// Answered through the sandbox: it opens the link, types the text and sends the page's form.
 		const writtenFrom = Date.now();
-		assertPage(
-			await answer(written.buttons[0].url, { text: 'The box was wet' }),
-			200,
-			'Your answer “The box was wet” has been received.',
+		const sent = await env.service.sandboxRoute<{ steps: PlayStep[] }>('/answer', {
+			botid: BOT,
+			clientid: written.clientId,
+			text: 'The box was wet',
+		});
+		assert.deepEqual(
+			sent.steps.map((step) => [step.action, step.status, step.heading, step.text[0]]),
+			[
+				['open', 200, 'Your answer', 'What went wrong with the delivery?'],
+				['press', 200, 'Thank you', 'Your answer “The box was wet” has been received.'],
+			],
 		);
 		const writtenRun = await finished(env, freeText.id, written.executionId);
 		assertSucceeded(writtenRun);
@@ -746,25 +838,6 @@ export async function runSendAndWaitScenario(
 		});
 		executions.push({ execution: writtenRun, resumes: 1 });
 
-		const form = await publish(env, (p) =>
-			askWorkflow(env, p, {
-				responseType: 'customForm',
-				formFields: {
-					values: [
-						{ fieldLabel: 'Name', fieldType: 'text', requiredField: true },
-						{ fieldLabel: 'Boxes', fieldType: 'number' },
-						{
-							fieldLabel: 'Slot',
-							fieldType: 'dropdown',
-							requiredField: true,
-							fieldOptions: { values: [{ option: 'Morning' }, { option: 'Evening' }] },
-						},
-						{ fieldLabel: 'Day', fieldType: 'date', requiredField: true },
-					],
-				},
-			}),
-		);
-		const filled = await ask(env, form, 'When shall we deliver?');
 		if (photograph)
 			await screenshot(photograph, shot('form'), async (page) => void (await page.goto(filled.buttons[0].url)));
 		const formPage = await open(filled.buttons[0].url);
@@ -874,7 +947,7 @@ export async function runSendAndWaitScenario(
 		assert.deepEqual(onlyOutput(timedOutRun, AFTER), [timedOut(late.clientId)]);
 		executions.push({ execution: timedOutRun, resumes: 1 });
 
-		for (const workflow of [limited, approval, loop, freeText, form, protoForm])
+		for (const workflow of [limited, approval, loop, freeText, form, choice, protoForm])
 			await env.api.unpublishWorkflow(workflow.id);
 		return executions;
 	} finally {

@@ -16,11 +16,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { devRegistryDir } from '../lib/devInstances.ts';
+import { EXAMPLE_ANSWERS, EXAMPLE_SUBSCRIBER } from '../lib/exampleAnswers.ts';
 import { loadExamples } from '../lib/examples.ts';
 import { assertSucceeded, waitForExecutions } from '../lib/executions.ts';
 import { credentialAsEditorSees, PublicApi, runManually, signIn } from '../lib/n8nApi.ts';
 import { e2eDir, outDir, repoRoot } from '../lib/paths.ts';
 import { freePorts } from '../lib/ports.ts';
+import { SandboxClient } from '../lib/sandbox.ts';
+import { waitFor } from '../lib/waitFor.ts';
 
 const devScript = path.join(e2eDir, 'dev.ts');
 mkdirSync(outDir, { recursive: true });
@@ -155,6 +158,36 @@ test(
 	},
 );
 
+/**
+ * Answers the question a Send and Wait example asked, once its execution waits, as the demo subscriber does on the
+ * page (through the sandbox); the page says the answer was received.
+ */
+async function answerExample(
+	api: PublicApi,
+	sandbox: SandboxClient,
+	workflowId: string,
+	executionId: string,
+	file: string,
+) {
+	await waitFor(
+		async () =>
+			(await api.executions(workflowId)).some((run) => run.id === executionId && run.status === 'waiting')
+				? true
+				: undefined,
+		{ what: `${file}: execution ${executionId} waiting for the answer`, timeoutMs: 60_000, intervalMs: 300 },
+	);
+	const played = await sandbox.sandboxRoute<{ steps: Array<{ action: string; status: number; heading: string }> }>(
+		'/answer',
+		{ ...EXAMPLE_SUBSCRIBER, ...EXAMPLE_ANSWERS[file].answer },
+	);
+	assert.deepEqual(
+		played.steps.map((step) => `${step.action} ${step.status}`),
+		['open 200', 'press 200'],
+		`${file}: ${JSON.stringify(played.steps)}`,
+	);
+	assert.equal(played.steps[1].heading, 'Thank you', `${file}: the answer was received`);
+}
+
 /** A file of the build that the running n8n loads: a rebuild replaces it. */
 const builtNode = path.join(repoRoot, 'dist', 'nodes', 'MessengerBotBuilder', 'MessengerBotBuilder.node.js');
 
@@ -164,7 +197,11 @@ test(
 	async () => {
 		const [n8nA, sandboxA, n8nB, sandboxB, n8nC, sandboxC, n8nD, sandboxD] = await freePorts(8);
 		const state = () =>
-			JSON.parse(readFileSync(path.join(stateDir, 'state.json'), 'utf8')) as { apiKey: string; credentialId: string };
+			JSON.parse(readFileSync(path.join(stateDir, 'state.json'), 'utf8')) as {
+				apiKey: string;
+				credentialId: string;
+				sandboxAdminKey: string;
+			};
 
 		// A developer's `npm run dev` in this clone, recorded where every plain `npm run dev` records itself; the test's
 		// instances start beside it (one after the other: two n8n starting at once on a busy two-core machine miss
@@ -232,6 +269,7 @@ test(
 		// n8n's credential test calls the service at the stored address: only the new sandbox is up.
 		assert.deepEqual(await api.testCredential(firstCredential), { status: 'OK', message: 'Connection successful!' });
 
+		const sandbox = new SandboxClient(`http://127.0.0.1:${sandboxB}`, state().sandboxAdminKey);
 		const examples = loadExamples({ id: firstCredential, name: 'unused' });
 		assert.ok(examples.length >= 15, `expected every example workflow, found ${examples.length}`);
 		const ids = new Map((await api.workflows()).map((workflow) => [workflow.name, workflow.id]));
@@ -250,8 +288,13 @@ test(
 			if (id === triggerWorkflow) continue;
 			const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
 			assert.ok(trigger, `${file}: neither a manual trigger nor the Messenger Bot Builder Trigger`);
+			const asks = workflow.nodes.some(
+				(node) => (node.parameters as { operation?: string } | undefined)?.operation === 'sendAndWait',
+			);
 			for (const round of [1, 2]) {
-				await runManually(baseUrl, session, id, String(trigger.name));
+				const started = await runManually(baseUrl, session, id, String(trigger.name));
+				// A Send and Wait example waits for the demo subscriber: the sandbox answers as they would.
+				if (asks) await answerExample(api, sandbox, id, started, file);
 				const executions = await waitForExecutions(api, id, round, 120_000);
 				assert.equal(executions.length, round, `${file}: one execution per run`);
 				try {

@@ -10,7 +10,7 @@ import { MessengerBotBuilder } from '../../nodes/MessengerBotBuilder/MessengerBo
 import type { claimAnswer } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/binding';
 import { harnessAdditionalData } from './additionalData';
 import { NODE_NAME, type NodeRunner } from './nodeRun';
-import type { RunResult } from './runWorkflow';
+import type { RunResult, WorkflowDefinition } from './runWorkflow';
 
 /** What a request to a resume address got back. */
 export interface Tap {
@@ -25,9 +25,17 @@ export interface Tap {
 export interface StoredExecution {
 	result: RunResult;
 	data: string;
+	/** The workflow it runs and its waiting node: by default the runner's two-node workflow and its node. */
+	workflow?: WaitingWorkflow;
 	running?: boolean;
 	/** What the node handed n8n to resume the execution with, once it did. */
 	resumedWith?: INodeExecutionData[];
+}
+
+/** A workflow of one's own that waits at `nodeName`. */
+export interface WaitingWorkflow {
+	definition: WorkflowDefinition;
+	nodeName: string;
 }
 
 /** A request with this header is handled by another n8n process: a second copy of the node's modules. */
@@ -110,9 +118,9 @@ export class WaitingWebhookServer {
 		if (server) await new Promise((resolve) => server.close(resolve));
 	}
 
-	/** Keeps a run that stopped at its wait, as n8n stores it, under `executionId`. */
-	keep(executionId: string, result: RunResult): void {
-		this.executions.set(executionId, { result, data: JSON.stringify(result.run.data) });
+	/** Keeps a run that stopped at its wait, as n8n stores it, under `executionId` (of `workflow`, when given). */
+	keep(executionId: string, result: RunResult, workflow?: WaitingWorkflow): void {
+		this.executions.set(executionId, { result, data: JSON.stringify(result.run.data), workflow });
 	}
 
 	/** Requests `url` (a resume link the node made) at this server, without following redirects. */
@@ -160,7 +168,8 @@ export class WaitingWebhookServer {
 
 	/** The context n8n gives the node's webhook for a request to a waiting execution's resume address. */
 	private webhookContext(request: express.Request, response: express.Response, stored: StoredExecution) {
-		const definition = this.runner.workflow({});
+		const definition = stored.workflow?.definition ?? this.runner.workflow({});
+		const nodeName = stored.workflow?.nodeName ?? NODE_NAME;
 		const workflow = new Workflow({
 			id: 'wf',
 			nodes: definition.nodes,
@@ -174,8 +183,8 @@ export class WaitingWebhookServer {
 		const credentialsHelper = this.runner.harness.credentials;
 		const webhookData: IWebhookData = {
 			httpMethod: request.method as IWebhookData['httpMethod'],
-			node: NODE_NAME,
-			path: 'mbb',
+			node: nodeName,
+			path: String(request.params.node),
 			webhookDescription: description,
 			workflowId: 'wf',
 			workflowExecuteAdditionalData: harnessAdditionalData({ credentialsHelper }),
@@ -185,8 +194,8 @@ export class WaitingWebhookServer {
 			executionId: String(request.params.execution),
 			http: { httpRequest: request, httpResponse: response },
 		});
-		const node = workflow.getNode(NODE_NAME);
-		if (!node) throw new ApplicationError(`The workflow has no node ${NODE_NAME}`);
+		const node = workflow.getNode(nodeName);
+		if (!node) throw new ApplicationError(`The workflow has no node ${nodeName}`);
 		const runExecutionData = JSON.parse(stored.data) as IRunExecutionData;
 		return new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], runExecutionData);
 	}
