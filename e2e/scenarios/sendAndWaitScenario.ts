@@ -15,7 +15,8 @@
  *   n8n's /healthz keeps answering promptly;
  * - with a browser, a clicking Chromium (every control pressed in order, 2 s after each page loaded) records nothing on
  *   Approval, Choice, Free Text and Custom Form;
- * - a Choice and a Free Text answer given through the sandbox (POST /sandbox/answer), as its subscriber would.
+ * - a Choice answer with a comment and a Free Text answer given through the sandbox (POST /sandbox/answer), as its
+ *   subscriber would.
  * With `screenshotDir`, Chromium (JavaScript off) photographs the pages and answers one question by clicking.
  */
 import assert from 'node:assert/strict';
@@ -612,6 +613,7 @@ export async function runSendAndWaitScenario(
 			askWorkflow(env, p, {
 				responseType: 'choice',
 				choices: { values: [{ label: 'Red' }, { label: 'Blue' }, { label: 'Green' }] },
+				options: { comment: true },
 			}),
 		);
 		const chosen = await ask(env, choice, 'Which colour?');
@@ -783,12 +785,14 @@ export async function runSendAndWaitScenario(
 		assertAnswered(secondRun, { answer: 'Approve', approved: true }, second, { from: loopFrom, to: Date.now() });
 		executions.push({ execution: loopRun, resumes: 2 });
 
-		// The Choice question, answered through the sandbox as its subscriber would (after the scanner's quiet time).
+		// The Choice question (with a comment box), answered through the sandbox as its subscriber would, with a comment
+		// (after the scanner's quiet time).
 		const choiceFrom = Date.now();
 		const played = await env.service.sandboxRoute<{ steps: PlayStep[] }>('/answer', {
 			botid: BOT,
 			clientid: chosen.clientId,
 			button: 'Green',
+			text: 'Dark green, if you have it',
 		});
 		assert.deepEqual(
 			played.steps.map((step) => `${step.action} ${step.status} ${step.heading}`),
@@ -796,10 +800,15 @@ export async function runSendAndWaitScenario(
 		);
 		const chosenRun = await finished(env, choice.id, chosen.executionId);
 		assertSucceeded(chosenRun);
-		assertAnswered(onlyOutput(chosenRun, ASK), { answer: 'Green' }, chosen.clientId, {
-			from: choiceFrom,
-			to: Date.now(),
-		});
+		assertAnswered(
+			onlyOutput(chosenRun, ASK),
+			{ answer: 'Green', comment: 'Dark green, if you have it' },
+			chosen.clientId,
+			{
+				from: choiceFrom,
+				to: Date.now(),
+			},
+		);
 		executions.push({ execution: chosenRun, resumes: 1 });
 
 		// Free Text and Custom Form, answered on their page.

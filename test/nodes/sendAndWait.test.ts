@@ -517,6 +517,57 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		120_000,
 	);
 
+	it('Ask for a Comment: the confirm page takes an optional comment, bounded like an answer; it is put out as comment (null when none)', async () => {
+		const { buttons, result } = await askAndWait(await newSubscriber(), {
+			responseType: 'choice',
+			choices: { values: [{ label: 'Ship' }, { label: 'Request changes' }] },
+			options: { comment: true, maxAnswerLength: 20 },
+		});
+		// The time-out output names the comment too (null), so a workflow reads one shape.
+		expect(result.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].json).toMatchObject({
+			data: { answer: null, comment: null, timedOut: true },
+		});
+		const page = await tap(buttons[1].url);
+		expect(page.body).toContain(
+			'<label for="answer-comment">Comment (optional)</label><textarea id="answer-comment" name="comment"></textarea><button type="submit">Confirm “Request changes”</button>',
+		);
+		const token = tokenOf(page.body)!;
+		// 21 code points: refused and kept to shorten; 81 UTF-16 units (over four times 20): refused, not shown again.
+		const long = await post(buttons[1].url, { token, comment: 'Add the tracking 1234' });
+		expect([long.status, long.resumedWith]).toEqual([422, undefined]);
+		expect(long.body).toContain(
+			'name="comment">Add the tracking 1234</textarea><p class="error">This comment is 21 characters long; at most 20 are accepted. Shorten it and send it again.</p>',
+		);
+		const huge = await post(buttons[1].url, { token, comment: '<'.repeat(81) });
+		expect([huge.status, huge.resumedWith]).toEqual([422, undefined]);
+		expect(huge.body).toContain(
+			'name="comment"></textarea><p class="error">This comment is far longer than the 20 characters accepted, so it is not shown again.',
+		);
+		expect(huge.body).not.toContain('&#60;&#60;');
+		const received = await post(buttons[1].url, { token, comment: '  Add tracking <b>  ' });
+		expect(received.status).toBe(200);
+		expect(received.resumedWith![0].json.data).toEqual({
+			answer: 'Request changes',
+			comment: 'Add tracking <b>',
+			timedOut: false,
+			respondedAt: expect.any(String),
+			askedSubscriber: expect.any(Object),
+			answeredThrough: 'answerLink',
+		});
+
+		// An empty comment is no comment; an Approval takes one the same way.
+		const approval = await askAndWait(await newSubscriber(), { options: { comment: true } });
+		const approvalPage = await tap(approval.buttons[0].url);
+		const approved = await post(approval.buttons[0].url, { token: tokenOf(approvalPage.body)!, comment: '   ' });
+		expect(approved.resumedWith![0].json.data).toMatchObject({ answer: 'Approve', approved: true, comment: null });
+		// Without the option the page has no comment box and the output no comment.
+		const plain = await askAndWait(await newSubscriber());
+		const plainPage = await tap(plain.buttons[0].url);
+		expect(plainPage.body).not.toContain('answer-comment');
+		const plainAnswer = await post(plain.buttons[0].url, { token: tokenOf(plainPage.body)!, comment: 'ignored' });
+		expect(Object.keys(plainAnswer.resumedWith![0].json.data as IDataObject)).not.toContain('comment');
+	});
+
 	it('names the subscriber asked and that the answer came through the link (a bearer secret), not who answered; the time-out output too', async () => {
 		const clientId = await newSubscriber();
 		const { buttons, result } = await askAndWait(clientId);

@@ -52,7 +52,8 @@ async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Que
 		origin: linkOrigin(this.getSignedResumeUrl()),
 		subscriber: await subscriberOf.call(this),
 	};
-	if (!byButton) question.maxAnswerLength = maxAnswerLengthParameter.call(this);
+	if (byButton && this.getNodeParameter('options.comment', 0, false) === true) question.comment = true;
+	if (!byButton || question.comment) question.maxAnswerLength = maxAnswerLengthParameter.call(this);
 	return question;
 }
 

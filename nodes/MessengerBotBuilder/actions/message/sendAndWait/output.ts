@@ -31,6 +31,7 @@ export function timedOutOutput(question: Question): IDataObject {
 	return {
 		data: {
 			answer: null,
+			...(question.comment ? { comment: null } : {}),
 			timedOut: true,
 			respondedAt: null,
 			askedSubscriber: askedSubscriber(question),

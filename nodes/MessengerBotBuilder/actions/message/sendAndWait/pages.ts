@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import type { FormField } from './question';
-import { FREE_TEXT_INPUT, formInputName } from './question';
+import { COMMENT_INPUT, FREE_TEXT_INPUT, formInputName } from './question';
 import { DECOY_FIELD, TOKEN_FIELD } from './binding';
 import { escapeHtml } from './html';
 import type { PageToken } from './pageToken';
@@ -94,12 +94,30 @@ export interface AskAgain {
 
 const noticeOf = (again?: AskAgain) => (again?.notice ? paragraph(again.notice, 'notice') : '');
 
-/** GET of an Approval or Choice link: the question, the answer of the link, and a button that confirms it. */
-export function confirmPage(question: string, answer: string, token: PageToken, again?: AskAgain): Page {
+/** The optional comment box of a confirm page: what was typed, and why it cannot be sent (too long). */
+export interface CommentBox {
+	text: string;
+	error?: string;
+}
+
+const commentInput = (comment: CommentBox) =>
+	`<label for="answer-comment">Comment (optional)</label><textarea id="answer-comment" name="${COMMENT_INPUT}">${escapeHtml(comment.text)}</textarea>${comment.error ? paragraph(comment.error, 'error') : ''}`;
+
+/**
+ * GET of an Approval or Choice link: the question, the answer of the link, and a button that confirms it; with a
+ * comment box when the question asks for one (status 422 when the comment sent was too long).
+ */
+export function confirmPage(
+	question: string,
+	answer: string,
+	token: PageToken,
+	again?: AskAgain,
+	comment?: CommentBox,
+): Page {
 	const title = 'Confirm your answer';
 	const body = `<h1>${escapeHtml(title)}</h1>${noticeOf(again)}${paragraph(question, 'question')}<p>Your answer:</p>${paragraph(answer, 'answer')}
-${answerForm(token, `<button type="submit">Confirm “${escapeHtml(answer)}”</button>`)}`;
-	return { status: again?.status ?? 200, title, html: layout(title, body) };
+${answerForm(token, `${comment ? commentInput(comment) : ''}<button type="submit">Confirm “${escapeHtml(answer)}”</button>`)}`;
+	return { status: again?.status ?? (comment?.error ? 422 : 200), title, html: layout(title, body) };
 }
 
 /** GET of a Free Text link, or the form shown again with what was typed (empty or too long: status 422). */

@@ -203,8 +203,16 @@ export const sendAndWaitProperties: INodeProperties[] = [
 				typeOptions: { minValue: 1, numberPrecision: 0 },
 				default: DEFAULT_MAX_ANSWER_LENGTH,
 				description:
-					'The most characters (Unicode code points) a Free Text answer, or any one field of a Custom Form, may have; the page refuses a longer one and keeps its text to shorten, unless it is over four times as long',
-				displayOptions: { show: { '/responseType': ['freeText', 'customForm'] } },
+					'The most characters (Unicode code points) a Free Text answer, any one field of a Custom Form, or a comment may have; the page refuses a longer one and keeps its text to shorten, unless it is over four times as long',
+			},
+			{
+				displayName: 'Ask for a Comment',
+				name: 'comment',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether the confirm page also takes an optional comment with the answer, for "approve, but…" or "request changes"; the node puts it out as comment (null when none was written)',
+				displayOptions: { show: { '/responseType': ['approval', 'choice'] } },
 			},
 			{
 				displayName: 'Limit Wait Time',

@@ -57,6 +57,8 @@ export interface Question {
 	 * questions kept before the limit existed: they get the default.
 	 */
 	maxAnswerLength?: number;
+	/** Approval and Choice: the confirm page also takes an optional comment (at most maxAnswerLength characters). */
+	comment?: boolean;
 }
 
 /**
@@ -333,3 +335,5 @@ export function checkForm(fields: FormField[], body: IDataObject, maxLength = DE
 
 /** Name of the text box of a Free Text page. */
 export const FREE_TEXT_INPUT = 'text';
+/** The name of the comment box on the confirm page of an Approval or Choice question that asks for one. */
+export const COMMENT_INPUT = 'comment';

@@ -34,10 +34,10 @@ import {
 	sendPage,
 	setPageHeaders,
 } from './pages';
-import type { AskAgain, Page } from './pages';
+import type { AskAgain, CommentBox, Page } from './pages';
 import { answeredOutput } from './output';
 import type { ButtonAnswer, FieldAnswer, Question } from './question';
-import { FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf } from './question';
+import { COMMENT_INPUT, FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf } from './question';
 import { typedAnswer } from './answerLength';
 
 /**
@@ -101,7 +101,7 @@ function questionPage(
 ): Page {
 	const token = pageToken(question, tokenSubject(question, answer));
 	// A button question's link always names its answer (handle() shows a page of its own when it does not).
-	if (answer) return confirmPage(question.message, answer.label, token, again);
+	if (answer) return confirmPage(question.message, answer.label, token, again, commentBox(question, body));
 	// Asked again (425, 409): what was typed is kept through the same bound as a refused answer's.
 	if (question.responseType === 'freeText') {
 		const typed = typedAnswer(body[FREE_TEXT_INPUT], maxAnswerLengthOf(question));
@@ -109,6 +109,13 @@ function questionPage(
 	}
 	const { entered, tooLong } = checkForm(question.fields, body, maxAnswerLengthOf(question));
 	return customFormPage(question.message, question.fields, token, entered, tooLong, again);
+}
+
+/** The comment box of a question that asks for one, with what was typed kept through the answers' bound. */
+function commentBox(question: Question, body: IDataObject): CommentBox | undefined {
+	if (!question.comment) return undefined;
+	const { text, tooLong } = typedAnswer(body[COMMENT_INPUT], maxAnswerLengthOf(question));
+	return { text, error: tooLong?.replace('This answer', 'This comment') };
 }
 
 interface PostedAnswer {
@@ -123,6 +130,16 @@ function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body
 	if (answer) {
 		const data: IDataObject = { answer: answer.label };
 		if (answer.approved !== undefined) data.approved = answer.approved;
+		const comment = commentBox(question, body);
+		if (comment?.error)
+			return confirmPage(
+				question.message,
+				answer.label,
+				pageToken(question, tokenSubject(question, answer)),
+				undefined,
+				comment,
+			);
+		if (comment) data.comment = comment.text || null;
 		return { data, shownAs: answer.label };
 	}
 	const token: PageToken = pageToken(question, tokenSubject(question));
