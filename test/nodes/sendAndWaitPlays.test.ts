@@ -1,20 +1,11 @@
 import '../support/env';
 import type { IDataObject } from 'n8n-workflow';
+import type { Step } from '../../sandbox/src/answer/linkBrowser';
 import { byId } from '../support/nodeRun';
 import { startTestBed, type NodeTestBed } from '../support/sandbox';
 import { WaitingWebhookServer } from '../support/waitingWebhooks';
 
 const BOT = 'bot_tg';
-
-interface Step {
-	action: string;
-	method: string;
-	url: string;
-	control?: { text: string; hidden: boolean };
-	status: number;
-	heading: string;
-	text: string[];
-}
 
 /**
  * The sandbox's POST /sandbox/answer against Send and Wait questions: the node runs in n8n-core's engine up to its

@@ -6,14 +6,9 @@ import { ApiError, conflictingParam, invalidParam, notFound } from '../http/erro
 import type { Params } from '../http/params';
 import { sandboxAction } from '../http/sandboxRoute';
 import { LinkUnreachableError } from './linkBrowser';
+import { MAX_PLAY_WAIT_MS, PLAYERS, type Player } from './players';
 import { answerAsSubscriber, playPreview, playScanner, type Play, type SubscriberAnswer } from './plays';
 
-/** Who opens the message's links: the subscriber, a link preview, or a scanner that presses everything. */
-export const PLAYERS = ['subscriber', 'preview', 'scanner'] as const;
-export type Player = (typeof PLAYERS)[number];
-
-/** The longest a play may wait on a page: a test that wants a page left open for hours moves no real clock. */
-export const MAX_PLAY_WAIT_MS = 10 * 60_000;
 /** A scanner's pause before each press when none is given: what the clicking scanners of the e2e use. */
 const DEFAULT_SCANNER_PAUSE_MS = 2_000;
 

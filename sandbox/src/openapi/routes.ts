@@ -1,4 +1,4 @@
-import { MAX_PLAY_WAIT_MS, PLAYERS } from '../answer/answerRoute';
+import { MAX_PLAY_WAIT_MS, PLAYERS } from '../answer/players';
 import { MAX_CHAOS_SEED, MAX_CHAOS_WAIT_MS } from '../delivery/chaos';
 import { CHAT_PREVIEW_LENGTH } from '../http/consoleChats';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/params';
