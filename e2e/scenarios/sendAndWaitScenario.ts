@@ -15,6 +15,8 @@
  *   n8n's /healthz keeps answering promptly;
  * - with a browser, a clicking Chromium (every control pressed in order, 2 s after each page loaded) records nothing on
  *   Approval, Choice, Free Text and Custom Form;
+ * - several subscribers asked at once (Ask: Several Subscribers): each has links of their own, the second one's answer
+ *   decides, and the output names everyone asked and whose link it came through;
  * - a Choice answer with a comment and a Free Text answer given through the sandbox (POST /sandbox/answer), as its
  *   subscriber would.
  * With `screenshotDir`, Chromium (JavaScript off) photographs the pages and answers one question by clicking.
@@ -785,6 +787,56 @@ export async function runSendAndWaitScenario(
 		assertAnswered(secondRun, { answer: 'Approve', approved: true }, second, { from: loopFrom, to: Date.now() });
 		executions.push({ execution: loopRun, resumes: 2 });
 
+		// Several subscribers asked at once, each with links of their own: the second answers (through the sandbox) and
+		// decides; the output names everyone asked and whose link the answer came through.
+		const several = await publish(env, (p) =>
+			askWorkflow(env, p, { askWhom: 'list', clientIds: '={{ $json.body.clientIds }}' }),
+		);
+		const [firstAsked, secondAsked] = [await newSubscriber(env), await newSubscriber(env)];
+		const beforeSeveral = new Set((await env.api.executions(several.id)).map((candidate) => candidate.id));
+		const severalQuestion = 'Who can take the night shift?';
+		const startedSeveral = await callProductionWebhook(env.n8n.baseUrl, several.path, {
+			question: severalQuestion,
+			clientIds: [firstAsked, secondAsked],
+		});
+		assert.equal(startedSeveral.status, 200);
+		const severalId = await waitingExecution(env, several.id, beforeSeveral);
+		const firstLinks = await questionButtons(env, firstAsked, severalQuestion, severalId);
+		const secondLinks = await questionButtons(env, secondAsked, severalQuestion, severalId);
+		assert.deepEqual(
+			[...firstLinks, ...secondLinks].map((button) => new URL(button.url).searchParams.get('s')),
+			['0', '0', '1', '1'],
+			'each subscriber has links of their own',
+		);
+		const severalFrom = Date.now();
+		const decided = await env.service.sandboxRoute<{ steps: PlayStep[] }>('/answer', {
+			botid: BOT,
+			clientid: secondAsked,
+			button: 'Approve',
+		});
+		assert.deepEqual(
+			decided.steps.map((step) => `${step.action} ${step.status} ${step.heading}`),
+			['open 200 Confirm your answer', 'press 200 Thank you'],
+		);
+		const severalRun = await finished(env, several.id, severalId);
+		assertSucceeded(severalRun);
+		const [severalOutput] = onlyOutput(severalRun, ASK);
+		const { respondedAt: severalAt, ...severalData } = severalOutput.data;
+		const spelled = (clientid: string) => ({ botid: BOT, clientid, messenger: 'telegram' });
+		assert.deepEqual(severalData, {
+			answer: 'Approve',
+			approved: true,
+			timedOut: false,
+			askedSubscribers: [spelled(firstAsked), spelled(secondAsked)],
+			answerLinkOf: spelled(secondAsked),
+			answeredThrough: 'answerLink',
+		});
+		assert.ok(Date.parse(severalAt) >= severalFrom - 1000, `respondedAt ${severalAt} is after the answer was sent`);
+		executions.push({ execution: severalRun, resumes: 1 });
+		// The question is decided: the first subscriber's link answers nothing more (n8n's own page).
+		const lateTap = await open(firstLinks[1].url);
+		assert.ok(!lateTap.body.includes('Confirm your answer'), `the decided question asks nothing: ${lateTap.status}`);
+
 		// The Choice question (with a comment box), answered through the sandbox as its subscriber would, with a comment
 		// (after the scanner's quiet time).
 		const choiceFrom = Date.now();
@@ -956,7 +1008,7 @@ export async function runSendAndWaitScenario(
 		assert.deepEqual(onlyOutput(timedOutRun, AFTER), [timedOut(late.clientId)]);
 		executions.push({ execution: timedOutRun, resumes: 1 });
 
-		for (const workflow of [limited, approval, loop, freeText, form, choice, protoForm])
+		for (const workflow of [limited, approval, loop, several, freeText, form, choice, protoForm])
 			await env.api.unpublishWorkflow(workflow.id);
 		return executions;
 	} finally {

@@ -568,6 +568,116 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(Object.keys(plainAnswer.resumedWith![0].json.data as IDataObject)).not.toContain('comment');
 	});
 
+	it('Ask several subscribers: each gets links of their own; the first answer through any decides; a page of one link confirms nothing on another', async () => {
+		const [first, second, third] = [await newSubscriber(), await newSubscriber(), await newSubscriber()];
+		const result = await bed.node.execute({
+			...ask('', { askWhom: 'list', clientIds: `${first}, ${second},${first}\n${third}` }),
+			clientId: undefined,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.run.status).toBe('waiting');
+		const spelled = (clientid: string) => ({ botid: BOT, clientid, messenger: 'telegram' });
+		// Each subscriber once (the repeated id is asked once), in the order given.
+		const asked = [first, second, third].map(spelled);
+		expect(result.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].json).toEqual({
+			data: {
+				answer: null,
+				timedOut: true,
+				respondedAt: null,
+				askedSubscribers: asked,
+				answerLinkOf: null,
+				answeredThrough: null,
+			},
+		});
+		const chats = await Promise.all([first, second, third].map(chat));
+		expect(chats.map((messages) => messages.length)).toEqual([1, 1, 1]);
+		const links = chats.map(([message]) => message.buttons.map((button) => new URL(button.url)));
+		const executionId = links[0][0].pathname.split('/')[2];
+		server.keep(executionId, result);
+		expect(
+			links.map((buttons) => buttons.map((url) => [url.searchParams.get('answer'), url.searchParams.get('s')])),
+		).toEqual([
+			[
+				['Approve', '0'],
+				['Decline', '0'],
+			],
+			[
+				['Approve', '1'],
+				['Decline', '1'],
+			],
+			[
+				['Approve', '2'],
+				['Decline', '2'],
+			],
+		]);
+		// The first subscriber's page token does not confirm on the second's link (nor would a link without its index).
+		const firstPage = await tap(links[0][0].href);
+		expect((await post(links[1][0].href, { token: tokenOf(firstPage.body)! })).status).toBe(403);
+		const noIndex = new URL(links[1][0].href);
+		noIndex.searchParams.delete('s');
+		expect((await tap(noIndex.href)).status).toBe(400);
+		// A scanner presses the hidden control on the first subscriber's page: the second's pages are not spent.
+		const secondPage = await tap(links[1][1].href);
+		expect((await post(links[0][0].href, { token: tokenOf(firstPage.body)!, checked: '1' })).status).toBe(403);
+		const received = await post(links[1][1].href, { token: tokenOf(secondPage.body)! });
+		expect(received.status).toBe(200);
+		expect(received.resumedWith![0].json.data).toEqual({
+			answer: 'Decline',
+			approved: false,
+			timedOut: false,
+			respondedAt: expect.any(String),
+			askedSubscribers: asked,
+			answerLinkOf: spelled(second),
+			answeredThrough: 'answerLink',
+		});
+	});
+
+	it('Ask the subscribers with a tag; too many, none, or an empty list is refused before anything is sent', async () => {
+		const tag = `approvers-${++clientCounter}`;
+		const tagged = [await newSubscriber(), await newSubscriber()];
+		for (const clientid of tagged) await bed.api.call('/subscriber/tag/add', { botid: BOT, clientid, tag });
+		const result = await bed.node.execute({ ...ask('', { askWhom: 'tag', tag }), clientId: undefined });
+		expect(result.run.status).toBe('waiting');
+		const data = result.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].json.data as IDataObject;
+		expect((data.askedSubscribers as IDataObject[]).map((subscriber) => subscriber.clientid).sort()).toEqual(
+			[...tagged].sort(),
+		);
+		for (const clientid of tagged) expect(await chat(clientid)).toHaveLength(1);
+
+		const untagged = await bed.node.failure({
+			...ask('', { askWhom: 'tag', tag: `${tag}-nobody` }),
+			clientId: undefined,
+		});
+		expect(untagged.message).toBe(`No active subscriber of bot ${BOT} has the tag "${tag}-nobody"`);
+		const many = Array.from({ length: 51 }, (_, index) => `many-${index}`).join(',');
+		const tooMany = await bed.node.failure({ ...ask('', { askWhom: 'list', clientIds: many }), clientId: undefined });
+		expect(tooMany.message).toBe('The field "Client IDs" names 51 subscribers; one question goes to at most 50');
+		const empty = await bed.node.failure({ ...ask('', { askWhom: 'list', clientIds: ' , ' }), clientId: undefined });
+		expect(empty.message).toBe('The field "Client IDs" is empty');
+	});
+
+	it('On Time Out decides an Approval at the deadline: approved or declined, with timedOut: true', async () => {
+		const limit = {
+			limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },
+		};
+		const outputs: IDataObject[] = [];
+		for (const [onTimeOut, extra] of [
+			['approve', {}],
+			['decline', {}],
+			['decline', { approvalOptions: { values: { approvalType: 'single' } } }],
+		] as const) {
+			const { result } = await askAndWait(await newSubscriber(), { ...extra, options: { ...limit, onTimeOut } });
+			const { answer, approved, timedOut } = result.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].json
+				.data as IDataObject;
+			outputs.push({ answer, approved, timedOut });
+		}
+		expect(outputs).toEqual([
+			{ answer: 'Approve', approved: true, timedOut: true },
+			{ answer: 'Decline', approved: false, timedOut: true },
+			{ answer: null, approved: false, timedOut: true },
+		]);
+	});
+
 	it('names the subscriber asked and that the answer came through the link (a bearer secret), not who answered; the time-out output too', async () => {
 		const clientId = await newSubscriber();
 		const { buttons, result } = await askAndWait(clientId);

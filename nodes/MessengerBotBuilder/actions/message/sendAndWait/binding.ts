@@ -18,7 +18,7 @@ import { CONFIRM_AFTER_MS, PAGE_LIFETIME_MS, signedShownAt } from './pageToken';
 const CONTEXT_KEY = 'messengerBotBuilderQuestion';
 
 /** Query parameters of an answer link; n8n signs them with the rest of the link. */
-export const LINK = { question: 'q', answer: 'answer', approved: 'approved', until: 'until' } as const;
+export const LINK = { question: 'q', answer: 'answer', approved: 'approved', until: 'until', subscriber: 's' } as const;
 
 /** Form field of the confirm pages that carries the page's token. */
 export const TOKEN_FIELD = 'token';
@@ -56,8 +56,10 @@ export function answerLink(
 	this: IExecuteFunctions,
 	question: Question,
 	answer?: { label: string; approved?: boolean },
+	subscriberIndex?: number,
 ): string {
 	const query: Record<string, string> = { [LINK.question]: question.id };
+	if (subscriberIndex !== undefined) query[LINK.subscriber] = String(subscriberIndex);
 	if (answer) {
 		query[LINK.answer] = answer.label;
 		if (answer.approved !== undefined) query[LINK.approved] = String(answer.approved);
@@ -72,7 +74,8 @@ export const linkOrigin = (link: string) => new URL(link).origin;
 /**
  * What a posted token is worth: `forged` (not made by a page of this question for this subject), `early` (sooner
  * than a person confirms), `stale` (the page was open for longer than PAGE_LIFETIME_MS), `spent` (a press of a decoy
- * control spent the page, see decoy.ts), or `valid`.
+ * control spent the page, see decoy.ts; `pages` names whose pages a press spends: the question's, or one asked
+ * subscriber's), or `valid`.
  */
 export type TokenState = 'forged' | 'early' | 'stale' | 'spent' | 'valid';
 
@@ -82,10 +85,11 @@ export function tokenState(
 	subject: string,
 	token: unknown,
 	now = Date.now(),
+	pages = question.id,
 ): TokenState {
 	const shownAt = signedShownAt(question, subject, token);
 	if (shownAt === undefined || typeof token !== 'string') return 'forged';
-	if (pageSpent(executionId, question.id, token, shownAt)) return 'spent';
+	if (pageSpent(executionId, pages, token, shownAt)) return 'spent';
 	if (now < shownAt + CONFIRM_AFTER_MS) return 'early';
 	if (now > shownAt + PAGE_LIFETIME_MS) return 'stale';
 	return 'valid';

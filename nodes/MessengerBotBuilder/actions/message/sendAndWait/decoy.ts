@@ -29,7 +29,8 @@ interface Presses {
 }
 
 const pressesByQuestion = new Map<string, Presses>();
-const questionKey = (executionId: string, questionId: string) => `${executionId}:${questionId}`;
+/** `pages`: whose pages a press spends: the question's id, or with several subscribers asked, one subscriber's. */
+const questionKey = (executionId: string, pages: string) => `${executionId}:${pages}`;
 
 /** Forgets the presses whose every spent page has outlived PAGE_LIFETIME_MS (its token is stale anyway). */
 function forgetOldPresses(now: number): void {
@@ -39,9 +40,9 @@ function forgetOldPresses(now: number): void {
 }
 
 /** A press of the decoy control of the page that handed out `token`. */
-export function spendPages(executionId: string, questionId: string, token: string, now = Date.now()): void {
+export function spendPages(executionId: string, pages: string, token: string, now = Date.now()): void {
 	forgetOldPresses(now);
-	const key = questionKey(executionId, questionId);
+	const key = questionKey(executionId, pages);
 	const presses = pressesByQuestion.get(key);
 	if (!presses || now >= presses.seriesStart + KEEP_OUT_SERIES_MS) {
 		pressesByQuestion.set(key, {
@@ -64,7 +65,7 @@ export function spendPages(executionId: string, questionId: string, token: strin
 }
 
 /** Whether a press of a decoy control spent the page shown at `shownAt` that handed out `token`. */
-export function pageSpent(executionId: string, questionId: string, token: string, shownAt: number): boolean {
-	const presses = pressesByQuestion.get(questionKey(executionId, questionId));
+export function pageSpent(executionId: string, pages: string, token: string, shownAt: number): boolean {
+	const presses = pressesByQuestion.get(questionKey(executionId, pages));
 	return presses !== undefined && (shownAt <= presses.shownUpTo || presses.pressedPages.has(token));
 }

@@ -1,16 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 import type { Operation } from '../../types';
-import { subscriberKey, text } from '../../common/params';
+import { text } from '../../common/params';
 import { apiRequest } from '../../../transport/request';
 import { failedItem, withItemIndex } from '../../common/itemFailures';
 import { runMemory } from '../../common/runMemory';
 import { answerLink, keepQuestion, linkOrigin } from './binding';
 import { sendAndWaitProperties } from './properties';
 import { timedOutOutput } from './output';
-import type { Question, Subscriber } from './question';
+import type { Question } from './question';
+import { askedSubscribersOf, askWhomOf } from './askedSubscribers';
 import {
 	answersByButton,
 	buttonAnswersOf,
@@ -26,20 +27,12 @@ import {
  */
 const SEND_AND_WAIT: typeof SEND_AND_WAIT_OPERATION = 'sendAndWait';
 
-/** Who is asked: the subscriber's card also gives the messenger the output names. */
-async function subscriberOf(this: IExecuteFunctions): Promise<Subscriber> {
-	const key = subscriberKey.call(this, 0);
-	const subscriber: Subscriber = { botId: String(key.botid), clientId: String(key.clientid) };
-	const card = (await apiRequest.call(this, { method: 'GET', path: '/subscriber/get', params: key, itemIndex: 0 }))
-		.subscriber as IDataObject | undefined;
-	subscriber.messenger = typeof card?.messenger === 'string' ? card.messenger : undefined;
-	return subscriber;
-}
-
 /** The question of this wait, with a fresh id and token key (see binding.ts). */
 async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Question> {
 	const responseType = responseTypeOf.call(this);
 	const byButton = answersByButton(responseType);
+	const askWhom = askWhomOf.call(this);
+	const asked = await askedSubscribersOf.call(this, askWhom);
 	const question: Question = {
 		id: randomUUID(),
 		tokenKey: randomBytes(32).toString('hex'),
@@ -50,9 +43,13 @@ async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Que
 		respondLabel: byButton ? '' : text.call(this, 'respondLabel', 0) || 'Respond',
 		until: waitTill.getTime() === WAIT_INDEFINITELY.getTime() ? null : waitTill.getTime(),
 		origin: linkOrigin(this.getSignedResumeUrl()),
-		subscriber: await subscriberOf.call(this),
+		subscriber: asked[0],
 	};
+	if (askWhom !== 'one') question.subscribers = asked;
 	if (byButton && this.getNodeParameter('options.comment', 0, false) === true) question.comment = true;
+	const onTimeOut = this.getNodeParameter('options.onTimeOut', 0, 'timedOut') as string;
+	if (responseType === 'approval' && (onTimeOut === 'approve' || onTimeOut === 'decline'))
+		question.onTimeOut = onTimeOut;
 	if (!byButton || question.comment) question.maxAnswerLength = maxAnswerLengthParameter.call(this);
 	return question;
 }
@@ -76,7 +73,7 @@ export const sendAndWait: Operation = {
 				`Send and Wait for Response waits for one answer, but got ${items.length} items`,
 				{
 					description:
-						'An execution waits for one answer at a time. To ask several subscribers, loop over them one at a time (Loop Over Items with batch size 1), or call a sub-workflow that asks one (Execute Workflow, "Run once for each item").',
+						'An execution waits for one answer at a time. To ask several subscribers one question that the first answer decides, set "Ask" to several subscribers or a tag; to ask each their own question, loop over them one at a time (Loop Over Items with batch size 1), or call a sub-workflow that asks one (Execute Workflow, "Run once for each item").',
 				},
 			);
 		}
@@ -87,12 +84,19 @@ export const sendAndWait: Operation = {
 			if (uncertain) throw uncertain;
 			const waitTill = waitLimitOf.call(this);
 			const question = await newQuestion.call(this, waitTill);
-			const buttons = answersByButton(question.responseType)
-				? question.answers.map((answer) => ({ name: answer.label, url: answerLink.call(this, question, answer) }))
-				: [{ name: question.respondLabel, url: answerLink.call(this, question) }];
 			keepQuestion.call(this, question);
-			const params = { ...subscriberKey.call(this, 0), text: question.message, buttons };
-			await apiRequest.call(this, { method: 'POST', path: '/message/send', params, itemIndex: 0 });
+			// One message per subscriber asked, each with links of their own (with several, the links carry the index).
+			for (const [index, subscriber] of (question.subscribers ?? [question.subscriber]).entries()) {
+				const linkOf = question.subscribers ? index : undefined;
+				const buttons = answersByButton(question.responseType)
+					? question.answers.map((answer) => ({
+							name: answer.label,
+							url: answerLink.call(this, question, answer, linkOf),
+						}))
+					: [{ name: question.respondLabel, url: answerLink.call(this, question, undefined, linkOf) }];
+				const params = { botid: subscriber.botId, clientid: subscriber.clientId, text: question.message, buttons };
+				await apiRequest.call(this, { method: 'POST', path: '/message/send', params, itemIndex: 0 });
+			}
 
 			// What the node puts out when the time limit ends the wait: n8n then passes the waiting
 			// node's input through, and an answer replaces that input with the webhook's output.

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { botField, clientIdFields } from '../../common/fields';
+import { MAX_ASKED } from './askedSubscribers';
 import { DEFAULT_MAX_ANSWER_LENGTH } from './question';
 
 /** The parameters of Message → Send and Wait for Response. */
@@ -7,7 +8,48 @@ const showFor = (...responseTypes: string[]) => ({ show: { responseType: respons
 
 export const sendAndWaitProperties: INodeProperties[] = [
 	botField(),
-	...clientIdFields(),
+	{
+		displayName: 'Ask',
+		name: 'askWhom',
+		type: 'options',
+		default: 'one',
+		description: 'Whom to send the question to',
+		options: [
+			{ name: 'One Subscriber', value: 'one', description: 'The subscriber picked below' },
+			{
+				name: 'Several Subscribers',
+				value: 'list',
+				description: `Subscribers by Client ID (at most ${MAX_ASKED}), each with links of their own; the first answer decides`,
+			},
+			{
+				name: 'Subscribers With a Tag',
+				value: 'tag',
+				description: `The bot's active, unblocked subscribers with the tag (at most ${MAX_ASKED}), each with links of their own; the first answer decides`,
+			},
+		],
+	},
+	...clientIdFields({ displayOptions: { show: { askWhom: ['one'] } } }),
+	{
+		displayName: 'Client IDs',
+		name: 'clientIds',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 100001, 100002',
+		description:
+			'The subscribers to ask, by their ID in the messenger (ClientID), separated by commas; an expression that gives a list works too',
+		displayOptions: { show: { askWhom: ['list'] } },
+	},
+	{
+		displayName: 'Tag',
+		name: 'tag',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. managers',
+		description: 'The tag of the subscribers to ask, matched exactly',
+		displayOptions: { show: { askWhom: ['tag'] } },
+	},
 	{
 		displayName: 'Message',
 		name: 'message',
@@ -213,6 +255,24 @@ export const sendAndWaitProperties: INodeProperties[] = [
 				description:
 					'Whether the confirm page also takes an optional comment with the answer, for "approve, but…" or "request changes"; the node puts it out as comment (null when none was written)',
 				displayOptions: { show: { '/responseType': ['approval', 'choice'] } },
+			},
+			{
+				displayName: 'On Time Out',
+				name: 'onTimeOut',
+				type: 'options',
+				default: 'timedOut',
+				description:
+					'What the workflow goes on with when Limit Wait Time ends the wait before an answer; the output says timedOut: true either way',
+				options: [
+					{ name: 'Continue as Approved', value: 'approve', description: 'The approve answer, approved: true' },
+					{
+						name: 'Continue as Declined',
+						value: 'decline',
+						description: 'The decline answer (null without a Decline button), approved: false',
+					},
+					{ name: 'Continue Without an Answer', value: 'timedOut', description: 'The answer is null' },
+				],
+				displayOptions: { show: { '/responseType': ['approval'] } },
 			},
 			{
 				displayName: 'Limit Wait Time',

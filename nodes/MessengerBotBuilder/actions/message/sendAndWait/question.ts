@@ -51,7 +51,15 @@ export interface Question {
 	until: number | null;
 	/** Origin of the answer links, the only origin a confirmation may be posted from. */
 	origin: string;
+	/** The subscriber asked; with several asked, the first of them. */
 	subscriber: Subscriber;
+	/**
+	 * Several subscribers asked (Ask: a list or a tag), each with links of their own that carry their index here; the
+	 * first answer through any of them decides. Absent when one subscriber is asked.
+	 */
+	subscribers?: Subscriber[];
+	/** Approval with a time limit: what the deadline decides (absent: nothing, the output says it timed out). */
+	onTimeOut?: 'approve' | 'decline';
 	/**
 	 * Free Text and Custom Form: the most characters the answer text (or any one field) may have. Absent in
 	 * questions kept before the limit existed: they get the default.

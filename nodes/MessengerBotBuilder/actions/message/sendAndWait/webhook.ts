@@ -88,18 +88,37 @@ function linkAnswer(question: Question, query: IDataObject): ButtonAnswer | unde
 
 const answerByButton = (question: Question) => answersByButton(question.responseType);
 
-/** The subject of a page's token: the answer of the link, or the form. */
-const tokenSubject = (question: Question, answer?: ButtonAnswer) =>
-	answerByButton(question) ? `answer:${answer?.label}` : 'form';
+/**
+ * With several subscribers asked, the index of the subscriber whose link this is: a link without a valid one answers
+ * nothing. `undefined` when one subscriber is asked; `null` for a link that names no asked subscriber.
+ */
+function linkSubscriber(question: Question, query: IDataObject): number | null | undefined {
+	if (!question.subscribers) return undefined;
+	const raw = query[LINK.subscriber];
+	const index = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
+	return Number.isInteger(index) && index < question.subscribers.length ? index : null;
+}
+
+/**
+ * The subject of a page's token: the answer of the link, or the form; with several subscribers asked, also whose
+ * link it is, so that a page of one subscriber's link confirms nothing on another's.
+ */
+const tokenSubject = (question: Question, answer?: ButtonAnswer, linkOf?: number) =>
+	`${linkOf === undefined ? '' : `s${linkOf}:`}${answerByButton(question) ? `answer:${answer?.label}` : 'form'}`;
+
+/** Whose pages a press of a decoy control spends: the question's, or with several asked, one subscriber's. */
+const pagesOf = (question: Question, linkOf?: number) =>
+	linkOf === undefined ? question.id : `${question.id}:s${linkOf}`;
 
 /** The page a GET or HEAD shows (the confirm button, or the form); or shown again, with what was typed kept. */
 function questionPage(
 	question: Question,
 	answer: ButtonAnswer | undefined,
+	linkOf: number | undefined,
 	body: IDataObject = {},
 	again?: AskAgain,
 ): Page {
-	const token = pageToken(question, tokenSubject(question, answer));
+	const token = pageToken(question, tokenSubject(question, answer, linkOf));
 	// A button question's link always names its answer (handle() shows a page of its own when it does not).
 	if (answer) return confirmPage(question.message, answer.label, token, again, commentBox(question, body));
 	// Asked again (425, 409): what was typed is kept through the same bound as a refused answer's.
@@ -126,23 +145,21 @@ interface PostedAnswer {
 }
 
 /** What a confirmed POST answers, or the page that asks again (a form with errors, what was typed kept). */
-function postedAnswer(question: Question, answer: ButtonAnswer | undefined, body: IDataObject): PostedAnswer | Page {
+function postedAnswer(
+	question: Question,
+	answer: ButtonAnswer | undefined,
+	linkOf: number | undefined,
+	body: IDataObject,
+): PostedAnswer | Page {
+	const token: PageToken = pageToken(question, tokenSubject(question, answer, linkOf));
 	if (answer) {
 		const data: IDataObject = { answer: answer.label };
 		if (answer.approved !== undefined) data.approved = answer.approved;
 		const comment = commentBox(question, body);
-		if (comment?.error)
-			return confirmPage(
-				question.message,
-				answer.label,
-				pageToken(question, tokenSubject(question, answer)),
-				undefined,
-				comment,
-			);
+		if (comment?.error) return confirmPage(question.message, answer.label, token, undefined, comment);
 		if (comment) data.comment = comment.text || null;
 		return { data, shownAs: answer.label };
 	}
-	const token: PageToken = pageToken(question, tokenSubject(question));
 	if (question.responseType === 'freeText') {
 		const { text, tooLong } = typedAnswer(body[FREE_TEXT_INPUT], maxAnswerLengthOf(question));
 		if (tooLong) return freeTextPage(question.message, token, text, tooLong);
@@ -205,19 +222,21 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	if (query[LINK.question] !== question.id) return shown(context, replacedPage());
 	if (deadlineOf(question) === 'expired') return shown(context, expiredPage());
 	const answer = answerByButton(question) ? linkAnswer(question, query) : undefined;
-	if (answerByButton(question) && !answer) return shown(context, incompleteLinkPage());
-	if (request.method !== 'POST') return shown(context, questionPage(question, answer));
+	const linkOf = linkSubscriber(question, query);
+	if ((answerByButton(question) && !answer) || linkOf === null) return shown(context, incompleteLinkPage());
+	if (request.method !== 'POST') return shown(context, questionPage(question, answer, linkOf));
 
 	const body = submittedFields(context.getBodyData());
 	const executionId = context.getExecutionId();
+	const pages = pagesOf(question, linkOf);
 	const token = crossSiteReason(request.headers, question.origin)
 		? 'forged'
-		: tokenState(executionId, question, tokenSubject(question, answer), body[TOKEN_FIELD]);
+		: tokenState(executionId, question, tokenSubject(question, answer, linkOf), body[TOKEN_FIELD], Date.now(), pages);
 	if (token === 'forged') return shown(context, refusedPage());
 	if (body[DECOY_FIELD] !== undefined) {
 		// Only a program presses it: the pages of this question shown so far are spent (within the keep-out of
 		// decoy.ts), the question stays open.
-		spendPages(executionId, question.id, String(body[TOKEN_FIELD]));
+		spendPages(executionId, pages, String(body[TOKEN_FIELD]));
 		context.logger.warn(
 			`Send and Wait for Response: a program pressed the hidden control of an answer page of execution ${executionId} (an automated link checker, most likely); nothing was recorded, the pages shown so far can no longer confirm, and the question still waits for an answer through its link`,
 		);
@@ -225,12 +244,14 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	}
 	if (token === 'spent') return shown(context, automatedPage());
 	if (token === 'early')
-		return shown(context, questionPage(question, answer, body, { status: 425, notice: TOO_EARLY_NOTICE }));
+		return shown(context, questionPage(question, answer, linkOf, body, { status: 425, notice: TOO_EARLY_NOTICE }));
 	if (token === 'stale')
-		return shown(context, questionPage(question, answer, body, { status: 409, notice: STALE_NOTICE }));
-	const posted = postedAnswer(question, answer, body);
+		return shown(context, questionPage(question, answer, linkOf, body, { status: 409, notice: STALE_NOTICE }));
+	const posted = postedAnswer(question, answer, linkOf, body);
 	if ('html' in posted) return shown(context, posted);
-	const claim = claimAnswer(context.getExecutionId(), question.id, JSON.stringify(posted.data));
+	// Whose link it came through is part of the claim: the same answer through another subscriber's link is another
+	// answer (already answered), not a double tap (already sent).
+	const claim = claimAnswer(executionId, question.id, JSON.stringify({ linkOf, ...posted.data }));
 	if (claim === 'repeat') return shown(context, repeatedAnswerPage(posted.shownAs));
 	if (claim === 'taken') return shown(context, alreadyAnsweredPage());
 
@@ -246,7 +267,9 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	});
 	return {
 		webhookResponse: receivedPage(posted.shownAs).html,
-		workflowData: [[{ json: answeredOutput(question, posted.data, posted.fieldAnswers), pairedItem: { item: 0 } }]],
+		workflowData: [
+			[{ json: answeredOutput(question, posted.data, posted.fieldAnswers, linkOf ?? null), pairedItem: { item: 0 } }],
+		],
 	};
 }
 
