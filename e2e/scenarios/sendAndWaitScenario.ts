@@ -10,7 +10,8 @@
  * - a loop of two subscribers: the first replays her old link while the second is asked; the replay is
  *   refused (410) and each recorded answer is the one its own subscriber gave;
  * - four simultaneous confirmations: exactly one told "received", the others 409 or n8n's "No action required", one answer recorded;
- * - a confirmation after the time limit: 410 "expired", and the run ends with timedOut: true;
+ * - a confirmation after the time limit: 410 "expired", and the run ends with timedOut: true; a question whose deadline
+ *   decides (On Time Out: Continue as Approved) ends approved, with timedOut: true;
  * - Free Text and Custom Form answered through their page; a 15 MB Free Text answer is refused with a small page while
  *   n8n's /healthz keeps answering promptly;
  * - with a browser, a clicking Chromium (every control pressed in order, 2 s after each page loaded) records nothing on
@@ -555,6 +556,17 @@ export async function runSendAndWaitScenario(
 			}),
 		);
 		const late = await tapAfterDeadline(env, limited);
+		// A deadline that decides (On Time Out: Continue as Approved): nobody answers; n8n's wait tracker ends the wait
+		// with the approval, checked at the end together with the time limit above.
+		const deciding = await publish(env, (p) =>
+			askWorkflow(env, p, {
+				options: {
+					limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.01, resumeUnit: 'minutes' } },
+					onTimeOut: 'approve',
+				},
+			}),
+		);
+		const undecided = await ask(env, deciding, 'Approve unless you object?');
 
 		const approval = await publish(env, (p) => askWorkflow(env, p, { responseType: 'approval' }));
 		const executions: AskedExecution[] = [];
@@ -1007,8 +1019,16 @@ export async function runSendAndWaitScenario(
 		assert.deepEqual(onlyOutput(timedOutRun, ASK), [timedOut(late.clientId)]);
 		assert.deepEqual(onlyOutput(timedOutRun, AFTER), [timedOut(late.clientId)]);
 		executions.push({ execution: timedOutRun, resumes: 1 });
+		const decidedRun = await finished(env, deciding.id, undecided.executionId, TIME_LIMIT_WAIT_MS);
+		assertSucceeded(decidedRun);
+		const approvedByDeadline = {
+			data: { ...timedOut(undecided.clientId).data, answer: 'Approve', approved: true },
+		};
+		assert.deepEqual(onlyOutput(decidedRun, ASK), [approvedByDeadline]);
+		assert.deepEqual(onlyOutput(decidedRun, AFTER), [approvedByDeadline]);
+		executions.push({ execution: decidedRun, resumes: 1 });
 
-		for (const workflow of [limited, approval, loop, several, freeText, form, choice, protoForm])
+		for (const workflow of [limited, deciding, approval, loop, several, freeText, form, choice, protoForm])
 			await env.api.unpublishWorkflow(workflow.id);
 		return executions;
 	} finally {
