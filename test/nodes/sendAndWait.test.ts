@@ -1020,6 +1020,35 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect((received.resumedWith![0].json.data as IDataObject).answer).toBe('Decline');
 	});
 
+	it('a press of the hidden control is marked in the pressing browser: another n8n process refuses that browser’s next page, not a person’s', async () => {
+		const { buttons, executionId } = await askAndWait(await newSubscriber());
+		const page = await tap(buttons[0].url);
+		const pressed = await post(buttons[0].url, { token: tokenOf(page.body)!, checked: '1' }, BROWSER, false);
+		expect(pressed.status).toBe(403);
+		const setCookie = pressed.headers.get('set-cookie') ?? '';
+		expect(setCookie).toMatch(
+			new RegExp(
+				`^mbb_pressed=\\d+\\.[0-9a-f]{64}; Path=/webhook-waiting/${executionId}/mbb; Max-Age=7200; HttpOnly; SameSite=Strict$`,
+			),
+		);
+		const mark = setCookie.split(';')[0];
+		const other = { ...BROWSER, [OTHER_PROCESS_HEADER]: 'other' };
+		// The scanner opens the link again, served by a process that never saw the press, and presses on with its mark.
+		const again = await tap(buttons[0].url, { headers: { [OTHER_PROCESS_HEADER]: 'other' } });
+		const refused = await post(buttons[0].url, { token: tokenOf(again.body)! }, { ...other, cookie: `a=b; ${mark}` });
+		expect([refused.status, refused.resumedWith]).toEqual([403, undefined]);
+		expect(refused.body).toContain('this page can no longer confirm');
+		// A mark that is not the question's own counts for nothing (this early press is asked again, not refused).
+		const forged = mark.replace(/[0-9a-f]{64}$/, '0'.repeat(64));
+		const personPage = await tap(buttons[1].url, { headers: { [OTHER_PROCESS_HEADER]: 'other' } });
+		const early = await post(buttons[1].url, { token: tokenOf(personPage.body)! }, { ...other, cookie: forged }, false);
+		expect([early.status, early.resumedWith]).toEqual([425, undefined]);
+		// The person's browser carries no mark: the other process takes the answer.
+		const received = await post(buttons[1].url, { token: tokenOf(personPage.body)! }, other);
+		expect(received.status).toBe(200);
+		expect((received.resumedWith![0].json.data as IDataObject).answer).toBe('Decline');
+	});
+
 	it('page tokens, one by one: made for one question and subject at one time; early, valid, stale, spent', () => {
 		const question = { id: randomUUID(), tokenKey: 'k'.repeat(64) } as Question;
 		const shownAt = 1_700_000_000_000;

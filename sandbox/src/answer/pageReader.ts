@@ -97,148 +97,176 @@ interface OpenElement {
 	hidden: boolean;
 }
 
+interface Pending {
+	attributes: Map<string, string>;
+	text: string;
+}
+
+/** What has been read of a page so far, element by element. */
+class PageBuilder {
+	readonly page: ReadPage = { title: '', heading: '', paragraphs: [], forms: [], labels: new Map() };
+	private readonly open: OpenElement[] = [];
+	private form?: PageForm;
+	private select?: FormControl;
+	private option?: Pending;
+	private button?: Pending;
+	private label?: { for?: string; text: string };
+	private paragraph?: string;
+	private heading?: string;
+
+	/** Text between tags: it belongs to every element open that keeps its text. */
+	text(value: string): void {
+		const decoded = decodeEntities(value);
+		if (this.option) this.option.text += decoded;
+		if (this.button) this.button.text += decoded;
+		if (this.label) this.label.text += decoded;
+		if (this.paragraph !== undefined) this.paragraph += decoded;
+		if (this.heading !== undefined) this.heading += decoded;
+	}
+
+	/** The content of a title or a textarea, read as it is. */
+	rawText(name: string, attributes: Map<string, string>, raw: string): void {
+		if (name === 'title') this.page.title = collapse(decodeEntities(raw));
+		if (name === 'textarea' && this.form)
+			this.form.controls.push({
+				kind: 'textarea',
+				name: attributes.get('name') ?? '',
+				type: 'textarea',
+				// A browser drops the one line break that may follow the opening tag.
+				value: decodeEntities(raw.replace(/^\r?\n/, '')),
+				id: attributes.get('id'),
+				required: attributes.has('required'),
+				options: [],
+			});
+	}
+
+	opened(name: string, attributes: Map<string, string>, selfClosing: boolean): void {
+		if (!VOID_ELEMENTS.has(name) && !selfClosing)
+			this.open.push({ name, hidden: attributes.get('aria-hidden') === 'true' });
+		if (name === 'form') this.openForm(attributes);
+		else if (name === 'input' && this.form) this.input(this.form, attributes);
+		else if (name === 'select') this.select = control('select', 'select', attributes);
+		else if (name === 'option') {
+			this.closeOption();
+			this.option = { attributes, text: '' };
+		} else if (name === 'button') this.button = { attributes, text: '' };
+		else if (name === 'label') this.label = { for: attributes.get('for'), text: '' };
+		else if (name === 'p') this.paragraph = '';
+		else if (name === 'h1') this.heading = '';
+	}
+
+	closed(name: string): void {
+		const index = this.open.map((element) => element.name).lastIndexOf(name);
+		if (index >= 0) this.open.length = index;
+		if (name === 'option') this.closeOption();
+		else if (name === 'select') this.closeSelect();
+		else if (name === 'button') this.closeButton();
+		else if (name === 'label' && this.label) {
+			if (this.label.for) this.page.labels.set(this.label.for, collapse(this.label.text));
+			this.label = undefined;
+		} else if (name === 'p' && this.paragraph !== undefined) {
+			if (collapse(this.paragraph)) this.page.paragraphs.push(collapse(this.paragraph));
+			this.paragraph = undefined;
+		} else if (name === 'h1' && this.heading !== undefined) {
+			this.page.heading ||= collapse(this.heading);
+			this.heading = undefined;
+		} else if (name === 'form') this.form = undefined;
+	}
+
+	private openForm(attributes: Map<string, string>): void {
+		const notBefore = Number(attributes.get('data-not-before'));
+		this.form = {
+			method: (attributes.get('method') ?? 'get').toUpperCase(),
+			action: attributes.get('action') ?? '',
+			enctype: attributes.get('enctype') ?? 'application/x-www-form-urlencoded',
+			hidden: this.open.some((element) => element.hidden),
+			notBefore: Number.isFinite(notBefore) && notBefore > 0 ? notBefore : undefined,
+			controls: [],
+			submits: [],
+		};
+		this.page.forms.push(this.form);
+	}
+
+	private input(form: PageForm, attributes: Map<string, string>): void {
+		const type = (attributes.get('type') ?? 'text').toLowerCase();
+		if (type === 'submit')
+			form.submits.push({
+				text: attributes.get('value') ?? 'Submit',
+				name: attributes.get('name'),
+				value: attributes.get('value'),
+			});
+		else if (!['button', 'reset', 'image', 'file'].includes(type))
+			form.controls.push(control('input', type, attributes));
+	}
+
+	private closeOption(): void {
+		if (!this.option || !this.select) return;
+		const optionText = collapse(this.option.text);
+		this.select.options.push({
+			value: this.option.attributes.get('value') ?? optionText,
+			text: optionText,
+			selected: this.option.attributes.has('selected'),
+		});
+		this.option = undefined;
+	}
+
+	private closeSelect(): void {
+		this.closeOption();
+		if (this.select && this.form) {
+			const chosen = this.select.options.find((candidate) => candidate.selected) ?? this.select.options[0];
+			this.select.value = chosen?.value ?? '';
+			this.form.controls.push(this.select);
+		}
+		this.select = undefined;
+	}
+
+	private closeButton(): void {
+		if (!this.button) return;
+		const { attributes, text } = this.button;
+		if ((attributes.get('type') ?? 'submit').toLowerCase() === 'submit' && this.form)
+			this.form.submits.push({ text: collapse(text), name: attributes.get('name'), value: attributes.get('value') });
+		this.button = undefined;
+	}
+}
+
+/** An input or a select as a form control, with its value as written. */
+function control(kind: FormControl['kind'], type: string, attributes: Map<string, string>): FormControl {
+	return {
+		kind,
+		name: attributes.get('name') ?? '',
+		type,
+		value: kind === 'select' ? '' : (attributes.get('value') ?? ''),
+		id: attributes.get('id'),
+		required: attributes.has('required'),
+		options: [],
+	};
+}
+
 /** Reads a page; text outside any recognised element is ignored. */
 export function readPage(html: string): ReadPage {
-	const page: ReadPage = { title: '', heading: '', paragraphs: [], forms: [], labels: new Map() };
-	const open: OpenElement[] = [];
-	let form: PageForm | undefined;
-	let select: FormControl | undefined;
-	let option: { attributes: Map<string, string>; text: string } | undefined;
-	let button: { attributes: Map<string, string>; text: string } | undefined;
-	let label: { for?: string; text: string } | undefined;
-	let paragraph: string | undefined;
-	let heading: string | undefined;
+	const builder = new PageBuilder();
+	const lower = html.toLowerCase();
 	let at = 0;
-
-	const hidden = () => open.some((element) => element.hidden);
-	const text = (value: string) => {
-		const decoded = decodeEntities(value);
-		if (option) option.text += decoded;
-		if (button) button.text += decoded;
-		if (label) label.text += decoded;
-		if (paragraph !== undefined) paragraph += decoded;
-		if (heading !== undefined) heading += decoded;
-	};
-	const closeOption = () => {
-		if (!option || !select) return;
-		const optionText = collapse(option.text);
-		select.options.push({
-			value: option.attributes.get('value') ?? optionText,
-			text: optionText,
-			selected: option.attributes.has('selected'),
-		});
-		option = undefined;
-	};
-
-	TAG.lastIndex = 0;
-	for (let match = TAG.exec(html); match; match = TAG.exec(html)) {
-		text(html.slice(at, match.index));
-		at = TAG.lastIndex;
+	const tags = new RegExp(TAG.source, 'g');
+	for (let match = tags.exec(html); match; match = tags.exec(html)) {
+		builder.text(html.slice(at, match.index));
+		at = tags.lastIndex;
 		if (!match[2]) continue;
-		const closing = match[1] === '/';
 		const name = match[2].toLowerCase();
-		if (closing) {
-			const index = open.map((element) => element.name).lastIndexOf(name);
-			if (index >= 0) open.length = index;
-			if (name === 'option') closeOption();
-			else if (name === 'select') {
-				closeOption();
-				if (select && form) {
-					const chosen = select.options.find((candidate) => candidate.selected) ?? select.options[0];
-					select.value = chosen?.value ?? '';
-					form.controls.push(select);
-				}
-				select = undefined;
-			} else if (name === 'button' && button) {
-				if ((button.attributes.get('type') ?? 'submit').toLowerCase() === 'submit' && form)
-					form.submits.push({
-						text: collapse(button.text),
-						name: button.attributes.get('name'),
-						value: button.attributes.get('value'),
-					});
-				button = undefined;
-			} else if (name === 'label' && label) {
-				if (label.for) page.labels.set(label.for, collapse(label.text));
-				label = undefined;
-			} else if (name === 'p' && paragraph !== undefined) {
-				if (collapse(paragraph)) page.paragraphs.push(collapse(paragraph));
-				paragraph = undefined;
-			} else if (name === 'h1' && heading !== undefined) {
-				page.heading ||= collapse(heading);
-				heading = undefined;
-			} else if (name === 'form') form = undefined;
+		if (match[1] === '/') {
+			builder.closed(name);
 			continue;
 		}
 		const attributes = attributesOf(match[3]);
 		if (RAW_TEXT_ELEMENTS.has(name)) {
-			const end = html.toLowerCase().indexOf(`</${name}`, at);
-			const raw = html.slice(at, end < 0 ? html.length : end);
+			const end = lower.indexOf(`</${name}`, at);
+			builder.rawText(name, attributes, html.slice(at, end < 0 ? html.length : end));
 			at = end < 0 ? html.length : html.indexOf('>', end) + 1 || html.length;
-			TAG.lastIndex = at;
-			if (name === 'title') page.title = collapse(decodeEntities(raw));
-			if (name === 'textarea' && form)
-				form.controls.push({
-					kind: 'textarea',
-					name: attributes.get('name') ?? '',
-					type: 'textarea',
-					// A browser drops the one line break that may follow the opening tag.
-					value: decodeEntities(raw.replace(/^\r?\n/, '')),
-					id: attributes.get('id'),
-					required: attributes.has('required'),
-					options: [],
-				});
+			tags.lastIndex = at;
 			continue;
 		}
-		if (!VOID_ELEMENTS.has(name) && !match[3].trimEnd().endsWith('/'))
-			open.push({ name, hidden: attributes.get('aria-hidden') === 'true' });
-		if (name === 'form') {
-			const notBefore = Number(attributes.get('data-not-before'));
-			form = {
-				method: (attributes.get('method') ?? 'get').toUpperCase(),
-				action: attributes.get('action') ?? '',
-				enctype: attributes.get('enctype') ?? 'application/x-www-form-urlencoded',
-				hidden: hidden(),
-				notBefore: Number.isFinite(notBefore) && notBefore > 0 ? notBefore : undefined,
-				controls: [],
-				submits: [],
-			};
-			page.forms.push(form);
-		} else if (name === 'input' && form) {
-			const type = (attributes.get('type') ?? 'text').toLowerCase();
-			if (type === 'submit')
-				form.submits.push({
-					text: attributes.get('value') ?? 'Submit',
-					name: attributes.get('name'),
-					value: attributes.get('value'),
-				});
-			else if (!['button', 'reset', 'image', 'file'].includes(type))
-				form.controls.push({
-					kind: 'input',
-					name: attributes.get('name') ?? '',
-					type,
-					value: attributes.get('value') ?? '',
-					id: attributes.get('id'),
-					required: attributes.has('required'),
-					options: [],
-				});
-		} else if (name === 'select') {
-			select = {
-				kind: 'select',
-				name: attributes.get('name') ?? '',
-				type: 'select',
-				value: '',
-				id: attributes.get('id'),
-				required: attributes.has('required'),
-				options: [],
-			};
-		} else if (name === 'option') {
-			closeOption();
-			option = { attributes, text: '' };
-		} else if (name === 'button') button = { attributes, text: '' };
-		else if (name === 'label') label = { for: attributes.get('for'), text: '' };
-		else if (name === 'p') paragraph = '';
-		else if (name === 'h1') heading = '';
+		builder.opened(name, attributes, match[3].trimEnd().endsWith('/'));
 	}
-	text(html.slice(at));
-	return page;
+	builder.text(html.slice(at));
+	return builder.page;
 }

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import type { Question } from './question';
-import { pageSpent } from './decoy';
+import { SPENT_AFTER_PRESS_MS, pageSpent } from './decoy';
 import { CONFIRM_AFTER_MS, PAGE_LIFETIME_MS, signedShownAt } from './pageToken';
 
 /**
@@ -74,8 +74,8 @@ export const linkOrigin = (link: string) => new URL(link).origin;
 /**
  * What a posted token is worth: `forged` (not made by a page of this question for this subject), `early` (sooner
  * than a person confirms), `stale` (the page was open for longer than PAGE_LIFETIME_MS), `spent` (a press of a decoy
- * control spent the page, see decoy.ts; `pages` names whose pages a press spends: the question's, or one asked
- * subscriber's), or `valid`.
+ * control spent the page, see decoy.ts, in this process or, by `markedPressAt`, in the browser that sent it, see
+ * decoyMark.ts; `pages` names whose pages a press spends: the question's, or one asked subscriber's), or `valid`.
  */
 export type TokenState = 'forged' | 'early' | 'stale' | 'spent' | 'valid';
 
@@ -86,10 +86,12 @@ export function tokenState(
 	token: unknown,
 	now = Date.now(),
 	pages = question.id,
+	markedPressAt?: number,
 ): TokenState {
 	const shownAt = signedShownAt(question, subject, token);
 	if (shownAt === undefined || typeof token !== 'string') return 'forged';
 	if (pageSpent(executionId, pages, token, shownAt)) return 'spent';
+	if (markedPressAt !== undefined && shownAt <= markedPressAt + SPENT_AFTER_PRESS_MS) return 'spent';
 	if (now < shownAt + CONFIRM_AFTER_MS) return 'early';
 	if (now > shownAt + PAGE_LIFETIME_MS) return 'stale';
 	return 'valid';

@@ -11,6 +11,7 @@ import {
 	waitingQuestion,
 } from './binding';
 import { spendPages } from './decoy';
+import { decoyCookie, markedPressAt } from './decoyMark';
 import { pageToken } from './pageToken';
 import type { PageToken } from './pageToken';
 import {
@@ -63,6 +64,13 @@ const answerWebhook = (httpMethod: IWebhookDescription['httpMethod']): IWebhookD
 export const sendAndWaitWebhooks: IWebhookDescription[] = [...ANSWER_METHODS, 'PUT', 'PATCH', 'DELETE'].map((method) =>
 	answerWebhook(method as IWebhookDescription['httpMethod']),
 );
+
+/** The path of the link a request came to (n8n's resume address of this node), without its query. */
+function linkPath(request: { originalUrl?: string; url?: string }): string {
+	const path = (request.originalUrl ?? request.url ?? '/').split('?')[0];
+	// Only characters a cookie's Path attribute can carry as they are.
+	return /^\/[A-Za-z0-9/_.~-]*$/.test(path) ? path : '/';
+}
 
 /** Answers with a page and resumes nothing. */
 function shown(context: IWebhookFunctions, page: Page): IWebhookResponseData {
@@ -231,12 +239,22 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 	const pages = pagesOf(question, linkOf);
 	const token = crossSiteReason(request.headers, question.origin)
 		? 'forged'
-		: tokenState(executionId, question, tokenSubject(question, answer, linkOf), body[TOKEN_FIELD], Date.now(), pages);
+		: tokenState(
+				executionId,
+				question,
+				tokenSubject(question, answer, linkOf),
+				body[TOKEN_FIELD],
+				Date.now(),
+				pages,
+				markedPressAt(question, pages, request.headers.cookie),
+			);
 	if (token === 'forged') return shown(context, refusedPage());
 	if (body[DECOY_FIELD] !== undefined) {
 		// Only a program presses it: the pages of this question shown so far are spent (within the keep-out of
 		// decoy.ts), the question stays open.
 		spendPages(executionId, pages, String(body[TOKEN_FIELD]));
+		// Marked in the pressing browser too, for the pages it is shown by other n8n processes or after a restart.
+		context.getResponseObject().setHeader('Set-Cookie', decoyCookie(question, pages, linkPath(request)));
 		context.logger.warn(
 			`Send and Wait for Response: a program pressed the hidden control of an answer page of execution ${executionId} (an automated link checker, most likely); nothing was recorded, the pages shown so far can no longer confirm, and the question still waits for an answer through its link`,
 		);
