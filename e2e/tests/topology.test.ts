@@ -356,18 +356,33 @@ async function openPage(url: string, processIndex: number): Promise<{ page: Page
 	return { page, token };
 }
 
-/** Confirms on the page (the page's form, POSTed by a browser from the page itself) on webhook process `processIndex`. */
-function confirmOn(url: string, token: string, processIndex: number): Promise<Page> {
-	return open(url, {
+/**
+ * Confirms on the page (the page's form, POSTed by a browser from the page itself) on webhook process `processIndex`;
+ * `extra` adds form fields (the hidden control's), `cookie` what the browser keeps.
+ */
+function confirmOn(
+	url: string,
+	token: string,
+	processIndex: number,
+	extra: Record<string, string> = {},
+	cookie?: string,
+): Promise<Page & { setCookie: string | null }> {
+	return fetch(url, {
+		redirect: 'manual',
 		method: 'POST',
 		headers: {
 			'content-type': 'application/x-www-form-urlencoded',
 			origin: new URL(url).origin,
 			'sec-fetch-site': 'same-origin',
+			...(cookie ? { cookie } : {}),
 			...toWebhookProcess(processIndex),
 		},
-		body: new URLSearchParams({ token }),
-	});
+		body: new URLSearchParams({ token, ...extra }),
+	}).then(async (response) => ({
+		status: response.status,
+		body: await response.text(),
+		setCookie: response.headers.get('set-cookie'),
+	}));
 }
 
 async function finished(workflowId: string, executionId: string, timeoutMs = 90_000): Promise<Execution> {
@@ -403,6 +418,18 @@ test(
 			const workflow = await askWorkflowPublished();
 			const asked = await ask('Approve the transfer between processes?');
 			const approve = asked.buttons.find((button) => button.name === 'Approve')!;
+			// A scanner presses the hidden control on webhook process 1, and its browser keeps the mark. It opens the link
+			// again on webhook process 2, which never saw the press, and presses on: refused there too.
+			const scanned = await openPage(approve.url, 1);
+			const pressed = await confirmOn(approve.url, scanned.token, 1, { checked: '1' });
+			assert.equal(pressed.status, 403, pressed.body.slice(0, 300));
+			const mark = pressed.setCookie?.split(';')[0];
+			assert.match(mark ?? '', /^mbb_pressed=\d+\.[0-9a-f]{64}$/, `the press is marked: ${pressed.setCookie}`);
+			const reopened = await openPage(approve.url, 2);
+			const refused = await confirmOn(approve.url, reopened.token, 2, {}, mark);
+			assert.equal(refused.status, 403, `the marked browser is refused on process 2: ${refused.body.slice(0, 300)}`);
+			assert.ok(refused.body.includes('this page can no longer confirm'), refused.body.slice(0, 300));
+			// The person's browser carries no mark.
 			const { token } = await openPage(approve.url, 1);
 			const servedBefore = balancer().served.length;
 			const confirmed = await confirmOn(approve.url, token, 2);
