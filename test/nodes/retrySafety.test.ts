@@ -47,6 +47,40 @@ describe('retry safety when an answer is lost', () => {
 		expect(stored.total).toBe(1); // it did take effect, once
 	});
 
+	it("n8n's Retry of an execution whose row add may have taken effect sends the same Idempotency-Key: the row is stored once", async () => {
+		const { list } = await bed.api.call('/list/create', { name: 'Retried', headers: ['Name'] });
+		const before = proxy.received.length;
+		proxy.loseAnswers('/list/row/add', 6);
+		const definition = bed.node.workflow(
+			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ Name: 'retried' }) },
+			{ credential: 'flaky' },
+		);
+		const failed = await bed.node.harness.run(definition);
+		expect(failed.nodeError(NODE_NAME)?.context.mayHaveTakenEffect).toBe(true);
+		proxy.loseAnswers('/list/row/add', 0);
+		const keys = () =>
+			proxy.received
+				.slice(before)
+				.filter((request) => request.url.includes('/list/row/add'))
+				.map((request) => request.headers['idempotency-key']);
+		const sentFirst = new Set(keys());
+		expect(sentFirst.size).toBe(1);
+		const retried = await bed.node.harness.retry(definition, failed);
+		expect(retried.error).toBeUndefined();
+		expect(retried.output(NODE_NAME).map((item) => item.json.row)).toEqual([
+			expect.objectContaining({ Name: 'retried' }),
+		]);
+		// The retry is another execution, and still sends the key of the failed one's run.
+		expect(new Set(keys())).toEqual(sentFirst);
+		expect((await bed.api.call('/list/rows/get', { listid: list.id })).total).toBe(1);
+		// A new run of the workflow (not a retry) is a new intent: its row is added.
+		await bed.node.json(
+			{ resource: 'listRow', operation: 'add', listId: byId(list.id), columns: mapColumns({ Name: 'retried' }) },
+			{ credential: 'flaky' },
+		);
+		expect((await bed.api.call('/list/rows/get', { listid: list.id })).total).toBe(2);
+	});
+
 	it('a single row add whose answer is lost, then refused (429) until the wait budget ends: still "may have taken effect"', async () => {
 		const { list } = await bed.api.call('/list/create', { name: 'Lost then refused', headers: ['Name'] });
 		proxy.loseAnswers('/list/row/add', 1);

@@ -14,7 +14,7 @@ import type {
 	INodeType,
 	IRun,
 } from 'n8n-workflow';
-import { ApplicationError, Workflow } from 'n8n-workflow';
+import { ApplicationError, deepCopy, Workflow } from 'n8n-workflow';
 import { HarnessCredentialsHelper, type StoredCredential } from './credentialsHelper';
 import { credentialTypes, HarnessNodeTypes, PACKAGE } from './nodeTypes';
 
@@ -144,6 +144,36 @@ export class Harness {
 			headers: authenticated.headers as Record<string, string>,
 		});
 		return response.status;
+	}
+
+	/**
+	 * What n8n's Retry of a failed execution does (n8n 2.41.1, ExecutionService.retry, then WorkflowRunner): a new
+	 * execution in mode "retry" on a copy of the failed one's data, with its error dropped and the failed node's last
+	 * run popped, going on from the node that failed (the engine left it on the execution stack).
+	 */
+	async retry(definition: WorkflowDefinition, failed: RunResult): Promise<RunResult> {
+		const data = deepCopy(failed.run.data);
+		const { lastNodeExecuted } = data.resultData;
+		if (lastNodeExecuted) {
+			delete data.resultData.error;
+			const runs = data.resultData.runData?.[lastNodeExecuted];
+			if (runs && runs.length > 0 && runs[runs.length - 1].error !== undefined) runs.pop();
+		}
+		const workflow = this.workflowOf(definition);
+		const executionId = randomUUID();
+		const hooks = executionHooks('retry', executionId, {
+			id: workflow.id,
+			name: workflow.name ?? 'harness',
+			active: false,
+			nodes: definition.nodes,
+			connections: definition.connections,
+		});
+		const execute = new WorkflowExecute(
+			harnessAdditionalData({ credentialsHelper: this.credentials, executionId, hooks, instanceUrl: this.instanceUrl }),
+			'retry',
+			data,
+		);
+		return new RunResult(await execute.processRunExecutionData(workflow));
 	}
 
 	/** Executes the workflow from `startNode` (default: its first node) and waits for the end. */

@@ -40,16 +40,33 @@ export interface RunMemory {
 	finish(): void;
 }
 
+/** Where the node keeps the id of the execution its runs belong to (see runOfNode). */
+const FIRST_EXECUTION_KEY = 'messengerBotBuilderFirstExecution';
+
+/**
+ * The execution a run belongs to: this one, or, in n8n's Retry of a failed execution, the one retried. n8n 2.41.1's
+ * Retry (ExecutionService.retry) starts a new execution on the failed one's data, node contexts included, and runs
+ * the failed node again at the same run index; so the id kept in the node's context on its first run names the
+ * execution that first ran it.
+ */
+function firstExecution(this: IExecuteFunctions, executionId: string): string {
+	const context = this.getContext('node');
+	const kept = context[FIRST_EXECUTION_KEY];
+	if (typeof kept === 'string' && kept !== '') return kept;
+	context[FIRST_EXECUTION_KEY] = executionId;
+	return executionId;
+}
+
 /**
  * This run of the node in this execution: a node that runs again in the same execution (a loop) is
- * another run; n8n's Retry On Fail repeats the same run. Undefined without an execution id, where
- * runs of different executions could not be told apart.
+ * another run; n8n's Retry On Fail repeats the same run, and so does n8n's Retry of a failed execution. Undefined
+ * without an execution id, where runs of different executions could not be told apart.
  */
 export function runOfNode(this: IExecuteFunctions): string | undefined {
 	const executionId = this.getExecutionId();
 	if (!executionId) return undefined;
 	const runIndex = Number(this.getWorkflowDataProxy(0).$runIndex ?? 0);
-	return `${executionId}:${this.getNode().id}:${runIndex}`;
+	return `${firstExecution.call(this, executionId)}:${this.getNode().id}:${runIndex}`;
 }
 
 /** The memory of this run of the node, or undefined when n8n will not retry it (Retry On Fail off). */
