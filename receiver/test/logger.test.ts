@@ -118,10 +118,10 @@ describe('the logger option', () => {
 		);
 		const { delivery } = await receiveSigned(receiver);
 		await receiver.idle();
-		expect(codes()).toEqual([
-			['warn', 'lease.renew_failed'],
-			['warn', 'lease.lapsed'],
-		]);
+		// Renewals go on until the lease lapses: on a busy machine a second one may fail before it does.
+		const seen = codes();
+		expect(seen.length).toBeGreaterThanOrEqual(2);
+		expect(seen).toEqual([...Array(seen.length - 1).fill(['warn', 'lease.renew_failed']), ['warn', 'lease.lapsed']]);
 		expect(lines[0].fields).toMatchObject({ error: storeDown, eventId: delivery.id, eventType: 'subscriber.new' });
 		expect(lines[0].message).toMatch(
 			new RegExp(

@@ -471,11 +471,18 @@ describe('write inputs that would reach the wrong record or nothing fail their i
 });
 
 describe('the memory of a run (Retry On Fail)', () => {
+	/** The node's context of each execution, as n8n keeps it with the execution's data. */
+	const nodeContexts = new Map<string, Record<string, unknown>>();
+	const nodeContextOf = (executionId: string) => {
+		if (!nodeContexts.has(executionId)) nodeContexts.set(executionId, {});
+		return nodeContexts.get(executionId)!;
+	};
 	const context = (executionId: string, runIndex: number, retryOnFail = true) =>
 		({
 			getNode: () => ({ id: 'node-1', retryOnFail }),
 			getExecutionId: () => executionId,
 			getWorkflowDataProxy: () => ({ $runIndex: runIndex }),
+			getContext: () => nodeContextOf(executionId),
 		}) as unknown as IExecuteFunctions;
 	const output = [{ json: { sent: true }, pairedItem: { item: 0 } }];
 
