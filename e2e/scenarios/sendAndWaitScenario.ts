@@ -453,42 +453,45 @@ async function screenshotWaiting(
 /**
  * A link scanner that "detonates" links in a headless browser, as mail and chat security does: it opens each button's
  * link, fills in every required field and presses every control of the page in document order, `pauseMs` after the
- * page loaded (the page opened again for each).
- * Returns what each press got: the status and the page's heading.
+ * page loaded (the page opened again for each). Returns what each press got, link by link: the status and the heading.
  */
 async function clickEverything(browser: Browser, urls: string[], pauseMs: number): Promise<string[]> {
+	// Each link in a browser context of its own, all at once, as a scanner checking several mails does.
+	const perLink = await Promise.all(urls.map((url) => clickEveryControl(browser, url, pauseMs)));
+	return perLink.flat();
+}
+
+async function clickEveryControl(browser: Browser, url: string, pauseMs: number): Promise<string[]> {
 	const context = await browser.newContext();
 	const seen: string[] = [];
 	try {
 		const page = await context.newPage();
 		page.setDefaultTimeout(30_000);
-		for (const url of urls) {
-			await page.goto(url);
-			const controls = await page.locator('button, input[type="submit"]').count();
-			for (let index = 0; index < controls; index++) {
-				if (index > 0) await page.goto(url);
-				// Some scanners fill in forms: every required field gets a value, so every press sends its form (a browser
-				// sends no form with an empty required field).
-				await page.evaluate(() => {
-					for (const field of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
-						'input[required], textarea[required], select[required]',
-					)) {
-						if (field.value) continue;
-						if (field instanceof HTMLSelectElement) field.selectedIndex = 1;
-						else field.value = field.type === 'number' ? '1' : field.type === 'date' ? '2026-12-24' : 'scanner';
-					}
-				});
-				await page.waitForTimeout(pauseMs);
-				const [response] = await Promise.all([
-					page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
-					page
-						.locator('button, input[type="submit"]')
-						.nth(index)
-						.evaluate((control) => (control as HTMLElement).click()),
-				]);
-				await page.waitForLoadState();
-				seen.push(`${response.status()} ${await page.locator('h1').textContent()}`);
-			}
+		await page.goto(url);
+		const controls = await page.locator('button, input[type="submit"]').count();
+		for (let index = 0; index < controls; index++) {
+			if (index > 0) await page.goto(url);
+			// Some scanners fill in forms: every required field gets a value, so every press sends its form (a browser
+			// sends no form with an empty required field).
+			await page.evaluate(() => {
+				for (const field of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+					'input[required], textarea[required], select[required]',
+				)) {
+					if (field.value) continue;
+					if (field instanceof HTMLSelectElement) field.selectedIndex = 1;
+					else field.value = field.type === 'number' ? '1' : field.type === 'date' ? '2026-12-24' : 'scanner';
+				}
+			});
+			await page.waitForTimeout(pauseMs);
+			const [response] = await Promise.all([
+				page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+				page
+					.locator('button, input[type="submit"]')
+					.nth(index)
+					.evaluate((control) => (control as HTMLElement).click()),
+			]);
+			await page.waitForLoadState();
+			seen.push(`${response.status()} ${await page.locator('h1').textContent()}`);
 		}
 	} finally {
 		await context.close();

@@ -192,7 +192,7 @@ async function answerExample(
 const builtNode = path.join(repoRoot, 'dist', 'nodes', 'MessengerBotBuilder', 'MessengerBotBuilder.node.js');
 
 test(
-	'second start on other ports: the credential follows the sandbox; every example succeeds twice in a row',
+	'second start on other ports: the credential follows the sandbox; every example succeeds twice in a row (Send and Wait ones once, answered)',
 	{ timeout: 900_000 },
 	async () => {
 		const [n8nA, sandboxA, n8nB, sandboxB, n8nC, sandboxC, n8nD, sandboxD] = await freePorts(8);
@@ -291,7 +291,8 @@ test(
 			const asks = workflow.nodes.some(
 				(node) => (node.parameters as { operation?: string } | undefined)?.operation === 'sendAndWait',
 			);
-			for (const round of [1, 2]) {
+			// A Send and Wait example runs once: it leaves nothing behind that a second run would meet.
+			for (const round of asks ? [1] : [1, 2]) {
 				const started = await runManually(baseUrl, session, id, String(trigger.name));
 				// A Send and Wait example waits for the demo subscriber: the sandbox answers as they would.
 				if (asks) await answerExample(api, sandbox, id, started, file);

@@ -140,7 +140,7 @@ describe('example workflows run against the sandbox', () => {
 	 * that serves the waiting execution's resume address as n8n does; the nodes after the question then run on what the
 	 * node resumed with, and the reply reaches the subscriber's chat.
 	 */
-	it.each(manual.filter((file) => asksAndWaits(read(file))))(
+	it.concurrent.each(manual.filter((file) => asksAndWaits(read(file))))(
 		'%s: asks, is answered through the sandbox, replies',
 		async (file) => {
 			const workflow = read(file);
