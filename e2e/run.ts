@@ -1,9 +1,11 @@
 /**
  * `npm run test:e2e`: installs n8n on first use, builds the sandbox and the package, packs the
- * package once (npm pack), then runs the e2e test files one after another with node's test runner.
- * Usage: node e2e/run.ts [--built] [test file ...]   (--built: dist/ was just built from these sources; see below)
+ * package once (npm pack), then runs the e2e test files one after another with node's test runner, `npm run dev`'s
+ * test in a lane beside them.
+ * Usage: node e2e/run.ts [--built] [--one-lane] [test file ...]   (--built: dist/ was just built from these sources;
+ * see below)
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { packPackage } from './lib/communityPackage.ts';
@@ -36,7 +38,7 @@ mkdirSync(packDir, { recursive: true });
 const tarball = packPackage(packDir);
 console.log(`e2e: packed ${path.relative(repoRoot, tarball)}`);
 
-const requested = args.filter((arg) => arg !== '--built');
+const requested = args.filter((arg) => arg !== '--built' && arg !== '--one-lane');
 const testsDir = path.join(e2eDir, 'tests');
 const files = requested.length
 	? requested
@@ -45,13 +47,48 @@ const files = requested.length
 			.sort()
 			.map((name) => path.join(testsDir, name));
 const httpClient = path.join(e2eDir, 'lib', 'httpClient.ts');
-const status = run(
-	process.execPath,
-	['--import', httpClient, '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
-	{
-		...process.env,
-		E2E_PACKAGE_TARBALL: tarball,
-	},
-);
+const testArgs = (lane: string[]) => [
+	'--import',
+	httpClient,
+	'--test',
+	'--test-concurrency=1',
+	'--test-reporter=spec',
+	...lane,
+];
+const env = { ...process.env, E2E_PACKAGE_TARBALL: tarball };
+
+/**
+ * `npm run dev`'s own test starts n8n instances of its own (SQLite, ports and folders of its own) and spends most of
+ * its time waiting for them: it runs in a lane beside the other files, which share nothing with it, and its output
+ * comes when it has ended. `--one-lane` runs every file one after another.
+ */
+const beside = args.includes('--one-lane') ? [] : files.filter((file) => path.basename(file) === 'dev.test.ts');
+const main = files.filter((file) => !beside.includes(file));
+
+function runLane(lane: string[], keepOutput: boolean): Promise<{ status: number; output: string }> {
+	console.log(
+		`e2e: ${process.execPath} ${testArgs(lane).join(' ')}${keepOutput ? ' (beside; its output when it ends)' : ''}`,
+	);
+	const child = spawn(process.execPath, testArgs(lane), {
+		cwd: repoRoot,
+		env,
+		stdio: keepOutput ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+	});
+	const output: Buffer[] = [];
+	child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+	child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
+	return new Promise((resolve) =>
+		child.on('close', (code) => resolve({ status: code ?? 1, output: Buffer.concat(output).toString() })),
+	);
+}
+
+const lanes = await Promise.all([
+	main.length > 0 ? runLane(main, false) : Promise.resolve({ status: 0, output: '' }),
+	beside.length > 0 ? runLane(beside, true) : Promise.resolve({ status: 0, output: '' }),
+]);
+if (beside.length > 0) {
+	console.log(`\ne2e: the lane beside (${beside.map((file) => path.relative(repoRoot, file)).join(', ')}):`);
+	process.stdout.write(lanes[1].output);
+}
 console.log(`e2e: screenshots and n8n logs are in ${path.relative(repoRoot, outDir)}/`);
-process.exit(status);
+process.exit(lanes.find((lane) => lane.status !== 0)?.status ?? 0);
