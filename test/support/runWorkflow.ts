@@ -160,19 +160,7 @@ export class Harness {
 			if (runs && runs.length > 0 && runs[runs.length - 1].error !== undefined) runs.pop();
 		}
 		const workflow = this.workflowOf(definition);
-		const executionId = randomUUID();
-		const hooks = executionHooks('retry', executionId, {
-			id: workflow.id,
-			name: workflow.name ?? 'harness',
-			active: false,
-			nodes: definition.nodes,
-			connections: definition.connections,
-		});
-		const execute = new WorkflowExecute(
-			harnessAdditionalData({ credentialsHelper: this.credentials, executionId, hooks, instanceUrl: this.instanceUrl }),
-			'retry',
-			data,
-		);
+		const execute = new WorkflowExecute(this.additionalDataFor('retry', workflow, definition), 'retry', data);
 		return new RunResult(await execute.processRunExecutionData(workflow));
 	}
 
@@ -181,18 +169,25 @@ export class Harness {
 		const workflow = this.workflowOf(definition);
 		const start = workflow.getNode(startNode ?? definition.nodes[0].name);
 		if (!start) throw new ApplicationError(`No node "${startNode}" in the workflow`);
+		const execute = new WorkflowExecute(this.additionalDataFor('manual', workflow, definition), 'manual');
+		return new RunResult(await execute.run({ workflow, startNode: start }));
+	}
+
+	/** What n8n hands the engine for a new execution of the workflow in `mode`: a fresh id, hooks and credentials. */
+	private additionalDataFor(mode: 'manual' | 'retry', workflow: Workflow, definition: WorkflowDefinition) {
 		const executionId = randomUUID();
-		const hooks = executionHooks('manual', executionId, {
+		const hooks = executionHooks(mode, executionId, {
 			id: workflow.id,
 			name: workflow.name ?? 'harness',
 			active: false,
 			nodes: definition.nodes,
 			connections: definition.connections,
 		});
-		const execute = new WorkflowExecute(
-			harnessAdditionalData({ credentialsHelper: this.credentials, executionId, hooks, instanceUrl: this.instanceUrl }),
-			'manual',
-		);
-		return new RunResult(await execute.run({ workflow, startNode: start }));
+		return harnessAdditionalData({
+			credentialsHelper: this.credentials,
+			executionId,
+			hooks,
+			instanceUrl: this.instanceUrl,
+		});
 	}
 }

@@ -1,5 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { PAGE_LIFETIME_MS } from './pageToken';
+import { PAGE_LIFETIME_MS, pageToken, signedShownAt } from './pageToken';
 import type { Question } from './question';
 
 /**
@@ -11,11 +10,11 @@ import type { Question } from './question';
  */
 export const DECOY_COOKIE = 'mbb_pressed';
 
-/** The longest cookie value read: 16 digits of time, a dot, 64 hexadecimal digits. */
-const MARK_MAX_LENGTH = 16 + 1 + 64;
-
-const markHmac = (question: Pick<Question, 'id' | 'tokenKey'>, pages: string, pressedAt: number) =>
-	createHmac('sha256', question.tokenKey).update(`pressed\n${question.id}\n${pages}\n${pressedAt}`).digest('hex');
+/**
+ * The mark is a page token (pageToken.ts: the time, signed with the question's key) for a subject no page hands out:
+ * page subjects begin with the answer, the form or a subscriber's index, never with `pressed:`.
+ */
+const markSubject = (pages: string) => `pressed:${pages}`;
 
 /**
  * The Set-Cookie header of a press of the decoy on the page at `path` (the link's own path, so the browser sends it to
@@ -23,7 +22,8 @@ const markHmac = (question: Pick<Question, 'id' | 'tokenKey'>, pages: string, pr
  */
 export function decoyCookie(question: Question, pages: string, path: string, now = Date.now()): string {
 	const secure = question.origin.startsWith('https:') ? '; Secure' : '';
-	return `${DECOY_COOKIE}=${now}.${markHmac(question, pages, now)}; Path=${path}; Max-Age=${PAGE_LIFETIME_MS / 1000}; HttpOnly; SameSite=Strict${secure}`;
+	const mark = pageToken(question, markSubject(pages), now).value;
+	return `${DECOY_COOKIE}=${mark}; Path=${path}; Max-Age=${PAGE_LIFETIME_MS / 1000}; HttpOnly; SameSite=Strict${secure}`;
 }
 
 /** When the browser that sent `cookieHeader` pressed the decoy of these pages, if its mark is genuine; else undefined. */
@@ -32,13 +32,9 @@ export function markedPressAt(question: Question, pages: string, cookieHeader: u
 	let latest: number | undefined;
 	for (const pair of cookieHeader.split(';')) {
 		const [name, value] = pair.trim().split('=', 2);
-		if (name !== DECOY_COOKIE || value === undefined || value.length > MARK_MAX_LENGTH) continue;
-		const parts = /^(\d{1,16})\.([0-9a-f]{64})$/.exec(value);
-		if (!parts) continue;
-		const pressedAt = Number(parts[1]);
-		const expected = Buffer.from(markHmac(question, pages, pressedAt));
-		if (timingSafeEqual(Buffer.from(parts[2]), expected) && (latest === undefined || pressedAt > latest))
-			latest = pressedAt;
+		if (name !== DECOY_COOKIE) continue;
+		const pressedAt = signedShownAt(question, markSubject(pages), value);
+		if (pressedAt !== undefined && (latest === undefined || pressedAt > latest)) latest = pressedAt;
 	}
 	return latest;
 }
