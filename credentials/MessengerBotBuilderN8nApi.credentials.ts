@@ -1,13 +1,14 @@
 import type { IAuthenticate, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /**
- * An API key of this n8n itself, for the trigger's claim log: n8n 2.41.1 gives its data tables to its own Data table
- * nodes only (`data-table-proxy.service.js`, `ALLOWED_NODES`), so the trigger reaches them through n8n's public API.
+ * An API key of this n8n itself, for the data tables of the trigger's claim log and of Send and Wait's answers: n8n
+ * 2.41.1 gives its data tables to its own Data table nodes only (`data-table-proxy.service.js`, `ALLOWED_NODES`), so
+ * the nodes reach them through n8n's public API.
  */
 export class MessengerBotBuilderN8nApi implements ICredentialType {
 	name = 'messengerBotBuilderN8nApi';
 
-	displayName = 'Messenger Bot Builder Claim Log API';
+	displayName = 'Messenger Bot Builder n8n API';
 
 	icon: Icon = {
 		light: 'file:../nodes/MessengerBotBuilder/messengerBotBuilder.svg',
@@ -26,7 +27,7 @@ export class MessengerBotBuilderN8nApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'An API key of this n8n (Settings → n8n API) with the scopes dataTable:list, dataTable:create, dataTableRow:read, dataTableRow:create and dataTableRow:delete',
+				"An API key of this n8n (Settings → n8n API) with the scopes dataTable:list, dataTable:create, dataTableRow:read, dataTableRow:create and dataTableRow:delete (the trigger's claim log deletes expired claims)",
 		},
 		{
 			displayName: 'n8n Address',

@@ -28,8 +28,8 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterHumanMoment, tokenOfPage } from '../lib/answerPages.ts';
 import { launchChromium } from '../lib/browser.ts';
-import { credentialType, nodeTypes } from '../lib/communityPackage.ts';
-import type { E2eEnvironment } from '../lib/environment.ts';
+import { credentialType, n8nApiCredentialType, nodeTypes } from '../lib/communityPackage.ts';
+import { createClaimLogCredential, type E2eEnvironment } from '../lib/environment.ts';
 import { assertSucceeded } from '../lib/executions.ts';
 import { callProductionWebhook, defaultOwner, type Execution, type WorkflowDefinition } from '../lib/n8nApi.ts';
 import { waitFor } from '../lib/waitFor.ts';
@@ -542,6 +542,81 @@ async function tapAfterDeadline(env: E2eEnvironment, workflow: { id: string; pat
  * `browser`: a clicking scanner and a person's click in Chromium (regular mode). `screenshotDir`: also photograph the
  * editor's waiting execution and every page for the docs (E2E_SCREENSHOTS=1; CI leaves the photographs out).
  */
+/**
+ * Decide By → Approvals Needed (2 of 3), the answers kept in an n8n data table through n8n's API: the first approval
+ * and a decline are kept while the execution waits on; a second tap of the first subscriber changes nothing; the
+ * third subscriber's approval decides, and the output lists every answer in the order they came.
+ */
+async function decideByApprovals(env: E2eEnvironment): Promise<AskedExecution> {
+	const n8nApi = await createClaimLogCredential(env, `answers ${randomBytes(3).toString('hex')}`);
+	const workflow = await publish(env, (p) => {
+		const definition = askWorkflow(env, p, {
+			askWhom: 'list',
+			clientIds: '={{ $json.body.clientIds }}',
+			decideBy: 'approvals',
+			approvalsNeeded: 2,
+		});
+		const ask = definition.nodes.find((node) => node.name === ASK)!;
+		ask.credentials = { ...(ask.credentials as object), [n8nApiCredentialType]: n8nApi };
+		return definition;
+	});
+	const subscribers = [await newSubscriber(env), await newSubscriber(env), await newSubscriber(env)];
+	const before = new Set((await env.api.executions(workflow.id)).map((candidate) => candidate.id));
+	const question = 'Approve the new supplier? Two of three decide.';
+	const started = await callProductionWebhook(env.n8n.baseUrl, workflow.path, { question, clientIds: subscribers });
+	assert.equal(started.status, 200);
+	const executionId = await waitingExecution(env, workflow.id, before);
+	for (const clientId of subscribers) await questionButtons(env, clientId, question, executionId);
+	const play = async (clientId: string, button: string) =>
+		(await env.service.sandboxRoute<{ steps: PlayStep[] }>('/answer', { botid: BOT, clientid: clientId, button }))
+			.steps;
+	const from = Date.now();
+	const stillWaiting = async () =>
+		assert.equal((await execution(env, workflow.id, executionId)).status, 'waiting', 'the question still waits');
+	const kept = (answered: number) => [
+		'Your answer “Approve” has been received.',
+		`The question is decided when enough of the others have answered: ${answered} of 3 have so far. You can close this page.`,
+	];
+	const [firstOpen, firstPress] = await play(subscribers[0], 'Approve');
+	assert.deepEqual([firstOpen.status, firstPress.status, firstPress.text], [200, 200, kept(1)]);
+	await stillWaiting();
+	const again = await play(subscribers[0], 'Decline');
+	assert.deepEqual(
+		again.map((step) => `${step.status} ${step.heading}`),
+		['200 Confirm your answer', '409 Already answered'],
+	);
+	const declined = await play(subscribers[1], 'Decline');
+	assert.deepEqual(declined[1].text, kept(2).map((line) => line.replace('Approve', 'Decline')));
+	await stillWaiting();
+	const deciding = await play(subscribers[2], 'Approve');
+	assert.deepEqual(
+		deciding.map((step) => `${step.status} ${step.heading}`),
+		['200 Confirm your answer', '200 Thank you'],
+	);
+	const run = await finished(env, workflow.id, executionId);
+	assertSucceeded(run);
+	const [{ data }] = onlyOutput(run, ASK);
+	const spelled = (clientid: string) => ({ botid: BOT, clientid, messenger: 'telegram' });
+	const times = [data.respondedAt, ...(data.answers as Array<{ respondedAt: string }>).map((a) => a.respondedAt)];
+	for (const at of times) assert.ok(Date.parse(at) >= from - 1000 && Date.parse(at) <= Date.now(), `respondedAt ${at}`);
+	const withoutTimes = JSON.parse(JSON.stringify(data, (key, value) => (key === 'respondedAt' ? undefined : value)));
+	assert.deepEqual(withoutTimes, {
+		answer: 'Approve',
+		approved: true,
+		decidedBy: 'approvals',
+		answers: [
+			{ subscriber: spelled(subscribers[0]), answer: 'Approve', approved: true },
+			{ subscriber: spelled(subscribers[1]), answer: 'Decline', approved: false },
+			{ subscriber: spelled(subscribers[2]), answer: 'Approve', approved: true },
+		],
+		timedOut: false,
+		askedSubscribers: subscribers.map(spelled),
+		answerLinkOf: spelled(subscribers[2]),
+		answeredThrough: 'answerLink',
+	});
+	return { execution: run, resumes: 1 };
+}
+
 export async function runSendAndWaitScenario(
 	env: E2eEnvironment,
 	options: { browser?: boolean; screenshotDir?: string } = {},
@@ -851,6 +926,8 @@ export async function runSendAndWaitScenario(
 		// The question is decided: the first subscriber's link answers nothing more (n8n's own page).
 		const lateTap = await open(firstLinks[1].url);
 		assert.ok(!lateTap.body.includes('Confirm your answer'), `the decided question asks nothing: ${lateTap.status}`);
+
+		executions.push(await decideByApprovals(env));
 
 		// The Choice question (with a comment box), answered through the sandbox as its subscriber would, with a comment
 		// (after the scanner's quiet time).

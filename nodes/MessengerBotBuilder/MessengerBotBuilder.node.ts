@@ -8,6 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { sendAndWaitWebhook, sendAndWaitWebhooks } from './actions/message/sendAndWait/webhook';
+import { KEPT_ANSWER_RULES } from './actions/message/sendAndWait/decision';
+import { N8N_API_CREDENTIAL } from '../shared/n8nDataTable';
 import { router } from './actions/router';
 import { nodeProperties } from './actions/description';
 import { listSearch, loadOptions, resourceMapping } from './methods';
@@ -30,7 +32,15 @@ export class MessengerBotBuilder implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'messengerBotBuilderApi', required: true }],
+		credentials: [
+			{ name: 'messengerBotBuilderApi', required: true },
+			// Send and Wait keeps the answers of a question that several answers decide in an n8n data table.
+			{
+				name: N8N_API_CREDENTIAL,
+				required: true,
+				displayOptions: { show: { decideBy: KEPT_ANSWER_RULES } },
+			},
+		],
 		webhooks: sendAndWaitWebhooks,
 		properties: nodeProperties,
 	};

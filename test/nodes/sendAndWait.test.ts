@@ -656,6 +656,33 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(empty.message).toBe('The field "Client IDs" is empty');
 	});
 
+	it('Decide By other than the first answer: a rule it cannot keep is refused before anything is sent', async () => {
+		const [first, second] = [await newSubscriber(), await newSubscriber()];
+		const several = { askWhom: 'list', clientIds: `${first},${second}` };
+		const tooMany = await bed.node.failure({
+			...ask('', { ...several, decideBy: 'approvals', approvalsNeeded: 3 }),
+			clientId: undefined,
+		});
+		expect(tooMany.message).toBe(
+			'The field "Approvals Needed" must be a whole number from 1 to 2 (the subscribers asked), not 3',
+		);
+		const onChoice = await bed.node.failure({
+			...ask('', {
+				...several,
+				decideBy: 'firstDecline',
+				responseType: 'choice',
+				choices: { values: [{ label: 'Red' }, { label: 'Blue' }] },
+			}),
+			clientId: undefined,
+		});
+		expect(onChoice.message).toBe('"Decide By" firstDecline counts approvals: it needs the Approval response type');
+		// The answers are kept in an n8n data table: without the n8n API credential nothing is asked.
+		const noStore = await bed.node.failure({ ...ask('', { ...several, decideBy: 'all' }), clientId: undefined });
+		expect(noStore.message).toBe('Node does not have any credentials set for "messengerBotBuilderN8nApi"');
+		expect(await chat(first)).toEqual([]);
+		expect(await chat(second)).toEqual([]);
+	});
+
 	it('On Time Out decides an Approval at the deadline: approved or declined, with timedOut: true', async () => {
 		const limit = {
 			limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },

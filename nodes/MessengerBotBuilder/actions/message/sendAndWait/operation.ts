@@ -12,6 +12,8 @@ import { sendAndWaitProperties } from './properties';
 import { timedOutOutput } from './output';
 import type { Question } from './question';
 import { askedSubscribersOf, askWhomOf } from './askedSubscribers';
+import { prepareAnswerStore } from './answerStore';
+import { decisionRuleOf } from './decision';
 import {
 	answersByButton,
 	buttonAnswersOf,
@@ -45,7 +47,11 @@ async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Que
 		origin: linkOrigin(this.getSignedResumeUrl()),
 		subscriber: asked[0],
 	};
-	if (askWhom !== 'one') question.subscribers = asked;
+	if (askWhom !== 'one') {
+		question.subscribers = asked;
+		question.decision = decisionRuleOf.call(this, responseType, asked.length);
+		if (question.decision) await prepareAnswerStore(this);
+	}
 	if (byButton && this.getNodeParameter('options.comment', 0, false) === true) question.comment = true;
 	const onTimeOut = this.getNodeParameter('options.onTimeOut', 0, 'timedOut') as string;
 	if (responseType === 'approval' && (onTimeOut === 'approve' || onTimeOut === 'decline'))

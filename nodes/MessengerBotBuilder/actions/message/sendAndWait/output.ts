@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { FieldAnswer, Question, Subscriber } from './question';
+import type { RecordedAnswer } from './decision';
+import { ANSWER_TABLE_NAME } from './answerStore';
 
 /**
  * What Send and Wait for Response puts out. An answer link is a bearer secret: whoever holds the message (the
@@ -44,6 +46,49 @@ export function answeredOutput(
 	return { data };
 }
 
+/** The label of the button that approves (or declines), the answer an Approval's decision puts out. */
+const labelOf = (question: Question, approved: boolean) =>
+	question.answers.find((answer) => answer.approved === approved)?.label ?? null;
+
+/**
+ * The output of a question that several answers decided (Decide By): the decision (for an Approval, `answer` and
+ * `approved`), the rule, and every subscriber's answer that had come in, in the order they came, each with whose it
+ * is and `respondedAt`. `respondedAt` and `answerLinkOf` are those of the answer that decided.
+ */
+export function decidedOutput(
+	question: Question,
+	approved: boolean | undefined,
+	answers: RecordedAnswer[],
+	linkOf: number,
+): IDataObject {
+	const subscribers = question.subscribers ?? [question.subscriber];
+	const data: IDataObject =
+		approved === undefined ? {} : { answer: labelOf(question, approved), approved };
+	data.decidedBy = question.decision?.decideBy ?? null;
+	data.answers = answers.map((recorded) => ({
+		subscriber: spelled(subscribers[recorded.subscriber]),
+		...recorded.data,
+		respondedAt: recorded.respondedAt,
+	}));
+	data.timedOut = false;
+	data.respondedAt = new Date().toISOString();
+	Object.assign(data, asked(question, linkOf));
+	data.answeredThrough = ANSWERED_THROUGH_LINK;
+	return { data };
+}
+
+/**
+ * A question that several answers decide, on a time-out: the answers that came in are in the data table, not in the
+ * output (n8n fixes a waiting node's time-out output when the wait begins), so the output says where to read them.
+ */
+function kept(question: Question): IDataObject {
+	return {
+		decidedBy: question.decision?.decideBy ?? null,
+		answers: null,
+		answersKeptIn: { dataTable: ANSWER_TABLE_NAME, question: question.id },
+	};
+}
+
 /**
  * What the node puts out when the time limit ends the wait: no answer; or, for an Approval that lets the deadline
  * decide, the decision (approved or not) with `timedOut: true`, so a workflow can tell who decided.
@@ -57,6 +102,7 @@ export function timedOutOutput(question: Question): IDataObject {
 			answer: decided === undefined ? null : (decided?.label ?? null),
 			...(decided === undefined ? {} : { approved: question.onTimeOut === 'approve' }),
 			...(question.comment ? { comment: null } : {}),
+			...(question.decision ? kept(question) : {}),
 			timedOut: true,
 			respondedAt: null,
 			...asked(question, null),

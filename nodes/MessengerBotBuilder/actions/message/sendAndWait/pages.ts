@@ -200,6 +200,36 @@ export const notRecordedPage = () =>
 		'If you tapped twice, the other tap may have been yours. To check, open the link from the message again in a minute: if the question still asks for an answer, send yours again.',
 	]);
 
+/** Several answers decide (Decide By): this one is kept, and the question waits for the others. */
+export const keptAnswerPage = (answer: string, answered: number, asked: number) =>
+	messagePage(200, 'Thank you', [
+		`Your answer “${answer}” has been received.`,
+		`The question is decided when enough of the others have answered: ${answered} of ${asked} have so far. You can close this page.`,
+	]);
+
+/** Several answers decide: this subscriber's first answer counts, and this one (another tap) was not recorded. */
+export const answeredBeforePage = (answer: string) =>
+	messagePage(409, 'Already answered', [
+		`You answered this question before: your first answer, “${answer}”, is the one that counts, and this one was not recorded.`,
+	]);
+
+/**
+ * Several answers decide, and this answer completed the decision, but n8n did not resume the execution with it: another
+ * answer in another n8n process completed it a moment before. This answer is kept, but whether the decision counted it
+ * is not known in this process.
+ */
+export const decidedMeanwhilePage = () =>
+	messagePage(409, 'Decided a moment ago', [
+		'Your answer was received as the question was being decided by the answers of the others, so it may not be part of the decision.',
+	]);
+
+/** Several answers decide, and the store of answers could not keep this one. */
+export const notKeptPage = () =>
+	messagePage(503, 'Not recorded', [
+		'Your answer could not be recorded just now, and the question still waits for it.',
+		'Open the link from the message again in a minute and send it again.',
+	]);
+
 export const expiredPage = () =>
 	messagePage(410, 'This question has expired', ['The time to answer has passed.', 'Your answer was not recorded.']);
 

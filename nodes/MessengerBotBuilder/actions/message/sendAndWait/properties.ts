@@ -1,10 +1,41 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { botField, clientIdFields } from '../../common/fields';
 import { MAX_ASKED } from './askedSubscribers';
+import { DECIDE_BY_FIRST } from './decision';
 import { DEFAULT_MAX_ANSWER_LENGTH } from './question';
 
 /** The parameters of Message → Send and Wait for Response. */
 const showFor = (...responseTypes: string[]) => ({ show: { responseType: responseTypes } });
+
+/** "Decide By", whose options depend on the response type: the rules of approvals need approve and decline. */
+const decideBy: INodeProperties = {
+	displayName: 'Decide By',
+	name: 'decideBy',
+	type: 'options',
+	default: DECIDE_BY_FIRST,
+	description:
+		'Which answers decide the question. Any rule but the first answer needs the n8n API credential: the answers are kept in an n8n data table until the question is decided.',
+};
+const ALL_ANSWERS = {
+	name: 'All Answers',
+	value: 'all',
+	description: 'Waits until every subscriber asked has answered; an Approval is approved only if all approve',
+};
+const APPROVALS_NEEDED = {
+	name: 'Approvals Needed',
+	value: 'approvals',
+	description: 'Approved as soon as that many approve; declined as soon as too many decline for that to happen',
+};
+const FIRST_ANSWER = {
+	name: 'First Answer',
+	value: DECIDE_BY_FIRST,
+	description: 'The first answer through any subscriber’s link decides',
+};
+const FIRST_DECLINE = {
+	name: 'First Decline',
+	value: 'firstDecline',
+	description: 'Declined as soon as one declines; approved when all have approved',
+};
 
 export const sendAndWaitProperties: INodeProperties[] = [
 	botField(),
@@ -19,12 +50,12 @@ export const sendAndWaitProperties: INodeProperties[] = [
 			{
 				name: 'Several Subscribers',
 				value: 'list',
-				description: `Subscribers by Client ID (at most ${MAX_ASKED}), each with links of their own; the first answer decides`,
+				description: `Subscribers by Client ID (at most ${MAX_ASKED}), each with links of their own`,
 			},
 			{
 				name: 'Subscribers With a Tag',
 				value: 'tag',
-				description: `The bot's active, unblocked subscribers with the tag (at most ${MAX_ASKED}), each with links of their own; the first answer decides`,
+				description: `The bot's active, unblocked subscribers with the tag (at most ${MAX_ASKED}), each with links of their own`,
 			},
 		],
 	},
@@ -49,6 +80,26 @@ export const sendAndWaitProperties: INodeProperties[] = [
 		placeholder: 'e.g. managers',
 		description: 'The tag of the subscribers to ask, matched exactly',
 		displayOptions: { show: { askWhom: ['tag'] } },
+	},
+	{
+		...decideBy,
+		options: [ALL_ANSWERS, APPROVALS_NEEDED, FIRST_ANSWER, FIRST_DECLINE],
+		displayOptions: { show: { askWhom: ['list', 'tag'], responseType: ['approval'] } },
+	},
+	{
+		...decideBy,
+		options: [ALL_ANSWERS, FIRST_ANSWER],
+		displayOptions: { show: { askWhom: ['list', 'tag'], responseType: ['choice', 'freeText', 'customForm'] } },
+	},
+	{
+		displayName: 'Approvals Needed',
+		name: 'approvalsNeeded',
+		type: 'number',
+		typeOptions: { minValue: 1, numberPrecision: 0 },
+		default: 2,
+		required: true,
+		description: 'How many of the subscribers asked must approve (at most as many as are asked)',
+		displayOptions: { show: { askWhom: ['list', 'tag'], decideBy: ['approvals'] } },
 	},
 	{
 		displayName: 'Message',

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 import { isCalendarDay } from '../../common/params';
 import { typedAnswer } from './answerLength';
+import type { DecisionRule } from './decision';
 
 /**
  * One question of Send and Wait for Response: what was asked, of whom, which answers count and
@@ -58,6 +59,11 @@ export interface Question {
 	 * first answer through any of them decides. Absent when one subscriber is asked.
 	 */
 	subscribers?: Subscriber[];
+	/**
+	 * Several subscribers asked: the rule by which more than one answer decides, the answers kept in an n8n data table
+	 * (answerStore.ts) until it is met. Absent: the first answer decides.
+	 */
+	decision?: DecisionRule;
 	/** Approval with a time limit: what the deadline decides (absent: nothing, the output says it timed out). */
 	onTimeOut?: 'approve' | 'decline';
 	/**

@@ -1,4 +1,10 @@
-import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IWebhookDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+	NodeOperationError,
+} from 'n8n-workflow';
 import {
 	DECOY_FIELD,
 	LINK,
@@ -18,7 +24,11 @@ import {
 	STALE_NOTICE,
 	TOO_EARLY_NOTICE,
 	alreadyAnsweredPage,
+	answeredBeforePage,
 	automatedPage,
+	decidedMeanwhilePage,
+	keptAnswerPage,
+	notKeptPage,
 	methodNotAllowedPage,
 	repeatedAnswerPage,
 	confirmPage,
@@ -36,8 +46,12 @@ import {
 	setPageHeaders,
 } from './pages';
 import type { AskAgain, CommentBox, Page } from './pages';
-import { answeredOutput } from './output';
-import type { ButtonAnswer, FieldAnswer, Question } from './question';
+import { answeredOutput, decidedOutput } from './output';
+import type { ButtonAnswer, FieldAnswer, Question, Subscriber } from './question';
+import { recordAnswer } from './answerStore';
+import type { RecordedAnswers } from './answerStore';
+import { decide } from './decision';
+import type { DecisionRule } from './decision';
 import { COMMENT_INPUT, FREE_TEXT_INPUT, answersByButton, checkForm, maxAnswerLengthOf } from './question';
 import { typedAnswer } from './answerLength';
 
@@ -176,11 +190,20 @@ function postedAnswer(
 	}
 	const check = checkForm(question.fields, body, maxAnswerLengthOf(question));
 	if (check.errors.size) return customFormPage(question.message, question.fields, token, check.entered, check.errors);
-	// What was sent, field by field, as the person typed or chose it (an empty optional field as "–").
-	const shownAs = Object.entries(check.values)
+	const data = { answer: check.values };
+	return { data, shownAs: shownAnswer(data), fieldAnswers: check.fieldAnswers };
+}
+
+/**
+ * An answer as its pages repeat it: the button's text, the text written, or a form's values field by field as the
+ * person typed or chose them (an empty optional field as "–").
+ */
+function shownAnswer(data: IDataObject): string {
+	const { answer } = data;
+	if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return String(answer ?? '');
+	return Object.entries(answer)
 		.map(([label, value]) => `${label}: ${value === null ? '–' : String(value)}`)
 		.join('; ');
-	return { data: { answer: check.values }, shownAs, fieldAnswers: check.fieldAnswers };
 }
 
 /**
@@ -193,13 +216,16 @@ function postedAnswer(
  * more is replaced by the not-recorded page, and `notResumed` is called; any other answer goes out unchanged, as
  * does n8n's error should it ever be sent another way. n8n still logs its error.
  */
-function notRecordedIfNotResumed(context: IWebhookFunctions, notResumed: () => void): void {
+function notRecordedIfNotResumed(
+	context: IWebhookFunctions,
+	notResumed: () => void,
+	page: Page = notRecordedPage(),
+): void {
 	const response = context.getResponseObject();
 	const json = response.json;
 	response.json = ((body?: unknown) => {
 		response.json = json;
 		if (response.statusCode < 500 || response.headersSent) return json.call(response, body);
-		const page = notRecordedPage();
 		const sent = response.status(page.status).send(page.html);
 		try {
 			notResumed();
@@ -210,7 +236,62 @@ function notRecordedIfNotResumed(context: IWebhookFunctions, notResumed: () => v
 	}) as typeof response.json;
 }
 
-function handle(context: IWebhookFunctions): IWebhookResponseData {
+/**
+ * A confirmed answer of a question that several answers decide (Decide By): kept in the data table of answers, then
+ * the rule is checked against every answer kept. Undecided, the execution keeps waiting (n8n resumes nothing when the
+ * webhook returns no workflow data); decided, it resumes with the decision and every answer.
+ */
+async function keptAnswer(
+	context: IWebhookFunctions,
+	question: Question & { decision: DecisionRule; subscribers: Subscriber[] },
+	linkOf: number,
+	posted: PostedAnswer,
+): Promise<IWebhookResponseData> {
+	const executionId = context.getExecutionId();
+	// One answer per subscriber: a second tap of theirs in this process is told at once, one in another process by
+	// the table (their first row counts).
+	const subscriberKey = `${question.id}:s${linkOf}`;
+	const claim = claimAnswer(executionId, subscriberKey, JSON.stringify(posted.data));
+	if (claim === 'repeat') return shown(context, repeatedAnswerPage(posted.shownAs));
+	if (claim === 'taken') return shown(context, alreadyAnsweredPage());
+	const data = posted.fieldAnswers ? { ...posted.data, fields: posted.fieldAnswers.map((field) => ({ ...field })) } : posted.data;
+	let recorded: RecordedAnswers;
+	try {
+		recorded = await recordAnswer(
+			context,
+			{ id: question.id, asked: question.subscribers.length },
+			{ subscriber: linkOf, data, respondedAt: new Date().toISOString() },
+		);
+	} catch (error) {
+		releaseAnswer(executionId, subscriberKey);
+		context.logger.warn(
+			`Send and Wait for Response: an answer to execution ${executionId} could not be kept, and the page says so: ${(error as Error).message} ${(error as NodeOperationError).description ?? ''}`,
+		);
+		return shown(context, notKeptPage());
+	}
+	if (!recorded.counted) return shown(context, answeredBeforePage(shownAnswer(recorded.theirs.data)));
+	const decision = decide(question.decision, recorded.answers);
+	if (!decision.decided) {
+		return shown(context, keptAnswerPage(posted.shownAs, recorded.answers.length, question.subscribers.length));
+	}
+	setPageHeaders(context);
+	notRecordedIfNotResumed(
+		context,
+		() =>
+			context.logger.info(
+				`Send and Wait for Response: n8n did not resume execution ${executionId} with the decision an answer completed (most likely another answer completed it a moment before, in another n8n process); the answer is kept in the data table`,
+			),
+		decidedMeanwhilePage(),
+	);
+	return {
+		webhookResponse: receivedPage(posted.shownAs).html,
+		workflowData: [
+			[{ json: decidedOutput(question, decision.approved, recorded.answers, linkOf), pairedItem: { item: 0 } }],
+		],
+	};
+}
+
+async function handle(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = context.getRequestObject();
 	if (!(ANSWER_METHODS as readonly string[]).includes(request.method)) {
 		context.getResponseObject().setHeader('Allow', ANSWER_METHODS.join(', '));
@@ -267,6 +348,9 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 		return shown(context, questionPage(question, answer, linkOf, body, { status: 409, notice: STALE_NOTICE }));
 	const posted = postedAnswer(question, answer, linkOf, body);
 	if ('html' in posted) return shown(context, posted);
+	if (question.decision && question.subscribers && typeof linkOf === 'number') {
+		return await keptAnswer(context, { ...question, decision: question.decision, subscribers: question.subscribers }, linkOf, posted);
+	}
 	// Whose link it came through is part of the claim: the same answer through another subscriber's link is another
 	// answer (already answered), not a double tap (already sent).
 	const claim = claimAnswer(executionId, question.id, JSON.stringify({ linkOf, ...posted.data }));
@@ -294,7 +378,7 @@ function handle(context: IWebhookFunctions): IWebhookResponseData {
 /** The request on an answer link. Never throws: an error here would end the waiting execution as failed. */
 export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	try {
-		return handle(this);
+		return await handle(this);
 	} catch (error) {
 		this.logger.warn(`Send and Wait for Response could not handle a request on its link: ${(error as Error).message}`);
 		return shown(this, failedPage());
