@@ -8,7 +8,7 @@ import type { IAuthenticate, Icon, ICredentialTestRequest, ICredentialType, INod
 export class MessengerBotBuilderN8nApi implements ICredentialType {
 	name = 'messengerBotBuilderN8nApi';
 
-	displayName = 'Messenger Bot Builder n8n API';
+	displayName = 'Messenger Bot Builder Data Tables API';
 
 	icon: Icon = {
 		light: 'file:../nodes/MessengerBotBuilder/messengerBotBuilder.svg',

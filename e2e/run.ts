@@ -1,7 +1,7 @@
 /**
  * `npm run test:e2e`: installs n8n on first use, builds the sandbox and the package, packs the
  * package once (npm pack), then runs the e2e test files one after another with node's test runner, `npm run dev`'s
- * test in a lane beside them.
+ * test and the regular-mode file in a lane beside the others.
  * Usage: node e2e/run.ts [--built] [--one-lane] [test file ...]   (--built: dist/ was just built from these sources;
  * see below)
  */
@@ -58,11 +58,13 @@ const testArgs = (lane: string[]) => [
 const env = { ...process.env, E2E_PACKAGE_TARBALL: tarball };
 
 /**
- * `npm run dev`'s own test starts n8n instances of its own (SQLite, ports and folders of its own) and spends most of
- * its time waiting for them: it runs in a lane beside the other files, which share nothing with it, and its output
- * comes when it has ended. `--one-lane` runs every file one after another.
+ * `npm run dev`'s own test and the regular-mode file start n8n instances of their own (SQLite, ports and folders of
+ * their own) and spend most of their time waiting for them: they run one after the other in a lane beside the other
+ * files (queue mode and the topology, on PostgreSQL and Redis), which share nothing with them, and their output comes
+ * when they have ended. `--one-lane` runs every file one after another.
  */
-const beside = args.includes('--one-lane') ? [] : files.filter((file) => path.basename(file) === 'dev.test.ts');
+const BESIDE = ['dev.test.ts', 'regular.test.ts'];
+const beside = args.includes('--one-lane') ? [] : files.filter((file) => BESIDE.includes(path.basename(file)));
 const main = files.filter((file) => !beside.includes(file));
 
 function runLane(lane: string[], keepOutput: boolean): Promise<{ status: number; output: string }> {

@@ -586,7 +586,10 @@ async function decideByApprovals(env: E2eEnvironment): Promise<AskedExecution> {
 		['200 Confirm your answer', '409 Already answered'],
 	);
 	const declined = await play(subscribers[1], 'Decline');
-	assert.deepEqual(declined[1].text, kept(2).map((line) => line.replace('Approve', 'Decline')));
+	assert.deepEqual(
+		declined[1].text,
+		kept(2).map((line) => line.replace('Approve', 'Decline')),
+	);
 	await stillWaiting();
 	const deciding = await play(subscribers[2], 'Approve');
 	assert.deepEqual(
@@ -615,6 +618,118 @@ async function decideByApprovals(env: E2eEnvironment): Promise<AskedExecution> {
 		answeredThrough: 'answerLink',
 	});
 	return { execution: run, resumes: 1 };
+}
+
+/** The texts of the messages in a subscriber's chat, oldest first, once `count` of them are there. */
+async function chatTexts(env: E2eEnvironment, clientId: string, count: number): Promise<string[]> {
+	return waitFor(
+		async () => {
+			const chat = await env.service.api<{ items: Array<{ text: string; direction?: string }> }>(
+				'/subscriber/chat/get',
+				{ botid: BOT, clientid: clientId },
+			);
+			return chat.items.length >= count ? chat.items.map((item) => item.text).reverse() : undefined;
+		},
+		{ what: `${count} messages in the chat of ${clientId}`, timeoutMs: 60_000, intervalMs: 300 },
+	);
+}
+
+/**
+ * Options → Remind and Escalate, with short times: the reminder reaches the subscriber asked with the same links, the
+ * escalation asks another subscriber with links of their own, whose answer decides; the output lists both steps and
+ * the sub-execution that sent them, which ran both. A question answered before its reminder is due gets none.
+ */
+async function followUps(env: E2eEnvironment): Promise<AskedExecution> {
+	const minutes = (seconds: number) => ({ amount: seconds / 60, unit: 'minutes' });
+	const workflow = await publish(env, (p) =>
+		askWorkflow(env, p, {
+			options: {
+				remind: { values: { ...minutes(4), times: 1, text: 'Reminder: the refund still waits for you.' } },
+				escalate: { values: { ...minutes(8), clientIds: '={{ $json.body.escalateTo }}' } },
+				limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'minutes' } },
+			},
+		}),
+	);
+	const [first, next] = [await newSubscriber(env), await newSubscriber(env)];
+	const before = new Set((await env.api.executions(workflow.id)).map((candidate) => candidate.id));
+	const question = 'Approve the refund of order 1042?';
+	const started = await callProductionWebhook(env.n8n.baseUrl, workflow.path, {
+		question,
+		clientId: first,
+		escalateTo: next,
+	});
+	assert.equal(started.status, 200);
+	const executionId = await waitingExecution(env, workflow.id, before);
+	const asked = await questionButtons(env, first, question, executionId);
+	assert.deepEqual(await chatTexts(env, first, 2), [question, 'Reminder: the refund still waits for you.']);
+	const escalated = await questionButtons(env, next, question, executionId);
+	const reminder = (
+		await env.service.api<{ items: Array<{ text: string; buttons: Button[] }> }>('/subscriber/chat/get', {
+			botid: BOT,
+			clientid: first,
+		})
+	).items.find((item) => item.text.startsWith('Reminder'))!;
+	assert.deepEqual(reminder.buttons, asked, 'the reminder carries the same links');
+	assert.deepEqual(
+		escalated.map((button) => new URL(button.url).searchParams.get('s')),
+		['1', '1'],
+		'the escalated subscriber has links of their own',
+	);
+	const decided = await env.service.sandboxRoute<{ steps: PlayStep[] }>('/answer', {
+		botid: BOT,
+		clientid: next,
+		button: 'Approve',
+	});
+	assert.equal(decided.steps[1].heading, 'Thank you');
+	const run = await finished(env, workflow.id, executionId);
+	assertSucceeded(run);
+	const [{ data }] = onlyOutput(run, ASK);
+	const spelled = (clientid: string) => ({ botid: BOT, clientid, messenger: 'telegram' });
+	const followed = data.followUps as { execution: string; steps: Array<Record<string, unknown>> };
+	assert.deepEqual(
+		{ ...data, respondedAt: undefined, followUps: undefined },
+		{
+			answer: 'Approve',
+			approved: true,
+			timedOut: false,
+			respondedAt: undefined,
+			askedSubscribers: [spelled(first), spelled(next)],
+			answerLinkOf: spelled(next),
+			followUps: undefined,
+			answeredThrough: 'answerLink',
+		},
+	);
+	assert.deepEqual(
+		followed.steps.map(({ kind, due, to }) => ({ kind, due, to })),
+		[
+			{ kind: 'reminder', due: true, to: [spelled(first)] },
+			{ kind: 'escalation', due: true, to: [spelled(next)] },
+		],
+	);
+	const sub = await finished(env, workflow.id, followed.execution);
+	assertSucceeded(sub);
+	assert.deepEqual(
+		['Send reminder 1', 'Send escalation 2'].map((node) => sub.data?.resultData.runData[node]?.length),
+		[1, 1],
+		'the sub-execution sent both steps',
+	);
+	return { execution: run, resumes: 1 };
+}
+
+/** A question answered before its reminder is due: the sub-execution finds it decided and sends nothing. */
+async function reminderAfterAnswer(env: E2eEnvironment): Promise<void> {
+	const workflow = await publish(env, (p) =>
+		askWorkflow(env, p, { options: { remind: { values: { amount: 10 / 60, unit: 'minutes', times: 1 } } } }),
+	);
+	const asked = await ask(env, workflow, 'Ship today?');
+	await env.service.sandboxRoute('/answer', { botid: BOT, clientid: asked.clientId, button: 'Approve' });
+	const run = await finished(env, workflow.id, asked.executionId);
+	const followed = onlyOutput(run, ASK)[0].data.followUps as { execution: string };
+	const sub = await finished(env, workflow.id, followed.execution);
+	assertSucceeded(sub);
+	const sent = sub.data?.resultData.runData['Send reminder 1']?.[0]?.data?.main?.[0] ?? [];
+	assert.equal(sent.length, 0, 'the reminder step put out nothing: it was not sent');
+	assert.deepEqual(await chatTexts(env, asked.clientId, 1), ['Ship today?'], 'no reminder in the chat');
 }
 
 export async function runSendAndWaitScenario(
@@ -927,7 +1042,14 @@ export async function runSendAndWaitScenario(
 		const lateTap = await open(firstLinks[1].url);
 		assert.ok(!lateTap.body.includes('Confirm your answer'), `the decided question asks nothing: ${lateTap.status}`);
 
-		executions.push(await decideByApprovals(env));
+		// Deciding by several answers, and the follow-ups, at once: each has workflows and subscribers of its own, and the
+		// follow-ups spend most of their time waiting for their steps to fall due.
+		const [decidedByApprovals, followedUp] = await Promise.all([
+			decideByApprovals(env),
+			followUps(env),
+			reminderAfterAnswer(env),
+		]);
+		executions.push(decidedByApprovals, followedUp);
 
 		// The Choice question (with a comment box), answered through the sandbox as its subscriber would, with a comment
 		// (after the scanner's quiet time).

@@ -54,9 +54,13 @@ export class N8nDataTable<Column extends string> {
 		const credentials = await context.getCredentials(N8N_API_CREDENTIAL);
 		const baseUrl = typeof credentials.baseUrl === 'string' ? credentials.baseUrl.trim().replace(/\/+$/, '') : '';
 		if (!/^https?:\/\//.test(baseUrl)) {
-			throw new NodeOperationError(context.getNode(), 'The n8n address of the n8n API credential is not an http(s) URL', {
-				description: 'Set "n8n Address" to the address of n8n\'s main process, for example http://n8n-main:5678.',
-			});
+			throw new NodeOperationError(
+				context.getNode(),
+				'The n8n address of the n8n API credential is not an http(s) URL',
+				{
+					description: 'Set "n8n Address" to the address of n8n\'s main process, for example http://n8n-main:5678.',
+				},
+			);
 		}
 		return new N8nDataTable(context, baseUrl, use);
 	}
@@ -113,7 +117,10 @@ export class N8nDataTable<Column extends string> {
 
 	/** Deletes the rows added before the given time; says whether n8n did. */
 	async deleteOlderThan(before: Date): Promise<boolean> {
-		const filter = { type: 'and', filters: [{ columnName: 'createdAt', condition: 'lt', value: before.toISOString() }] };
+		const filter = {
+			type: 'and',
+			filters: [{ columnName: 'createdAt', condition: 'lt', value: before.toISOString() }],
+		};
 		const answer = await this.call('DELETE', `/data-tables/${await this.id()}/rows/delete`, {
 			query: { filter: JSON.stringify(filter) },
 		}).catch((error: Error) => ({ statusCode: 0, body: { message: error.message } }));

@@ -683,6 +683,39 @@ describe('Message → Send and Wait for Response (n8n-core engine)', () => {
 		expect(await chat(second)).toEqual([]);
 	});
 
+	it('Remind and Escalate: steps it cannot keep are refused before anything is sent', async () => {
+		const [first, second] = [await newSubscriber(), await newSubscriber()];
+		const lateReminder = await bed.node.failure(
+			ask(first, {
+				options: {
+					remind: { values: { amount: 30, unit: 'minutes', times: 3 } },
+					limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },
+				},
+			}),
+		);
+		expect(lateReminder.message).toMatch(
+			/^The reminder is due at \d{4}-\d\d-\d\dT[\d:.]+Z, after the time limit \d{4}-\d\d-\d\dT[\d:.]+Z$/,
+		);
+		const tooOften = await bed.node.failure(ask(first, { options: { remind: { values: { amount: 1, times: 11 } } } }));
+		expect(tooOften.message).toBe('The "Times" of "Remind" must be a whole number from 1 to 10 (got 11)');
+		const noOne = await bed.node.failure(
+			ask(first, { options: { escalate: { values: { amount: 1, clientIds: ' ' } } } }),
+		);
+		expect(noOne.message).toBe('The "Client IDs" of "Escalate" are empty');
+		const withRule = await bed.node.failure({
+			...ask('', {
+				askWhom: 'list',
+				clientIds: `${first},${second}`,
+				decideBy: 'all',
+				options: { escalate: { values: { amount: 1, clientIds: 'someone' } } },
+			}),
+			clientId: undefined,
+		});
+		expect(withRule.message).toBe('Escalate needs "Decide By" First Answer');
+		expect(await chat(first)).toEqual([]);
+		expect(await chat(second)).toEqual([]);
+	});
+
 	it('On Time Out decides an Approval at the deadline: approved or declined, with timedOut: true', async () => {
 		const limit = {
 			limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },

@@ -1,5 +1,8 @@
 import { decide } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/decision';
-import type { DecisionRule, RecordedAnswer } from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/decision';
+import type {
+	DecisionRule,
+	RecordedAnswer,
+} from '../../nodes/MessengerBotBuilder/actions/message/sendAndWait/decision';
 
 /** Answers of subscribers 0, 1, 2… in that order: true approves, false declines, a string is a Choice's answer. */
 const answers = (...given: Array<boolean | string>): RecordedAnswer[] =>

@@ -89,3 +89,18 @@ export async function recordAnswer(
 	});
 	return { answers: [...first.values()].map(withoutTap), counted: theirs.tap === tap, theirs: withoutTap(theirs) };
 }
+
+/** The indices of the subscribers who have answered the question so far (a reminder skips them). */
+export async function answeredSubscribers(
+	context: IExecuteFunctions,
+	question: { id: string; asked: number },
+): Promise<Set<number>> {
+	const table = await N8nDataTable.of(context, { ...ANSWERS, consequence: 'No reminder was sent.' });
+	const answered = new Set<number>();
+	await table.scan({ question: question.id }, (row) => {
+		const recorded = answerOf(row, question.asked);
+		if (recorded) answered.add(recorded.subscriber);
+		return false;
+	});
+	return answered;
+}

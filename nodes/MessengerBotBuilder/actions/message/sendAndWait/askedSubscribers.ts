@@ -98,7 +98,16 @@ export async function askedSubscribersOf(this: IExecuteFunctions, askWhom: AskWh
 	}
 	const botId = text.call(this, 'botId', 0, true);
 	if (askWhom === 'tag') return await taggedSubscribers.call(this, botId);
-	const asked: Subscriber[] = [];
-	for (const clientId of clientIdsOf.call(this)) asked.push(await cardOf.call(this, botId, clientId));
-	return asked;
+	return await subscribersByClientId.call(this, botId, clientIdsOf.call(this));
+}
+
+/** The subscribers of the bot with these Client IDs, each with the messenger of their card, in the order given. */
+export async function subscribersByClientId(
+	this: IExecuteFunctions,
+	botId: string,
+	clientIds: string[],
+): Promise<Subscriber[]> {
+	const found: Subscriber[] = [];
+	for (const clientId of clientIds) found.push(await cardOf.call(this, botId, clientId));
+	return found;
 }

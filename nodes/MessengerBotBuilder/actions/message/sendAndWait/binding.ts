@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import type { Question } from './question';
 import { SPENT_AFTER_PRESS_MS, pageSpent } from './decoy';
 import { CONFIRM_AFTER_MS, PAGE_LIFETIME_MS, signedShownAt } from './pageToken';
@@ -42,6 +42,13 @@ export function waitingQuestion(this: IWebhookFunctions): Question | undefined {
 	} catch {
 		return undefined;
 	}
+	return parsedQuestion(kept);
+}
+
+/** The question kept in a node's context data, read from an execution's saved data. */
+export const keptQuestion = (context: IDataObject | undefined) => parsedQuestion(context?.[CONTEXT_KEY]);
+
+function parsedQuestion(kept: unknown): Question | undefined {
 	if (typeof kept !== 'string' || kept === '') return undefined;
 	try {
 		const question = JSON.parse(kept) as Question;

@@ -60,21 +60,24 @@ export function decide(rule: DecisionRule, answers: RecordedAnswer[]): Decision 
 }
 
 /** The rule of "Decide By" for the subscribers asked, or undefined for the first answer. */
-export function decisionRuleOf(
-	this: IExecuteFunctions,
-	responseType: string,
-	asked: number,
-): DecisionRule | undefined {
+export function decisionRuleOf(this: IExecuteFunctions, responseType: string, asked: number): DecisionRule | undefined {
 	const decideBy = this.getNodeParameter('decideBy', 0, DECIDE_BY_FIRST) as string;
 	if (!(DECIDE_BY as string[]).includes(decideBy)) {
-		throw new NodeOperationError(this.getNode(), `The field "Decide By" must be one of ${DECIDE_BY.join(', ')}, not "${decideBy}"`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The field "Decide By" must be one of ${DECIDE_BY.join(', ')}, not "${decideBy}"`,
+		);
 	}
 	if (decideBy === DECIDE_BY_FIRST) return undefined;
 	const approval = responseType === 'approval';
 	if (!approval && (APPROVAL_RULES as string[]).includes(decideBy)) {
-		throw new NodeOperationError(this.getNode(), `"Decide By" ${decideBy} counts approvals: it needs the Approval response type`, {
-			description: 'Pick All Answers or First Answer, or ask for an Approval.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`"Decide By" ${decideBy} counts approvals: it needs the Approval response type`,
+			{
+				description: 'Pick All Answers or First Answer, or ask for an Approval.',
+			},
+		);
 	}
 	const rule: DecisionRule = { decideBy: decideBy as DecisionRule['decideBy'], asked, approval };
 	if (decideBy === 'approvals') {

@@ -11,7 +11,8 @@ import { answerLink, keepQuestion, linkOrigin } from './binding';
 import { sendAndWaitProperties } from './properties';
 import { timedOutOutput } from './output';
 import type { Question } from './question';
-import { askedSubscribersOf, askWhomOf } from './askedSubscribers';
+import { MAX_ASKED, askedSubscribersOf, askWhomOf, subscribersByClientId } from './askedSubscribers';
+import { FOLLOW_UP_STEP, escalationClientIds, followUpStepsOf, runFollowUpStep, startFollowUps } from './followUps';
 import { prepareAnswerStore } from './answerStore';
 import { decisionRuleOf } from './decision';
 import {
@@ -50,14 +51,71 @@ async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Que
 	if (askWhom !== 'one') {
 		question.subscribers = asked;
 		question.decision = decisionRuleOf.call(this, responseType, asked.length);
-		if (question.decision) await prepareAnswerStore(this);
 	}
+	await addEscalated.call(this, question);
+	if (question.decision) await prepareAnswerStore(this);
 	if (byButton && this.getNodeParameter('options.comment', 0, false) === true) question.comment = true;
 	const onTimeOut = this.getNodeParameter('options.onTimeOut', 0, 'timedOut') as string;
 	if (responseType === 'approval' && (onTimeOut === 'approve' || onTimeOut === 'decline'))
 		question.onTimeOut = onTimeOut;
 	if (!byButton || question.comment) question.maxAnswerLength = maxAnswerLengthParameter.call(this);
 	return question;
+}
+
+const subscribersOf = (question: Question) => question.subscribers ?? [question.subscriber];
+
+/** The link buttons of one subscriber's message, with links of their own (with several asked, the links carry the index). */
+function buttonsOf(this: IExecuteFunctions, question: Question, index: number): Array<{ name: string; url: string }> {
+	const linkOf = question.subscribers ? index : undefined;
+	return answersByButton(question.responseType)
+		? question.answers.map((answer) => ({ name: answer.label, url: answerLink.call(this, question, answer, linkOf) }))
+		: [{ name: question.respondLabel, url: answerLink.call(this, question, undefined, linkOf) }];
+}
+
+/** Adds the subscribers of Options → Escalate to those asked: they get the question when the escalation is due. */
+async function addEscalated(this: IExecuteFunctions, question: Question): Promise<void> {
+	const ids = escalationClientIds(this);
+	if (!ids.length) return;
+	if (question.decision)
+		throw new NodeOperationError(this.getNode(), 'Escalate needs "Decide By" First Answer', {
+			description:
+				'Those asked later cannot be counted by a rule that waits for the answers of everyone asked. Nothing was sent.',
+		});
+	const asked = subscribersOf(question);
+	const added = (await subscribersByClientId.call(this, question.subscriber.botId, ids)).filter(
+		(candidate) => !asked.some((subscriber) => subscriber.clientId === candidate.clientId),
+	);
+	if (asked.length + added.length > MAX_ASKED)
+		throw new NodeOperationError(
+			this.getNode(),
+			`One question goes to at most ${MAX_ASKED} subscribers, escalation included`,
+			{
+				description: 'Nothing was sent.',
+			},
+		);
+	question.subscribers = [...asked, ...added];
+	question.escalated = added.map((_, index) => asked.length + index);
+}
+
+/** Starts the sub-execution of the reminders and the escalation, if any (followUps.ts). */
+async function planFollowUps(this: IExecuteFunctions, question: Question): Promise<void> {
+	const steps = followUpStepsOf.call(this, question, question.escalated ?? []);
+	if (!steps.length) return;
+	const subscribers = subscribersOf(question);
+	const execution = await startFollowUps.call(this, {
+		execution: String(this.getExecutionId()),
+		node: this.getNode().name,
+		question: question.id,
+		steps: steps.map((step) => ({
+			...step,
+			messages: step.to.map((index) => ({
+				index,
+				subscriber: subscribers[index],
+				buttons: buttonsOf.call(this, question, index),
+			})),
+		})),
+	});
+	question.followUps = { execution, steps };
 }
 
 /**
@@ -83,6 +141,9 @@ export const sendAndWait: Operation = {
 				},
 			);
 		}
+		// A step of the reminders' and escalation's sub-execution (followUps.ts), not a question.
+		const step = this.getNodeParameter(FOLLOW_UP_STEP, 0, -1) as number;
+		if (step >= 0) return await runFollowUpStep.call(this, items, step);
 		// A question whose message may have gone out in an earlier attempt is not sent again (Retry On Fail).
 		const memory = runMemory.call(this);
 		try {
@@ -90,17 +151,17 @@ export const sendAndWait: Operation = {
 			if (uncertain) throw uncertain;
 			const waitTill = waitLimitOf.call(this);
 			const question = await newQuestion.call(this, waitTill);
+			await planFollowUps.call(this, question);
 			keepQuestion.call(this, question);
-			// One message per subscriber asked, each with links of their own (with several, the links carry the index).
-			for (const [index, subscriber] of (question.subscribers ?? [question.subscriber]).entries()) {
-				const linkOf = question.subscribers ? index : undefined;
-				const buttons = answersByButton(question.responseType)
-					? question.answers.map((answer) => ({
-							name: answer.label,
-							url: answerLink.call(this, question, answer, linkOf),
-						}))
-					: [{ name: question.respondLabel, url: answerLink.call(this, question, undefined, linkOf) }];
-				const params = { botid: subscriber.botId, clientid: subscriber.clientId, text: question.message, buttons };
+			// One message per subscriber asked (those escalated to only when their step is due).
+			for (const [index, subscriber] of subscribersOf(question).entries()) {
+				if (question.escalated?.includes(index)) continue;
+				const params = {
+					botid: subscriber.botId,
+					clientid: subscriber.clientId,
+					text: question.message,
+					buttons: buttonsOf.call(this, question, index),
+				};
 				await apiRequest.call(this, { method: 'POST', path: '/message/send', params, itemIndex: 0 });
 			}
 

@@ -30,6 +30,27 @@ function asked(question: Question, linkOf: number | null): IDataObject {
 	};
 }
 
+/**
+ * Reminders and escalation: the sub-execution that sends them (n8n lists it with this execution) and each step, with
+ * whether it was due before the answer (or the time-out). A due step was sent if the question still waited then; the
+ * sub-execution shows each send.
+ */
+function followUpsOf(question: Question, at: number): IDataObject {
+	if (!question.followUps) return {};
+	const subscribers = question.subscribers ?? [question.subscriber];
+	return {
+		followUps: {
+			execution: question.followUps.execution,
+			steps: question.followUps.steps.map((step) => ({
+				kind: step.kind,
+				dueAt: new Date(step.dueAt).toISOString(),
+				due: step.dueAt <= at,
+				to: step.to.map((index) => spelled(subscribers[index])),
+			})),
+		},
+	};
+}
+
 export function answeredOutput(
 	question: Question,
 	answer: IDataObject,
@@ -41,7 +62,7 @@ export function answeredOutput(
 	// `__proto__`, `constructor` and `prototype`, so the `answer` object cannot carry such a label; the list can.
 	if (fieldAnswers) data.fields = fieldAnswers.map((field) => ({ ...field }));
 	data.respondedAt = new Date().toISOString();
-	Object.assign(data, asked(question, linkOf));
+	Object.assign(data, asked(question, linkOf), followUpsOf(question, Date.now()));
 	data.answeredThrough = ANSWERED_THROUGH_LINK;
 	return { data };
 }
@@ -62,8 +83,7 @@ export function decidedOutput(
 	linkOf: number,
 ): IDataObject {
 	const subscribers = question.subscribers ?? [question.subscriber];
-	const data: IDataObject =
-		approved === undefined ? {} : { answer: labelOf(question, approved), approved };
+	const data: IDataObject = approved === undefined ? {} : { answer: labelOf(question, approved), approved };
 	data.decidedBy = question.decision?.decideBy ?? null;
 	data.answers = answers.map((recorded) => ({
 		subscriber: spelled(subscribers[recorded.subscriber]),
@@ -72,7 +92,7 @@ export function decidedOutput(
 	}));
 	data.timedOut = false;
 	data.respondedAt = new Date().toISOString();
-	Object.assign(data, asked(question, linkOf));
+	Object.assign(data, asked(question, linkOf), followUpsOf(question, Date.now()));
 	data.answeredThrough = ANSWERED_THROUGH_LINK;
 	return { data };
 }
@@ -106,6 +126,7 @@ export function timedOutOutput(question: Question): IDataObject {
 			timedOut: true,
 			respondedAt: null,
 			...asked(question, null),
+			...followUpsOf(question, question.until ?? Date.now()),
 			answeredThrough: null,
 		},
 	};

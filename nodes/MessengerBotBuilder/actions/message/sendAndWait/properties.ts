@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { botField, clientIdFields } from '../../common/fields';
 import { MAX_ASKED } from './askedSubscribers';
 import { DECIDE_BY_FIRST } from './decision';
+import { FOLLOW_UP_STEP } from './followUps';
 import { DEFAULT_MAX_ANSWER_LENGTH } from './question';
 
 /** The parameters of Message → Send and Wait for Response. */
@@ -36,6 +37,23 @@ const FIRST_DECLINE = {
 	value: 'firstDecline',
 	description: 'Declined as soon as one declines; approved when all have approved',
 };
+
+/** An amount and its unit (Remind, Escalate): read as `amount` and `unit` (followUps.ts). */
+const interval = (displayName: string, description: string): INodeProperties[] => [
+	{ displayName, name: 'amount', type: 'number', typeOptions: { minValue: 0 }, default: 1, description },
+	{
+		displayName: 'Unit',
+		name: 'unit',
+		type: 'options',
+		default: 'hours',
+		description: 'Unit of the amount',
+		options: [
+			{ name: 'Days', value: 'days' },
+			{ name: 'Hours', value: 'hours' },
+			{ name: 'Minutes', value: 'minutes' },
+		],
+	},
+];
 
 export const sendAndWaitProperties: INodeProperties[] = [
 	botField(),
@@ -290,15 +308,6 @@ export const sendAndWaitProperties: INodeProperties[] = [
 		description: 'How long to wait for the answer, and how long it may be',
 		options: [
 			{
-				displayName: 'Max Answer Length',
-				name: 'maxAnswerLength',
-				type: 'number',
-				typeOptions: { minValue: 1, numberPrecision: 0 },
-				default: DEFAULT_MAX_ANSWER_LENGTH,
-				description:
-					'The most characters (Unicode code points) a Free Text answer, any one field of a Custom Form, or a comment may have; the page refuses a longer one and keeps its text to shorten, unless it is over four times as long',
-			},
-			{
 				displayName: 'Ask for a Comment',
 				name: 'comment',
 				type: 'boolean',
@@ -308,22 +317,37 @@ export const sendAndWaitProperties: INodeProperties[] = [
 				displayOptions: { show: { '/responseType': ['approval', 'choice'] } },
 			},
 			{
-				displayName: 'On Time Out',
-				name: 'onTimeOut',
-				type: 'options',
-				default: 'timedOut',
+				displayName: 'Escalate',
+				name: 'escalate',
+				type: 'fixedCollection',
+				default: {},
 				description:
-					'What the workflow goes on with when Limit Wait Time ends the wait before an answer; the output says timedOut: true either way',
+					'Whether to ask more subscribers of the same bot when nobody has answered after a time (with Decide By First Answer); they get the question with links of their own',
 				options: [
-					{ name: 'Continue as Approved', value: 'approve', description: 'The approve answer, approved: true' },
 					{
-						name: 'Continue as Declined',
-						value: 'decline',
-						description: 'The decline answer (null without a Decline button), approved: false',
+						displayName: 'Values',
+						name: 'values',
+						values: [
+							...interval('After', 'How long after the question to ask them'),
+							{
+								displayName: 'Client IDs',
+								name: 'clientIds',
+								type: 'string',
+								default: '',
+								placeholder: 'e.g. 100003, 100004',
+								description: 'The subscribers to ask next, separated by commas',
+							},
+							{
+								displayName: 'Text',
+								name: 'text',
+								type: 'string',
+								typeOptions: { rows: 2 },
+								default: '',
+								description: "The message they get; empty: the question's message",
+							},
+						],
 					},
-					{ name: 'Continue Without an Answer', value: 'timedOut', description: 'The answer is null' },
 				],
-				displayOptions: { show: { '/responseType': ['approval'] } },
 			},
 			{
 				displayName: 'Limit Wait Time',
@@ -387,6 +411,72 @@ export const sendAndWaitProperties: INodeProperties[] = [
 					},
 				],
 			},
+			{
+				displayName: 'Max Answer Length',
+				name: 'maxAnswerLength',
+				type: 'number',
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				default: DEFAULT_MAX_ANSWER_LENGTH,
+				description:
+					'The most characters (Unicode code points) a Free Text answer, any one field of a Custom Form, or a comment may have; the page refuses a longer one and keeps its text to shorten, unless it is over four times as long',
+			},
+			{
+				displayName: 'On Time Out',
+				name: 'onTimeOut',
+				type: 'options',
+				default: 'timedOut',
+				description:
+					'What the workflow goes on with when Limit Wait Time ends the wait before an answer; the output says timedOut: true either way',
+				options: [
+					{ name: 'Continue as Approved', value: 'approve', description: 'The approve answer, approved: true' },
+					{
+						name: 'Continue as Declined',
+						value: 'decline',
+						description: 'The decline answer (null without a Decline button), approved: false',
+					},
+					{ name: 'Continue Without an Answer', value: 'timedOut', description: 'The answer is null' },
+				],
+				displayOptions: { show: { '/responseType': ['approval'] } },
+			},
+			{
+				displayName: 'Remind',
+				name: 'remind',
+				type: 'fixedCollection',
+				default: {},
+				description: 'Whether to remind those asked who have not answered; the reminder carries the same answer links',
+				options: [
+					{
+						displayName: 'Values',
+						name: 'values',
+						values: [
+							...interval('Every', 'How long after the question (and after each reminder) to remind'),
+							{
+								displayName: 'Times',
+								name: 'times',
+								type: 'number',
+								typeOptions: { minValue: 1, maxValue: 10, numberPrecision: 0 },
+								default: 1,
+								description: 'How many reminders at most',
+							},
+							{
+								displayName: 'Text',
+								name: 'text',
+								type: 'string',
+								typeOptions: { rows: 2 },
+								default: '',
+								description: 'The reminder\'s message; empty: "Reminder: " and the question\'s message',
+							},
+						],
+					},
+				],
+			},
 		],
+	},
+	// Set only on this node's steps in the sub-execution of reminders and escalation (followUps.ts).
+	{
+		displayName: 'Follow-Up Step',
+		name: FOLLOW_UP_STEP,
+		type: 'hidden',
+		default: -1,
 	},
 ];

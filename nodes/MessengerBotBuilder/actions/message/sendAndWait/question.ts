@@ -35,6 +35,16 @@ export interface Subscriber {
 	messenger?: string;
 }
 
+/** A reminder or the escalation of a waiting question, sent by the follow-ups' sub-execution (followUps.ts). */
+export interface FollowUpStep {
+	kind: 'reminder' | 'escalation';
+	/** When the step is due, in ms since the epoch. */
+	dueAt: number;
+	text: string;
+	/** The indices in the question's subscribers of those the step writes to. */
+	to: number[];
+}
+
 export interface Question {
 	/** Random per wait: a link answers only the question whose id it carries. */
 	id: string;
@@ -64,6 +74,10 @@ export interface Question {
 	 * (answerStore.ts) until it is met. Absent: the first answer decides.
 	 */
 	decision?: DecisionRule;
+	/** Options → Escalate: the indices in `subscribers` of those asked only when the escalation is due. */
+	escalated?: number[];
+	/** Reminders and escalation: their sub-execution and steps (followUps.ts). */
+	followUps?: { execution: string; steps: FollowUpStep[] };
 	/** Approval with a time limit: what the deadline decides (absent: nothing, the output says it timed out). */
 	onTimeOut?: 'approve' | 'decline';
 	/**

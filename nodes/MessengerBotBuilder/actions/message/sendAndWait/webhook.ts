@@ -254,7 +254,9 @@ async function keptAnswer(
 	const claim = claimAnswer(executionId, subscriberKey, JSON.stringify(posted.data));
 	if (claim === 'repeat') return shown(context, repeatedAnswerPage(posted.shownAs));
 	if (claim === 'taken') return shown(context, alreadyAnsweredPage());
-	const data = posted.fieldAnswers ? { ...posted.data, fields: posted.fieldAnswers.map((field) => ({ ...field })) } : posted.data;
+	const data = posted.fieldAnswers
+		? { ...posted.data, fields: posted.fieldAnswers.map((field) => ({ ...field })) }
+		: posted.data;
 	let recorded: RecordedAnswers;
 	try {
 		recorded = await recordAnswer(
@@ -349,7 +351,12 @@ async function handle(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	const posted = postedAnswer(question, answer, linkOf, body);
 	if ('html' in posted) return shown(context, posted);
 	if (question.decision && question.subscribers && typeof linkOf === 'number') {
-		return await keptAnswer(context, { ...question, decision: question.decision, subscribers: question.subscribers }, linkOf, posted);
+		return await keptAnswer(
+			context,
+			{ ...question, decision: question.decision, subscribers: question.subscribers },
+			linkOf,
+			posted,
+		);
 	}
 	// Whose link it came through is part of the claim: the same answer through another subscriber's link is another
 	// answer (already answered), not a double tap (already sent).
