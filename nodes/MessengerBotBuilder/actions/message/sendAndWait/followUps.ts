@@ -157,7 +157,9 @@ function followUpWorkflow(context: IExecuteFunctions, plan: FollowUpPlan): IData
 		connections[wait] = { main: [[{ node: send, type: 'main', index: 0 }]] };
 		previous = send;
 	});
-	return { name: `${node.name}: reminders and escalation`, nodes, connections, settings: { executionOrder: 'v1' } };
+	// No settings of its own: n8n gives it the asking workflow's (fetchWorkflowData), so its saving, time zone and error
+	// workflow are the user's.
+	return { name: `${node.name}: reminders and escalation`, nodes, connections };
 }
 
 /** Starts the follow-ups' sub-execution; its id. */
