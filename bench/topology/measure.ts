@@ -38,6 +38,8 @@ export interface TopologyBenchOptions {
 	historyDeliveries: number;
 	/** Same-moment repeats to both webhook processes. */
 	races: number;
+	/** The same while the database stalls (the stack needs `stallingDatabase`); none when absent. */
+	stalledRaces?: number;
 	/** Whether the figures are enough to judge the goal; a short form's are not, and its goal line only informs. */
 	goalChecked: boolean;
 	/** The trigger's repeat check: the event history (n8n's processed_data) or the claim log (an n8n data table). */
@@ -91,7 +93,9 @@ export interface TopologyBenchResult {
 	history: Array<{ events: number; triggerMsMedian: number; executionsPerSecond: number }>;
 	/** The trigger's time per event at the largest history over that at the smallest. */
 	historySpread?: number;
-	races: { sent: number; ranOnce: number; ranTwice: number; neverRan: number };
+	races: RaceCounts;
+	/** The races again while the database stalls (`stalledRaces`). */
+	stalledRaces?: RaceCounts & { heldReplies: number };
 	/** Events that ran without a settled record (n8n's log: "runs without the repeat check"); they ran, once each. */
 	unchecked: number;
 	met: boolean;
@@ -202,9 +206,9 @@ async function triggerWorkflow(
 }
 
 /** The repeat check the bench's trigger workflows use, with what it needs. */
-type RepeatStore = { kind: 'history' } | { kind: 'claimLog'; credential: { id: string; name: string } };
+export type RepeatStore = { kind: 'history' } | { kind: 'claimLog'; credential: { id: string; name: string } };
 
-async function repeatStore(env: E2eEnvironment, kind: RepeatCheck): Promise<RepeatStore> {
+export async function repeatStore(env: E2eEnvironment, kind: RepeatCheck): Promise<RepeatStore> {
 	if (kind === 'history') return { kind };
 	return { kind, credential: await createClaimLogCredential(env, `bench ${randomBytes(3).toString('hex')}`) };
 }
@@ -332,6 +336,75 @@ async function triggerNodeTimes(env: E2eEnvironment, workflowId: string): Promis
 		.map((task) => Number(task?.executionTime));
 }
 
+export interface RaceCounts {
+	sent: number;
+	ranOnce: number;
+	ranTwice: number;
+	neverRan: number;
+}
+
+/**
+ * The same delivery at the same moment to both webhook processes, `count` events one after another: neither process
+ * has seen it, both start an execution, and the repeat check must let exactly one run the event.
+ */
+export async function raceRepeats(
+	env: E2eEnvironment,
+	store: RepeatStore,
+	name: string,
+	count: number,
+): Promise<RaceCounts> {
+	const raced = await triggerWorkflow(env, name, store);
+	const requests = await signed(raced.hook, count);
+	for (const request of requests) {
+		await Promise.all(
+			[1, 2].map(async (process) => {
+				const response = await fetch(request.url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', ...request.headers, ...toWebhookProcess(process) },
+					body: request.body,
+				});
+				await response.body?.cancel();
+				assert.equal(response.status, 200);
+			}),
+		);
+	}
+	await waitForSuccesses(env, raced.id, count * 2, 120_000 + count * 2_000);
+	const carried = await env.api.executions(raced.id, { includeData: true });
+	const runsPerEvent = new Map<string, number>();
+	for (const execution of carried) {
+		const [item] = execution.data?.resultData.runData['On Event']?.[0]?.data?.main[0] ?? [];
+		if (item) runsPerEvent.set(String(item.json.id), (runsPerEvent.get(String(item.json.id)) ?? 0) + 1);
+	}
+	return {
+		sent: count,
+		ranOnce: [...runsPerEvent.values()].filter((runs) => runs === 1).length,
+		ranTwice: [...runsPerEvent.values()].filter((runs) => runs > 1).length,
+		neverRan: count - runsPerEvent.size,
+	};
+}
+
+/** How the database stalls in the stall scenario: a share of its replies held for a random time. */
+export const DATABASE_STALLS = { share: 0.05, minMs: 150, maxMs: 600 };
+
+/** raceRepeats while the stack's database proxy holds replies (the stack needs `stallingDatabase`). */
+export async function racesUnderStalls(
+	env: E2eEnvironment,
+	store: RepeatStore,
+	count: number,
+	stalls = DATABASE_STALLS,
+): Promise<RaceCounts & { heldReplies: number }> {
+	const proxy = env.n8n.databaseProxy;
+	assert.ok(proxy, 'stalls need the database proxy of the stack (stallingDatabase)');
+	const heldBefore = proxy.held;
+	proxy.stall(stalls);
+	try {
+		const counts = await raceRepeats(env, store, 'Bench trigger races under stalls', count);
+		return { ...counts, heldReplies: proxy.held - heldBefore };
+	} finally {
+		proxy.stall(undefined);
+	}
+}
+
 export async function measureTopology(
 	env: E2eEnvironment,
 	options: TopologyBenchOptions,
@@ -432,38 +505,17 @@ export async function measureTopology(
 		);
 	}
 
-	// The same delivery at the same moment to both webhook processes: neither has seen it, both start an execution.
-	const raced = await triggerWorkflow(env, 'Bench trigger races', store);
-	const requests = await signed(raced.hook, options.races);
-	for (const request of requests) {
-		await Promise.all(
-			[1, 2].map(async (process) => {
-				const response = await fetch(request.url, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json', ...request.headers, ...toWebhookProcess(process) },
-					body: request.body,
-				});
-				await response.body?.cancel();
-				assert.equal(response.status, 200);
-			}),
-		);
-	}
-	await waitForSuccesses(env, raced.id, options.races * 2, 120_000);
-	const carried = await env.api.executions(raced.id, { includeData: true });
-	const runsPerEvent = new Map<string, number>();
-	for (const execution of carried) {
-		const [item] = execution.data?.resultData.runData['On Event']?.[0]?.data?.main[0] ?? [];
-		if (item) runsPerEvent.set(String(item.json.id), (runsPerEvent.get(String(item.json.id)) ?? 0) + 1);
-	}
-	result.races = {
-		sent: options.races,
-		ranOnce: [...runsPerEvent.values()].filter((runs) => runs === 1).length,
-		ranTwice: [...runsPerEvent.values()].filter((runs) => runs > 1).length,
-		neverRan: options.races - runsPerEvent.size,
-	};
+	result.races = await raceRepeats(env, store, 'Bench trigger races', options.races);
 	log(
 		`the same delivery to both webhook processes at once, ${options.races} times: ran once ${result.races.ranOnce}, twice ${result.races.ranTwice}, never ${result.races.neverRan}`,
 	);
+	if (options.stalledRaces) {
+		result.stalledRaces = await racesUnderStalls(env, store, options.stalledRaces);
+		const { ranOnce, ranTwice, neverRan, heldReplies } = result.stalledRaces;
+		log(
+			`the same, ${options.stalledRaces} times, while the database holds ${DATABASE_STALLS.share * 100} % of its replies ${DATABASE_STALLS.minMs}–${DATABASE_STALLS.maxMs} ms (${heldReplies} held): ran once ${ranOnce}, twice ${ranTwice}, never ${neverRan}`,
+		);
+	}
 
 	result.unchecked = [...env.n8n.workers, ...env.n8n.killed].reduce(
 		(sum, worker) => sum + worker.log.grep('runs without the repeat check').length,

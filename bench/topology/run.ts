@@ -1,5 +1,5 @@
 /**
- * `npm run bench:topology [-- --short] [--lazy-isolates] [--repeat-check claimLog|history] [--deliveries N] [--rounds N] [--history 1000,10000] [--races N]`: the trigger in n8n's production topology against n8n's Webhook node
+ * `npm run bench:topology [-- --short] [--lazy-isolates] [--repeat-check claimLog|history] [--deliveries N] [--rounds N] [--history 1000,10000] [--races N] [--stalls [N]]`: the trigger in n8n's production topology against n8n's Webhook node
  * (bench/topology/measure.ts says what is measured). Starts its own stack: PostgreSQL (a database of its own, dropped
  * at the end), Redis (a key prefix of its own), main without production webhooks, two workers, two webhook processes
  * behind a balancer, and the sandbox. Writes bench/out/topology.json and prints each figure; exits 1 when a
@@ -40,6 +40,10 @@ const options = {
 	deliveries: Number(flag('--deliveries') ?? base.deliveries),
 	rounds: Number(flag('--rounds') ?? base.rounds),
 	races: Number(flag('--races') ?? base.races),
+	// --stalls: the races again while the database holds some of its replies (as many races unless a count is given).
+	stalledRaces: args.includes('--stalls')
+		? Number(/^\d+$/.test(flag('--stalls') ?? '') ? flag('--stalls') : (flag('--races') ?? base.races))
+		: undefined,
 	historySizes: flag('--history')?.split(',').map(Number) ?? base.historySizes,
 	repeatCheck,
 } as const;
@@ -49,6 +53,7 @@ console.log(
 const env = await startE2eEnvironment('queue', {
 	name: 'bench-topology',
 	database: 'postgres',
+	stallingDatabase: options.stalledRaces !== undefined,
 	workers: 2,
 	webhookProcesses: 2,
 	env: {
@@ -66,7 +71,7 @@ try {
 		`${JSON.stringify({ measuredAt: new Date().toISOString(), options, lazyIsolates, ...result }, null, 2)}\n`,
 	);
 	console.log(`written: ${path.relative(repoRoot, outFile)}`);
-	failed = result.races.ranTwice > 0 || result.races.neverRan > 0;
+	failed = [result.races, result.stalledRaces].some((races) => races && (races.ranTwice > 0 || races.neverRan > 0));
 } catch (error) {
 	failed = true;
 	console.error(error);

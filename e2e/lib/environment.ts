@@ -50,7 +50,7 @@ export async function assertPackageLoaded(n8n: N8nStack, sessionCookie: string):
 /** What differs between the test files' stacks besides the mode. */
 export interface E2eEnvironmentOptions extends Pick<
 	N8nStackOptions,
-	'database' | 'workers' | 'webhookProcesses' | 'env'
+	'database' | 'stallingDatabase' | 'workers' | 'webhookProcesses' | 'env'
 > {
 	/** Names the output folders `n8n-<name>` and `screenshots-<name>` (default: the mode). */
 	name?: string;

@@ -14,6 +14,7 @@ import { N8nProcess, type N8nProcessOptions } from './n8nProcess.ts';
 import { e2eDir, type N8nHost } from './paths.ts';
 import { freePorts } from './ports.ts';
 import { PostgresDatabase } from './postgres.ts';
+import { StallingProxy } from './stallingProxy.ts';
 import { testRedis } from '../../test/support/testRedis.ts';
 
 export type ExecutionsMode = 'regular' | 'queue';
@@ -29,6 +30,11 @@ export interface N8nStackOptions {
 	redis?: { host: string; port: number };
 	/** `sqlite` (default): a file in the user folder. `postgres`: a database of its own (postgres.ts), dropped by stop(). */
 	database?: 'sqlite' | 'postgres';
+	/**
+	 * With `postgres`: every process reaches the database through a proxy that can hold the database's replies for a
+	 * while (stallingProxy.ts; no stalls until `databaseProxy.stall()` turns them on).
+	 */
+	stallingDatabase?: boolean;
 	/** Queue mode: the workers that start with the stack (default 1). */
 	workers?: number;
 	/**
@@ -95,6 +101,8 @@ export class N8nStack {
 	readonly userFolder: string;
 	/** The stack's PostgreSQL database (`database: 'postgres'`). */
 	readonly database: PostgresDatabase | undefined;
+	/** Between the processes and the database (`stallingDatabase`). */
+	readonly databaseProxy: StallingProxy | undefined;
 	/** In front of main and the webhook processes (`webhookProcesses` > 0). */
 	readonly balancer: Balancer | undefined;
 	/** Workers, in start order: those started with the stack, then those added (`addWorker`). */
@@ -111,7 +119,15 @@ export class N8nStack {
 	private constructor(
 		init: Pick<
 			N8nStack,
-			'baseUrl' | 'mainUrl' | 'mode' | 'userFolder' | 'database' | 'balancer' | 'workers' | 'webhookProcesses'
+			| 'baseUrl'
+			| 'mainUrl'
+			| 'mode'
+			| 'userFolder'
+			| 'database'
+			| 'databaseProxy'
+			| 'balancer'
+			| 'workers'
+			| 'webhookProcesses'
 		>,
 		main: N8nProcess,
 		shared: Record<string, string>,
@@ -122,6 +138,7 @@ export class N8nStack {
 		this.mode = init.mode;
 		this.userFolder = init.userFolder;
 		this.database = init.database;
+		this.databaseProxy = init.databaseProxy;
 		this.balancer = init.balancer;
 		this.workers = init.workers;
 		this.webhookProcesses = init.webhookProcesses;
@@ -207,12 +224,14 @@ export class N8nStack {
 
 		// Everything that must be undone when a later step fails.
 		let database: PostgresDatabase | undefined;
+		let databaseProxy: StallingProxy | undefined;
 		let balancer: Balancer | undefined;
 		let main: N8nProcess | undefined;
 		const prefix = `n8n-e2e-${randomBytes(4).toString('hex')}`;
 		const redis = options.redis ?? defaultRedis;
 		try {
 			database = options.database === 'postgres' ? await PostgresDatabase.create() : undefined;
+			databaseProxy = database && options.stallingDatabase ? await StallingProxy.start(database.server) : undefined;
 			// The balancer first: its address goes into every URL n8n hands out.
 			balancer = webhookCount > 0 ? await Balancer.start() : undefined;
 			const baseUrl = balancer?.url ?? mainUrl;
@@ -245,7 +264,12 @@ export class N8nStack {
 				N8N_LOG_LEVEL: 'info',
 				N8N_LOG_OUTPUT: 'console',
 				...(database
-					? database.n8nEnv
+					? {
+							...database.n8nEnv,
+							...(databaseProxy
+								? { DB_POSTGRESDB_HOST: databaseProxy.host, DB_POSTGRESDB_PORT: String(databaseProxy.port) }
+								: {}),
+						}
 					: // SQLite waits up to 30 s for another process's write lock, not node-sqlite3's 1 s (sqliteBusyTimeout.cjs).
 						{ NODE_OPTIONS: `--require ${JSON.stringify(path.join(e2eDir, 'lib', 'sqliteBusyTimeout.cjs'))}` }),
 			};
@@ -303,6 +327,7 @@ export class N8nStack {
 					mode,
 					userFolder: dir,
 					database,
+					databaseProxy,
 					balancer,
 					workers: started.slice(0, workerGroup.length),
 					webhookProcesses: started.slice(workerGroup.length),
@@ -314,6 +339,7 @@ export class N8nStack {
 		} catch (error) {
 			await main?.stop();
 			await balancer?.close();
+			await databaseProxy?.close();
 			await database?.drop();
 			if (mode === 'queue') await forgetRedisKeys(redis, prefix);
 			throw error;
@@ -333,6 +359,7 @@ export class N8nStack {
 	async stop(): Promise<void> {
 		await this.stopProcesses();
 		await this.balancer?.close();
+		await this.databaseProxy?.close();
 		await this.database?.drop();
 		if (this.mode === 'queue') {
 			await forgetRedisKeys(

@@ -15,7 +15,9 @@
  *    execution failed: it runs again;
  * h. the trigger answering when the workflow has finished: a redelivery while the first run holds its worker gets 500
  *    and runs nothing; the first run's worker is killed; the redelivery then runs the event, and its row is written
- *    once.
+ *    once;
+ * i. with the claim log, the same delivery to both webhook processes at once while the database holds a share of its
+ *    replies for 150 to 600 ms: every event runs exactly once.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -44,7 +46,15 @@ import {
 	rowWritesWorkflow,
 	triggerWorkflow,
 } from '../lib/workflows.ts';
-import { claimTable, measureTopology, SHORT, type TopologyBenchOptions } from '../../bench/topology/measure.ts';
+import {
+	claimTable,
+	DATABASE_STALLS,
+	measureTopology,
+	racesUnderStalls,
+	repeatStore,
+	SHORT,
+	type TopologyBenchOptions,
+} from '../../bench/topology/measure.ts';
 import { ASK, AFTER, askWorkflow } from '../scenarios/sendAndWaitScenario.ts';
 
 const BOT = 'bot_tg';
@@ -57,6 +67,8 @@ before(
 		env = await startE2eEnvironment('queue', {
 			name: 'topology',
 			database: 'postgres',
+			// Every process reaches PostgreSQL through a proxy that holds replies only while scenario i asks it to.
+			stallingDatabase: true,
 			workers: 2,
 			webhookProcesses: 2,
 			env: {
@@ -849,6 +861,25 @@ test(
 				'the event wrote its row once',
 			);
 			await env.api.unpublishWorkflow(workflow.id);
+		});
+	},
+);
+
+/** Scenario i: more of the database's replies held than the benchmark's share, so that few races meet many stalls. */
+const E2E_STALLS = { ...DATABASE_STALLS, share: 0.1 };
+const STALLED_RACES = 10;
+
+test(
+	'topology i: with the claim log, simultaneous repeats on both webhook processes run once while the database answers late now and then',
+	{ timeout: 300_000 },
+	async () => {
+		await withN8nLogs(env, async () => {
+			const races = await racesUnderStalls(env, await repeatStore(env, 'claimLog'), STALLED_RACES, E2E_STALLS);
+			assert.deepEqual(
+				{ ...races, heldReplies: undefined },
+				{ sent: STALLED_RACES, ranOnce: STALLED_RACES, ranTwice: 0, neverRan: 0, heldReplies: undefined },
+			);
+			assert.ok(races.heldReplies > 0, 'the database held some of its replies while the events ran');
 		});
 	},
 );

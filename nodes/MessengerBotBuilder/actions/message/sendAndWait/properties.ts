@@ -478,5 +478,6 @@ export const sendAndWaitProperties: INodeProperties[] = [
 		name: FOLLOW_UP_STEP,
 		type: 'hidden',
 		default: -1,
+		description: 'Set by the node itself on the steps of its reminders and escalation; -1 everywhere else',
 	},
 ];

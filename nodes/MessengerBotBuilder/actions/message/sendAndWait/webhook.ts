@@ -293,6 +293,38 @@ async function keptAnswer(
 	};
 }
 
+/** A confirmed answer of a question that the first answer decides: it resumes the execution. */
+function firstAnswer(
+	context: IWebhookFunctions,
+	question: Question,
+	linkOf: number | undefined,
+	posted: PostedAnswer,
+): IWebhookResponseData {
+	const executionId = context.getExecutionId();
+	// Whose link it came through is part of the claim: the same answer through another subscriber's link is another
+	// answer (already answered), not a double tap (already sent).
+	const claim = claimAnswer(executionId, question.id, JSON.stringify({ linkOf, ...posted.data }));
+	if (claim === 'repeat') return shown(context, repeatedAnswerPage(posted.shownAs));
+	if (claim === 'taken') return shown(context, alreadyAnsweredPage());
+
+	// n8n sends this page only once it has moved the execution from waiting to running, after this
+	// function returned: a tap that loses that move to a tap in another n8n process gets the
+	// not-recorded page instead of "received" (and instead of n8n's own error).
+	setPageHeaders(context);
+	notRecordedIfNotResumed(context, () => {
+		releaseAnswer(executionId, question.id);
+		context.logger.info(
+			`Send and Wait for Response: n8n did not resume execution ${executionId} with the answer confirmed on its link (most likely another tap resumed it a moment before, in another n8n process); the page says the answer was not recorded`,
+		);
+	});
+	return {
+		webhookResponse: receivedPage(posted.shownAs).html,
+		workflowData: [
+			[{ json: answeredOutput(question, posted.data, posted.fieldAnswers, linkOf ?? null), pairedItem: { item: 0 } }],
+		],
+	};
+}
+
 async function handle(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = context.getRequestObject();
 	if (!(ANSWER_METHODS as readonly string[]).includes(request.method)) {
@@ -358,28 +390,7 @@ async function handle(context: IWebhookFunctions): Promise<IWebhookResponseData>
 			posted,
 		);
 	}
-	// Whose link it came through is part of the claim: the same answer through another subscriber's link is another
-	// answer (already answered), not a double tap (already sent).
-	const claim = claimAnswer(executionId, question.id, JSON.stringify({ linkOf, ...posted.data }));
-	if (claim === 'repeat') return shown(context, repeatedAnswerPage(posted.shownAs));
-	if (claim === 'taken') return shown(context, alreadyAnsweredPage());
-
-	// n8n sends this page only once it has moved the execution from waiting to running, after this
-	// function returned: a tap that loses that move to a tap in another n8n process gets the
-	// not-recorded page instead of "received" (and instead of n8n's own error).
-	setPageHeaders(context);
-	notRecordedIfNotResumed(context, () => {
-		releaseAnswer(executionId, question.id);
-		context.logger.info(
-			`Send and Wait for Response: n8n did not resume execution ${executionId} with the answer confirmed on its link (most likely another tap resumed it a moment before, in another n8n process); the page says the answer was not recorded`,
-		);
-	});
-	return {
-		webhookResponse: receivedPage(posted.shownAs).html,
-		workflowData: [
-			[{ json: answeredOutput(question, posted.data, posted.fieldAnswers, linkOf ?? null), pairedItem: { item: 0 } }],
-		],
-	};
+	return firstAnswer(context, question, linkOf, posted);
 }
 
 /** The request on an answer link. Never throws: an error here would end the waiting execution as failed. */
