@@ -1,5 +1,5 @@
 /**
- * `npm run bench:topology [-- --short] [--lazy-isolates] [--repeat-check claimLog|history] [--deliveries N] [--rounds N] [--history 1000,10000] [--races N] [--stalls [N]]`: the trigger in n8n's production topology against n8n's Webhook node
+ * `npm run bench:topology [-- --short] [--lazy-isolates] [--repeat-check claimLog|history] [--deliveries N] [--rounds N] [--history 1000,10000] [--races N] [--stalls N | --no-stalls]`: the trigger in n8n's production topology against n8n's Webhook node
  * (bench/topology/measure.ts says what is measured). Starts its own stack: PostgreSQL (a database of its own, dropped
  * at the end), Redis (a key prefix of its own), main without production webhooks, two workers, two webhook processes
  * behind a balancer, and the sandbox. Writes bench/out/topology.json and prints each figure; exits 1 when a
@@ -40,10 +40,11 @@ const options = {
 	deliveries: Number(flag('--deliveries') ?? base.deliveries),
 	rounds: Number(flag('--rounds') ?? base.rounds),
 	races: Number(flag('--races') ?? base.races),
-	// --stalls: the races again while the database holds some of its replies (as many races unless a count is given).
-	stalledRaces: args.includes('--stalls')
-		? Number(/^\d+$/.test(flag('--stalls') ?? '') ? flag('--stalls') : (flag('--races') ?? base.races))
-		: undefined,
+	// The races again while the database holds some of its replies: as many as --races, or --stalls N; --no-stalls
+	// leaves them out (and the proxy in front of the database).
+	stalledRaces: args.includes('--no-stalls')
+		? undefined
+		: Number(/^\d+$/.test(flag('--stalls') ?? '') ? flag('--stalls') : (flag('--races') ?? base.races)),
 	historySizes: flag('--history')?.split(',').map(Number) ?? base.historySizes,
 	repeatCheck,
 } as const;

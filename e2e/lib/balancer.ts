@@ -61,6 +61,7 @@ export class Balancer {
 	private main: Target | undefined;
 	private webhooks: Target[] = [];
 	private next = 0;
+	private readonly forwardListeners = new Set<(forwarded: { target: string; path: string }) => void>();
 
 	private constructor(server: http.Server) {
 		this.server = server;
@@ -88,6 +89,15 @@ export class Balancer {
 	/** Takes webhook process `index` (1-based) out of the rotation, or puts it back, as a health-checking balancer would. */
 	setUp(index: number, up: boolean): void {
 		this.webhook(index).up = up;
+	}
+
+	/**
+	 * Calls `listener` as each request is passed on (before its body is sent), e.g. to kill the process it goes to
+	 * while it is in flight; returns what stops the calls.
+	 */
+	onForward(listener: (forwarded: { target: string; path: string }) => void): () => void {
+		this.forwardListeners.add(listener);
+		return () => this.forwardListeners.delete(listener);
 	}
 
 	/** Requests passed on whose path starts with `prefix`. */
@@ -146,6 +156,7 @@ export class Balancer {
 			if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' });
 			response.end(`balancer: ${target.name} did not answer: ${error.message}`);
 		});
+		for (const listener of this.forwardListeners) listener({ target: target.name, path: path.split('?')[0] });
 		request.pipe(upstream);
 	}
 

@@ -281,6 +281,19 @@ function claimLogTrigger(
 	};
 }
 
+/** The trigger with the claim log → Hold, as `triggerWorkflow` with the claim log as its repeat check. */
+export function claimLogTriggerWorkflow(options: {
+	name: string;
+	credentialId: string;
+	n8nApiCredential: ClaimLogCredential;
+}): WorkflowDefinition {
+	const [, hold] = triggerWorkflow(options.credentialId, options.name).nodes;
+	return chain(options.name, [
+		claimLogTrigger(options.credentialId, options.n8nApiCredential, {}),
+		{ ...(hold as Node), id: undefined, webhookId: randomUUID() },
+	]);
+}
+
 /** The trigger with the claim log → Stop and Error: every execution that runs the event fails. */
 export function failingClaimLogWorkflow(options: {
 	name: string;

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IWebhookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 /**
  * A data table of this n8n, through n8n's public API (`/api/v1/data-tables`) with an API key of the same n8n: n8n
@@ -13,6 +13,8 @@ export const N8N_API_CREDENTIAL = 'messengerBotBuilderN8nApi';
 
 /** How long one call to n8n's API may take before the node gives up on it and fails. */
 const API_TIMEOUT_MS = 30_000;
+/** The pauses before asking again while n8n says its database is not ready (503). */
+const NOT_READY_RETRIES = [500, 1_000, 2_000];
 /** Rows read per call. */
 const ROWS_PER_PAGE = 50;
 
@@ -150,22 +152,29 @@ export class N8nDataTable<Column extends string> {
 					.join('&')}`
 			: '';
 		let answer: ApiAnswer<T>;
-		try {
-			answer = (await this.context.helpers.httpRequestWithAuthentication.call(this.context, N8N_API_CREDENTIAL, {
-				method,
-				url: `${this.baseUrl}/api/v1${path}${query}`,
-				body: options.body,
-				json: true,
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				timeout: API_TIMEOUT_MS,
-			})) as ApiAnswer<T>;
-		} catch (error) {
-			// No answer at all (refused, reset, or past the time-out).
-			throw this.error(
-				`n8n's API did not answer ${this.use.purpose}`,
-				`${(error as Error).message} (${method} ${this.baseUrl}/api/v1${path}). Check the n8n address of the credential.`,
-			);
+		for (let attempt = 1; ; attempt++) {
+			try {
+				answer = (await this.context.helpers.httpRequestWithAuthentication.call(this.context, N8N_API_CREDENTIAL, {
+					method,
+					url: `${this.baseUrl}/api/v1${path}${query}`,
+					body: options.body,
+					json: true,
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+					timeout: API_TIMEOUT_MS,
+				})) as ApiAnswer<T>;
+			} catch (error) {
+				// No answer at all (refused, reset, or past the time-out).
+				throw this.error(
+					`n8n's API did not answer ${this.use.purpose}`,
+					`${(error as Error).message} (${method} ${this.baseUrl}/api/v1${path}). Check the n8n address of the credential.`,
+				);
+			}
+			// n8n answers 503 "Database is not ready" while its database health check fails (a database that answers late
+			// for a few seconds), before it handles the request. Asked again: a row added twice by one caller is harmless
+			// to both users (the claim log finds an execution's first claim; answers count a subscriber's first row).
+			if (answer.statusCode !== 503 || attempt > NOT_READY_RETRIES.length) break;
+			await sleep(NOT_READY_RETRIES[attempt - 1]);
 		}
 		if (answer.statusCode === 401 || answer.statusCode === 403) {
 			throw this.error(
