@@ -357,9 +357,11 @@ export async function raceRepeats(
 	store: RepeatStore,
 	name: string,
 	count: number,
+	beforeSending: () => void = () => undefined,
 ): Promise<RaceCounts> {
 	const raced = await triggerWorkflow(env, name, store);
 	const requests = await signed(raced.hook, count);
+	beforeSending();
 	const race = (request: Request) =>
 		Promise.all(
 			[1, 2].map(async (process) => {
@@ -418,10 +420,13 @@ export async function racesUnderStalls(
 ): Promise<RaceCounts & { heldReplies: number }> {
 	const proxy = env.n8n.databaseProxy;
 	assert.ok(proxy, 'stalls need the database proxy of the stack (stallingDatabase)');
-	const heldBefore = proxy.held;
-	proxy.stall(stalls);
+	let heldBefore = proxy.held;
 	try {
-		const counts = await raceRepeats(env, store, 'Bench trigger races under stalls', count);
+		// Stalls from the first delivery on: the workflow is published before, as it would be long before a burst.
+		const counts = await raceRepeats(env, store, 'Bench trigger races under stalls', count, () => {
+			heldBefore = proxy.held;
+			proxy.stall(stalls);
+		});
 		return { ...counts, heldReplies: proxy.held - heldBefore };
 	} finally {
 		proxy.stall(undefined);

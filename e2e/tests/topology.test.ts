@@ -18,9 +18,9 @@
  *    once;
  * i. with the claim log, the same delivery to both webhook processes at once while the database holds a share of its
  *    replies for 150 to 600 ms: every event runs exactly once;
- * j. with the claim log, webhook process 1 killed with SIGKILL in the middle of a burst of the sandbox's deliveries
- *    (the balancer then takes it out, as a health check would): the sandbox delivers again what it did not answer,
- *    and every event runs exactly once.
+ * j. with the claim log, webhook process 1 killed with SIGKILL while a delivery of a burst from the sandbox is in flight
+ *    to it (the balancer then sends everything to process 2, as a health check would): the sandbox delivers again what
+ *    got no answer, and every event runs exactly once.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -943,6 +943,9 @@ test(
 	{ timeout: 300_000 },
 	async () => {
 		await withN8nLogs(env, async () => {
+			// A new subscriber is an event for every hook: the triggers earlier scenarios left published are unpublished,
+			// so that the burst is this trigger's alone.
+			for (const { id } of await env.api.workflows()) await env.api.unpublishWorkflow(id).catch(() => undefined);
 			const name = `E2E topology burst ${randomBytes(3).toString('hex')}`;
 			const workflow = await env.api.createWorkflow(
 				claimLogTriggerWorkflow({
@@ -954,16 +957,18 @@ test(
 			await env.api.publishWorkflow(workflow.id);
 			const hook = await publishedHook(env.api, workflow.id, name);
 			const hookPath = new URL(hook.url).pathname;
-			// Webhook process 1 is killed as the third delivery of the burst is passed on to it: that delivery is in flight
-			// (the sandbox gets no answer and sends it again), the two before it were answered there.
+			// The burst goes to webhook process 1 alone; it is killed as the third delivery is passed on to it: that one is
+			// in flight (the sandbox gets no answer and sends it again), the two before it were answered there. Then the
+			// balancer sends everything to process 2, as a health-checking balancer would once process 1 is gone.
 			let passedToFirst = 0;
 			const killed = env.n8n.webhookProcesses[0];
 			let killing: Promise<void> | undefined;
+			balancer().setUp(2, false);
 			const stopListening = balancer().onForward(({ target, path }) => {
 				if (path !== hookPath || target !== 'webhook-1' || ++passedToFirst !== 3) return;
 				killing = killed.kill();
-				// Out of the rotation from now on, as a health-checking balancer would take it out.
 				balancer().setUp(1, false);
+				balancer().setUp(2, true);
 			});
 			// The burst: a new subscriber is an event for every hook; the sandbox delivers them round-robin.
 			const creating = Promise.all(Array.from({ length: BURST }, () => newSubscriberWithinLimit('topology-j')));
