@@ -27,13 +27,13 @@ export class StallingProxy {
 	}
 
 	static async start(target: { host: string; port: number }): Promise<StallingProxy> {
-		let proxy: StallingProxy | undefined;
-		const server = net.createServer((client) => proxy!.connect(client, target));
+		const server = net.createServer();
 		await new Promise<void>((resolve, reject) => {
 			server.once('error', reject);
 			server.listen(0, '127.0.0.1', () => resolve());
 		});
-		proxy = new StallingProxy(server, (server.address() as net.AddressInfo).port);
+		const proxy = new StallingProxy(server, (server.address() as net.AddressInfo).port);
+		server.on('connection', (client) => proxy.connect(client, target));
 		return proxy;
 	}
 
