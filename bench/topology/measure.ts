@@ -388,7 +388,8 @@ export async function raceRepeats(
 		},
 		{ what: `${count * 2} ended executions of ${raced.id}`, timeoutMs: 120_000 + count * 2_000, intervalMs: 200 },
 	);
-	const carried = await env.api.executions(raced.id, { includeData: true });
+	const carried = await env.api.allExecutions(raced.id, { includeData: true });
+	assert.equal(carried.length, count * 2, `every execution of ${raced.id} was read`);
 	const runsPerEvent = new Map<string, number>();
 	for (const execution of carried) {
 		const [item] = execution.data?.resultData.runData['On Event']?.[0]?.data?.main[0] ?? [];

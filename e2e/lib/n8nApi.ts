@@ -177,6 +177,20 @@ export class PublicApi {
 		return page.data;
 	}
 
+	/** Every execution of a workflow, newest first, page by page (n8n's public API pages with a cursor). */
+	async allExecutions(workflowId: string, { includeData = false } = {}): Promise<Execution[]> {
+		const all: Execution[] = [];
+		let cursor: string | undefined;
+		do {
+			const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '100' });
+			if (cursor) query.set('cursor', cursor);
+			const page = await this.call<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${query}`);
+			all.push(...page.data);
+			cursor = page.nextCursor ?? undefined;
+		} while (cursor);
+		return all;
+	}
+
 	/**
 	 * One execution, read from n8n's database. The list above leaves out every execution that the main
 	 * process still counts as active, and in queue mode a resumed execution can stay counted for a while
