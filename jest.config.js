@@ -28,9 +28,9 @@ module.exports = {
 	// A bound against hangs, not a speed check: on a busy two-core machine (CI may run on one) a test that starts tools
 	// like tsc, Redocly or a second sandbox takes well over jest's default 5 s.
 	testTimeout: 120000,
-	// Two workers, also on two cores (jest's default there is one, in band): most files spend much of their time waiting
-	// on processes they start (sandboxes, Redis, tsc, generators), so two at once finish sooner.
-	maxWorkers: 2,
+	// Three workers, also on two cores (jest's default there is one, in band): most files spend much of their time
+	// waiting on processes they start (sandboxes, Redis, tsc, generators), so three at once finish sooner.
+	maxWorkers: 3,
 	// A worker that has grown past this after a file is replaced by a fresh one. Every file loads n8n-core anew, so an
 	// unbounded worker grows large, and on a loaded machine the operating system can take longer to tear it down than
 	// the half second jest allows; jest then kills it and prints "A worker process has failed to exit gracefully" with

@@ -1,7 +1,6 @@
 /**
  * `npm run test:e2e`: installs n8n on first use, builds the sandbox and the package, packs the
- * package once (npm pack), then runs the e2e test files one after another with node's test runner, `npm run dev`'s
- * test and the regular-mode file in a lane beside the others.
+ * package once (npm pack), then runs the e2e test files with node's test runner in lanes side by side (see below).
  * Usage: node e2e/run.ts [--built] [--one-lane] [test file ...]   (--built: dist/ was just built from these sources;
  * see below)
  */
@@ -58,14 +57,19 @@ const testArgs = (lane: string[]) => [
 const env = { ...process.env, E2E_PACKAGE_TARBALL: tarball };
 
 /**
- * `npm run dev`'s own test and the regular-mode file start n8n instances of their own (SQLite, ports and folders of
- * their own) and spend most of their time waiting for them: they run one after the other in a lane beside the other
- * files (queue mode and the topology, on PostgreSQL and Redis), which share nothing with them, and their output comes
- * when they have ended. `--one-lane` runs every file one after another.
+ * The files share nothing (each starts n8n instances with a SQLite file, or a PostgreSQL database and a Redis prefix,
+ * of its own, on ports of its own) and spend most of their time waiting for them, so they run in lanes side by side:
+ * the topology in the first, whose output comes as it runs; queue mode in a second; `npm run dev`'s test and the
+ * regular-mode file one after the other in a third. A lane beside prints its output when it has ended. `--one-lane`
+ * runs every file one after another.
  */
-const BESIDE = ['dev.test.ts', 'regular.test.ts'];
-const beside = args.includes('--one-lane') ? [] : files.filter((file) => BESIDE.includes(path.basename(file)));
-const main = files.filter((file) => !beside.includes(file));
+const BESIDE_LANES = [['queue.test.ts'], ['dev.test.ts', 'regular.test.ts']];
+const besideLanes = args.includes('--one-lane')
+	? []
+	: BESIDE_LANES.map((names) => files.filter((file) => names.includes(path.basename(file)))).filter(
+			(lane) => lane.length > 0,
+		);
+const main = files.filter((file) => !besideLanes.flat().includes(file));
 
 function runLane(lane: string[], keepOutput: boolean): Promise<{ status: number; output: string }> {
 	console.log(
@@ -86,11 +90,11 @@ function runLane(lane: string[], keepOutput: boolean): Promise<{ status: number;
 
 const lanes = await Promise.all([
 	main.length > 0 ? runLane(main, false) : Promise.resolve({ status: 0, output: '' }),
-	beside.length > 0 ? runLane(beside, true) : Promise.resolve({ status: 0, output: '' }),
+	...besideLanes.map((lane) => runLane(lane, true)),
 ]);
-if (beside.length > 0) {
-	console.log(`\ne2e: the lane beside (${beside.map((file) => path.relative(repoRoot, file)).join(', ')}):`);
-	process.stdout.write(lanes[1].output);
-}
+besideLanes.forEach((lane, index) => {
+	console.log(`\ne2e: a lane beside (${lane.map((file) => path.relative(repoRoot, file)).join(', ')}):`);
+	process.stdout.write(lanes[index + 1].output);
+});
 console.log(`e2e: screenshots and n8n logs are in ${path.relative(repoRoot, outDir)}/`);
 process.exit(lanes.find((lane) => lane.status !== 0)?.status ?? 0);
