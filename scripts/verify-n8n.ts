@@ -9,7 +9,7 @@
  *     credentials/), on the stage, and on the unpacked tarball (compiled .js and package.json);
  *  4. `n8n-node lint` in the stage: strict mode, n8n's stock eslint.config.mjs;
  *  5. no inline `eslint-disable` anywhere in nodes/ or credentials/.
- * Usage: node scripts/verify-n8n.ts      (tools: scripts/lib/n8nTools.ts)
+ * Usage: node scripts/verify-n8n.ts [--built]     (tools: scripts/lib/n8nTools.ts; --built: dist/ is fresh)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -49,8 +49,11 @@ function filesUnder(dir: string): string[] {
 }
 
 const started = Date.now();
-const build = run('npm', ['run', 'build', '--silent'], repoRoot);
-if (build.status !== 0) throw new Error(`npm run build failed:\n${build.output}`);
+// `--built`: dist/ was just built from these sources (npm run test:all builds once, first).
+if (!process.argv.includes('--built')) {
+	const build = run('npm', ['run', 'build', '--silent'], repoRoot);
+	if (build.status !== 0) throw new Error(`npm run build failed:\n${build.output}`);
+}
 const tools = installN8nTools();
 const tarball = buildPackageTarball();
 symlinkSync(tools, path.join(stageDir, 'node_modules'), 'dir');
