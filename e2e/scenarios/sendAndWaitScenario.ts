@@ -716,10 +716,13 @@ async function followUps(env: E2eEnvironment): Promise<AskedExecution> {
 	return { execution: run, resumes: 1 };
 }
 
-/** A question answered before its reminder is due: the sub-execution finds it decided and sends nothing. */
+/**
+ * A question answered before its reminder is due: the sub-execution finds it decided and sends nothing. The reminder
+ * is due well after the answer a busy machine takes a few seconds to give.
+ */
 async function reminderAfterAnswer(env: E2eEnvironment): Promise<void> {
 	const workflow = await publish(env, (p) =>
-		askWorkflow(env, p, { options: { remind: { values: { amount: 10 / 60, unit: 'minutes', times: 1 } } } }),
+		askWorkflow(env, p, { options: { remind: { values: { amount: 20 / 60, unit: 'minutes', times: 1 } } } }),
 	);
 	const asked = await ask(env, workflow, 'Ship today?');
 	await env.service.sandboxRoute('/answer', { botid: BOT, clientid: asked.clientId, button: 'Approve' });

@@ -156,29 +156,38 @@ async function newSubscriber(prefix: string): Promise<string> {
 	return clientid;
 }
 
-/** The sandbox's delivery of the `subscriber.new` event about `clientid` to the hook, once n8n answered it 2xx. */
-async function deliveredEvent(hookId: string, clientid: string): Promise<SandboxDelivery> {
+/** The sandbox's deliveries of the `subscriber.new` events of `clientids` to the hook, once n8n answered each 2xx. */
+async function deliveredEvents(hookId: string, clientids: string[], timeoutMs = 90_000): Promise<SandboxDelivery[]> {
 	return waitFor(
 		async () => {
 			const { items } = await env.service.sandboxRoute<{ items: SandboxDelivery[] }>('/deliveries', {
 				hook: hookId,
 				limit: 1000,
 			});
-			const delivery = items.find(
-				(candidate) =>
-					candidate.event.type === 'subscriber.new' && candidate.event.data?.subscriber?.clientid === clientid,
+			const ofEach = clientids.map((clientid) =>
+				items.find(
+					(candidate) =>
+						candidate.event.type === 'subscriber.new' && candidate.event.data?.subscriber?.clientid === clientid,
+				),
 			);
-			if (delivery?.status === 'failed')
-				throw new Error(`the sandbox gave up delivering ${delivery.event.id}: ${JSON.stringify(delivery.attempts)}`);
-			return delivery?.status === 'delivered' ? delivery : undefined;
+			const failed = ofEach.find((delivery) => delivery?.status === 'failed');
+			if (failed)
+				throw new Error(`the sandbox gave up delivering ${failed.event.id}: ${JSON.stringify(failed.attempts)}`);
+			return ofEach.every((delivery) => delivery?.status === 'delivered') ? (ofEach as SandboxDelivery[]) : undefined;
 		},
 		{
-			what: `the delivery of the new subscriber ${clientid} to be answered`,
-			timeoutMs: 60_000,
+			what: `the deliveries of the new subscribers ${clientids.join(', ')} to be answered`,
+			timeoutMs,
 			intervalMs: 300,
 			stopOn: (error) => String(error).includes('gave up'),
 		},
 	);
+}
+
+/** The sandbox's delivery of the `subscriber.new` event about `clientid` to the hook, once n8n answered it 2xx. */
+async function deliveredEvent(hookId: string, clientid: string): Promise<SandboxDelivery> {
+	const [delivery] = await deliveredEvents(hookId, [clientid], 60_000);
+	return delivery;
 }
 
 /** A sandbox event caused now runs the trigger workflow exactly once; returns that run. */
@@ -896,34 +905,6 @@ test(
 );
 
 const BURST = 12;
-
-/** The sandbox's deliveries of the `subscriber.new` events of `clientids` to the hook, once n8n answered each 2xx. */
-async function deliveredEvents(hookId: string, clientids: string[]): Promise<SandboxDelivery[]> {
-	return waitFor(
-		async () => {
-			const { items } = await env.service.sandboxRoute<{ items: SandboxDelivery[] }>('/deliveries', {
-				hook: hookId,
-				limit: 1000,
-			});
-			const ofEach = clientids.map((clientid) =>
-				items.find(
-					(candidate) =>
-						candidate.event.type === 'subscriber.new' && candidate.event.data?.subscriber?.clientid === clientid,
-				),
-			);
-			const failed = ofEach.find((delivery) => delivery?.status === 'failed');
-			if (failed)
-				throw new Error(`the sandbox gave up delivering ${failed.event.id}: ${JSON.stringify(failed.attempts)}`);
-			return ofEach.every((delivery) => delivery?.status === 'delivered') ? (ofEach as SandboxDelivery[]) : undefined;
-		},
-		{
-			what: `the deliveries of ${clientids.length} new subscribers to be answered`,
-			timeoutMs: 90_000,
-			intervalMs: 300,
-			stopOn: (error) => String(error).includes('gave up'),
-		},
-	);
-}
 
 /** newSubscriber, sent again after the pause the sandbox names when it answers 429 (its 10 requests per second). */
 async function newSubscriberWithinLimit(prefix: string): Promise<string> {

@@ -45,6 +45,20 @@ function answerOf(row: TableRow<AnswerColumn>, asked: number): (RecordedAnswer &
 	}
 }
 
+/** Each subscriber's first answer to the question, by index, in the order the rows were added. */
+async function firstAnswers(
+	table: N8nDataTable<AnswerColumn>,
+	question: { id: string; asked: number },
+): Promise<Map<number, RecordedAnswer & { tap: string }>> {
+	const first = new Map<number, RecordedAnswer & { tap: string }>();
+	await table.scan({ question: question.id }, (row) => {
+		const recorded = answerOf(row, question.asked);
+		if (recorded && !first.has(recorded.subscriber)) first.set(recorded.subscriber, recorded);
+		return false;
+	});
+	return first;
+}
+
 export interface RecordedAnswers {
 	/** Each subscriber's first answer, in the order they came in. */
 	answers: RecordedAnswer[];
@@ -69,12 +83,7 @@ export async function recordAnswer(
 		respondedAt: answer.respondedAt,
 		tap,
 	});
-	const first = new Map<number, RecordedAnswer & { tap: string }>();
-	await table.scan({ question: question.id }, (row) => {
-		const recorded = answerOf(row, question.asked);
-		if (recorded && !first.has(recorded.subscriber)) first.set(recorded.subscriber, recorded);
-		return false;
-	});
+	const first = await firstAnswers(table, question);
 	const theirs = first.get(answer.subscriber);
 	if (!theirs) {
 		throw table.error(
@@ -96,11 +105,5 @@ export async function answeredSubscribers(
 	question: { id: string; asked: number },
 ): Promise<Set<number>> {
 	const table = await N8nDataTable.of(context, { ...ANSWERS, consequence: 'No reminder was sent.' });
-	const answered = new Set<number>();
-	await table.scan({ question: question.id }, (row) => {
-		const recorded = answerOf(row, question.asked);
-		if (recorded) answered.add(recorded.subscriber);
-		return false;
-	});
-	return answered;
+	return new Set((await firstAnswers(table, question)).keys());
 }

@@ -44,11 +44,18 @@ async function cardOf(this: IExecuteFunctions, botId: string, clientId: string):
 	return fromCard(botId, subscriber as IDataObject | undefined, clientId);
 }
 
+/**
+ * Client IDs as a field gives them: a list from an expression, or a text separated by commas, spaces or lines; each
+ * once, in the order given, blanks left out.
+ */
+export function clientIdList(raw: unknown): string[] {
+	const values = Array.isArray(raw) ? raw.map((value) => String(value ?? '')) : String(raw ?? '').split(/[\s,;]+/);
+	return [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+}
+
 /** The Client IDs of "Client IDs": a list from an expression, or a text separated by commas, spaces or lines. */
 function clientIdsOf(this: IExecuteFunctions): string[] {
-	const raw = this.getNodeParameter('clientIds', 0, '') as unknown;
-	const values = Array.isArray(raw) ? raw.map((value) => String(value ?? '')) : String(raw ?? '').split(/[\s,;]+/);
-	const ids = [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+	const ids = clientIdList(this.getNodeParameter('clientIds', 0, '') as unknown);
 	if (ids.length === 0)
 		fail(
 			this,

@@ -2,7 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 import { apiRequest } from '../../../transport/request';
 import type { FollowUpStep, Question, Subscriber } from './question';
+import { UNIT_MS, subscribersOf } from './question';
 import { answeredSubscribers } from './answerStore';
+import { clientIdList } from './askedSubscribers';
 import { keptQuestion } from './binding';
 
 /**
@@ -29,7 +31,6 @@ export interface FollowUpPlan {
 /** The parameter that makes this node a step of a follow-up sub-execution: the index of its step. */
 export const FOLLOW_UP_STEP = 'followUpStep';
 const MAX_REMINDERS = 10;
-const UNIT_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 
 function fail(context: IExecuteFunctions, message: string, description: string): never {
 	throw new NodeOperationError(context.getNode(), message, { description });
@@ -72,9 +73,7 @@ function reminderSteps(context: IExecuteFunctions, question: Question, asked: nu
 export function escalationClientIds(context: IExecuteFunctions): string[] {
 	const values = context.getNodeParameter('options.escalate.values', 0, {}) as IDataObject;
 	if (!Object.keys(values).length) return [];
-	const raw = values.clientIds as unknown;
-	const listed = Array.isArray(raw) ? raw.map((value) => String(value ?? '')) : String(raw ?? '').split(/[\s,;]+/);
-	const ids = [...new Set(listed.map((value) => value.trim()).filter((value) => value !== ''))];
+	const ids = clientIdList(values.clientIds);
 	if (!ids.length)
 		fail(context, 'The "Client IDs" of "Escalate" are empty', 'Give the Client IDs of the subscribers to ask next.');
 	return ids;
@@ -87,7 +86,7 @@ export function followUpStepsOf(
 	escalated: number[],
 	start = Date.now(),
 ): FollowUpStep[] {
-	const asked = (question.subscribers ?? [question.subscriber])
+	const asked = subscribersOf(question)
 		.map((_, index) => index)
 		.filter((index) => !escalated.includes(index));
 	const steps = reminderSteps(this, question, asked, start);

@@ -21,6 +21,7 @@ import {
 	formFieldsOf,
 	maxAnswerLengthParameter,
 	responseTypeOf,
+	subscribersOf,
 	waitLimitOf,
 } from './question';
 
@@ -61,8 +62,6 @@ async function newQuestion(this: IExecuteFunctions, waitTill: Date): Promise<Que
 	if (!byButton || question.comment) question.maxAnswerLength = maxAnswerLengthParameter.call(this);
 	return question;
 }
-
-const subscribersOf = (question: Question) => question.subscribers ?? [question.subscriber];
 
 /** The link buttons of one subscriber's message, with links of their own (with several asked, the links carry the index). */
 function buttonsOf(this: IExecuteFunctions, question: Question, index: number): Array<{ name: string; url: string }> {

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { FieldAnswer, Question, Subscriber } from './question';
+import { subscribersOf } from './question';
 import type { RecordedAnswer } from './decision';
 import { ANSWER_TABLE_NAME } from './answerStore';
 
@@ -37,7 +38,7 @@ function asked(question: Question, linkOf: number | null): IDataObject {
  */
 function followUpsOf(question: Question, at: number): IDataObject {
 	if (!question.followUps) return {};
-	const subscribers = question.subscribers ?? [question.subscriber];
+	const subscribers = subscribersOf(question);
 	return {
 		followUps: {
 			execution: question.followUps.execution,
@@ -61,10 +62,16 @@ export function answeredOutput(
 	// A Custom Form's values also as a list: n8n copies items with n8n-workflow's deepCopy, which leaves out the keys
 	// `__proto__`, `constructor` and `prototype`, so the `answer` object cannot carry such a label; the list can.
 	if (fieldAnswers) data.fields = fieldAnswers.map((field) => ({ ...field }));
-	data.respondedAt = new Date().toISOString();
-	Object.assign(data, asked(question, linkOf), followUpsOf(question, Date.now()));
+	return { data: answeredThroughLink(data, question, linkOf) };
+}
+
+/** What every answered output ends with: when, who was asked and through whose link, the follow-ups, the link. */
+function answeredThroughLink(data: IDataObject, question: Question, linkOf: number | null): IDataObject {
+	const now = Date.now();
+	data.respondedAt = new Date(now).toISOString();
+	Object.assign(data, asked(question, linkOf), followUpsOf(question, now));
 	data.answeredThrough = ANSWERED_THROUGH_LINK;
-	return { data };
+	return data;
 }
 
 /** The label of the button that approves (or declines), the answer an Approval's decision puts out. */
@@ -82,7 +89,7 @@ export function decidedOutput(
 	answers: RecordedAnswer[],
 	linkOf: number,
 ): IDataObject {
-	const subscribers = question.subscribers ?? [question.subscriber];
+	const subscribers = subscribersOf(question);
 	const data: IDataObject = approved === undefined ? {} : { answer: labelOf(question, approved), approved };
 	data.decidedBy = question.decision?.decideBy ?? null;
 	data.answers = answers.map((recorded) => ({
@@ -91,10 +98,7 @@ export function decidedOutput(
 		respondedAt: recorded.respondedAt,
 	}));
 	data.timedOut = false;
-	data.respondedAt = new Date().toISOString();
-	Object.assign(data, asked(question, linkOf), followUpsOf(question, Date.now()));
-	data.answeredThrough = ANSWERED_THROUGH_LINK;
-	return { data };
+	return { data: answeredThroughLink(data, question, linkOf) };
 }
 
 /**

@@ -223,10 +223,14 @@ export const decidedMeanwhilePage = () =>
 		'Your answer was received as the question was being decided by the answers of the others, so it may not be part of the decision.',
 	]);
 
-/** Several answers decide, and the store of answers could not keep this one. */
+/**
+ * Several answers decide, and the store of answers failed on this one: its row may or may not have been added (the
+ * read back may be what failed), so the page does not say it was lost. Sent again, a kept first answer is the one
+ * that counts (answeredBeforePage).
+ */
 export const notKeptPage = () =>
 	messagePage(503, 'Not recorded', [
-		'Your answer could not be recorded just now, and the question still waits for it.',
+		'Your answer may not have been recorded: keeping it failed just now, and the question still waits for it.',
 		'Open the link from the message again in a minute and send it again.',
 	]);
 

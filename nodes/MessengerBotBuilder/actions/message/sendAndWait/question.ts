@@ -99,12 +99,17 @@ export const DEFAULT_MAX_ANSWER_LENGTH = 10_000;
 export const maxAnswerLengthOf = (question: Pick<Question, 'maxAnswerLength'>) =>
 	question.maxAnswerLength ?? DEFAULT_MAX_ANSWER_LENGTH;
 
+/** Everyone the question goes to, in link-index order: the subscriber asked, or the several asked. */
+export const subscribersOf = (question: Pick<Question, 'subscriber' | 'subscribers'>) =>
+	question.subscribers ?? [question.subscriber];
+
 export const RESPONSE_TYPES: ResponseType[] = ['approval', 'choice', 'freeText', 'customForm'];
 
 /** Approval and Choice answer with a tap on one of several links; the others on a page with a form. */
 export const answersByButton = (responseType: ResponseType) => responseType === 'approval' || responseType === 'choice';
 
-const UNIT_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+/** The units of the node's time amounts (Limit Wait Time, Remind, Escalate). */
+export const UNIT_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 
 function fail(context: IExecuteFunctions, message: string, description?: string): never {
 	throw new NodeOperationError(context.getNode(), message, description ? { description } : {});
